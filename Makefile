@@ -1,0 +1,56 @@
+# adb-connector — build, run, test. `make run` and `make test` are the quick start.
+SHELL := /bin/bash
+GO ?= go
+BIN := bin/adb-connector
+PKG := github.com/adb-connector/adb-connector/internal/buildinfo
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo 0.0.0-dev)
+GIT_TAG ?= $(shell git describe --tags --exact-match 2>/dev/null)
+GIT_REV ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+BUILD_TIME ?= $(shell date -u +%y%m%d%H%M)
+LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitTag=$(GIT_TAG) -X $(PKG).GitRev=$(GIT_REV) -X $(PKG).BuildTime=$(BUILD_TIME)
+STATICCHECK := .bin/staticcheck
+FUZZTIME ?= 3s
+RUN_FLAGS ?= --virtual-devices 2
+
+.PHONY: build run test lint fmt-check vet staticcheck unit fuzz bench deps clean
+
+build:
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/adb-connector
+
+# Builds and serves on 127.0.0.1:8080 with virtual devices, so it works with no phone.
+run: deps build
+	$(BIN) serve $(RUN_FLAGS)
+
+# The whole suite: formatting, vet, staticcheck, race-enabled tests, a short run of every fuzz target.
+test: deps lint unit fuzz
+
+deps:
+	@scripts/ensure-adb.sh
+
+lint: fmt-check vet staticcheck
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+$(STATICCHECK):
+	GOBIN=$(CURDIR)/.bin $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+
+staticcheck: $(STATICCHECK)
+	$(STATICCHECK) ./...
+
+unit:
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+fuzz:
+	@FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+
+# Benchmarks: Go benchmarks plus the scripts under bench/, results in bench/results/.
+bench: deps build
+	@scripts/bench.sh
+
+clean:
+	rm -rf bin .bin

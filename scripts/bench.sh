@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Runs the Go benchmarks and the bench/ programs, writing results under bench/results/.
+set -euo pipefail
+mkdir -p bench/results
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+out=bench/results/go-bench-$stamp.txt
+go test -run='^$' -bench=. -benchmem -count=1 ./... | tee "$out"
+for prog in bench/*/main.go; do
+  [ -e "$prog" ] || continue
+  name=$(basename "$(dirname "$prog")")
+  echo "== bench/$name"
+  go run "./bench/$name" -out "bench/results/$name-$stamp.json"
+done
