@@ -1,0 +1,228 @@
+package adb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config configures a Client. The zero value talks to the local adb server
+// at 127.0.0.1:5037.
+type Config struct {
+	// Endpoints are adb servers as "host:port". Default [DefaultEndpoint].
+	Endpoints []string
+	// StartLocalServer starts the adb server of a loopback endpoint that does
+	// not answer (`adb -P PORT start-server`). Default false.
+	StartLocalServer bool
+	// ADBPath is the adb binary used to start a local server. Default "adb"
+	// looked up on PATH.
+	ADBPath string
+	// Logger receives Debug/Info/Warn records. Default: discard.
+	Logger *slog.Logger
+	// DialTimeout bounds connecting to an adb server. Default 3 s.
+	DialTimeout time.Duration
+	// Limits bounds concurrent work per device. Zero fields take defaults.
+	Limits Limits
+	// NoTracking disables the host:track-devices-l watchers (Watch then
+	// yields nothing). Default false: tracking runs from New until Close.
+	NoTracking bool
+}
+
+// Client talks to one or more adb servers. It is safe for concurrent use.
+// Close stops tracking and waits for its goroutines.
+type Client struct {
+	cfg       Config
+	log       *slog.Logger
+	endpoints []string
+
+	ctx    context.Context // cancelled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	closed  bool
+	devices map[string]*Device // handles by key
+	tracker *tracker
+}
+
+// New checks the configuration, starts local adb servers when asked, and
+// starts device tracking. A remote endpoint that does not answer is not an
+// error: tracking retries it with backoff.
+func New(ctx context.Context, cfg Config) (*Client, error) {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if cfg.DialTimeout <= 0 {
+		cfg.DialTimeout = defaultDialTimeout
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+	eps := cfg.Endpoints
+	if len(eps) == 0 {
+		eps = []string{DefaultEndpoint}
+	}
+	c := &Client{cfg: cfg, log: cfg.Logger, devices: map[string]*Device{}}
+	seen := map[string]bool{}
+	for _, ep := range eps {
+		n, err := normalizeEndpoint(ep)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[n] {
+			seen[n] = true
+			c.endpoints = append(c.endpoints, n)
+		}
+	}
+	if cfg.StartLocalServer {
+		for _, ep := range c.endpoints {
+			if isLoopback(ep) {
+				if err := c.ensureLocalServer(ctx, ep); err != nil {
+					return nil, err
+				}
+			}
+		}
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	c.tracker = newTracker(c)
+	if !cfg.NoTracking {
+		for _, ep := range c.endpoints {
+			c.wg.Add(1)
+			go func() {
+				defer c.wg.Done()
+				c.tracker.run(c.ctx, ep)
+			}()
+		}
+	}
+	return c, nil
+}
+
+// Endpoints returns the normalized adb server addresses.
+func (c *Client) Endpoints() []string { return slices.Clone(c.endpoints) }
+
+// Close stops tracking, closes every watcher channel and waits for the
+// Client's goroutines. It is idempotent.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.cancel()
+	c.wg.Wait()
+	c.tracker.closeWatchers()
+	return nil
+}
+
+func (c *Client) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+// Devices lists the devices of every endpoint (host:devices-l), offline and
+// unauthorized ones included, sorted by key. When some endpoints fail it
+// returns the devices of the others together with an error naming the
+// failed endpoints (errors.Is ErrServerUnavailable). Default timeout: 5 s.
+func (c *Client) Devices(ctx context.Context) ([]DeviceInfo, error) {
+	if c.isClosed() {
+		return nil, ErrClosed
+	}
+	ctx, cancel := withDefaultTimeout(ctx, 5*time.Second)
+	defer cancel()
+	type res struct {
+		list []DeviceInfo
+		err  error
+	}
+	results := make([]res, len(c.endpoints))
+	var wg sync.WaitGroup
+	for i, ep := range c.endpoints {
+		wg.Go(func() {
+			list, err := c.endpointDevices(ctx, ep)
+			results[i] = res{list, err}
+		})
+	}
+	wg.Wait()
+	var all []DeviceInfo
+	var errs []error
+	for _, r := range results {
+		all = append(all, r.list...)
+		if r.err != nil {
+			errs = append(errs, r.err)
+		}
+	}
+	slices.SortFunc(all, func(a, b DeviceInfo) int { return strings.Compare(a.Key, b.Key) })
+	return all, errors.Join(errs...)
+}
+
+func (c *Client) endpointDevices(ctx context.Context, ep string) ([]DeviceInfo, error) {
+	s, err := hostQuery(ctx, ep, "host:devices-l", c.cfg.DialTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("devices %s: %w", ep, err)
+	}
+	list, err := parseDeviceList(ep, s)
+	if err != nil {
+		return nil, fmt.Errorf("devices %s: %w", ep, err)
+	}
+	return list, nil
+}
+
+// DeviceInfo returns the current listing of one device. Default timeout 5 s.
+func (c *Client) DeviceInfo(ctx context.Context, key string) (DeviceInfo, error) {
+	ep, _, err := SplitKey(key)
+	if err != nil {
+		return DeviceInfo{}, err
+	}
+	ctx, cancel := withDefaultTimeout(ctx, 5*time.Second)
+	defer cancel()
+	list, err := c.endpointDevices(ctx, ep)
+	if err != nil {
+		return DeviceInfo{}, err
+	}
+	for _, d := range list {
+		if d.Key == key {
+			return d, nil
+		}
+	}
+	return DeviceInfo{}, fmt.Errorf("%w: %s", ErrDeviceNotFound, key)
+}
+
+// Device returns the handle for key (the same handle for the same key). The
+// handle caches properties and holds the device's concurrency limits. It
+// does not check that the device exists; operations do.
+func (c *Client) Device(key string) (*Device, error) {
+	ep, serial, err := SplitKey(key)
+	if err != nil {
+		return nil, err
+	}
+	if !slices.Contains(c.endpoints, ep) {
+		return nil, fmt.Errorf("%w: unknown endpoint in key %q", ErrDeviceNotFound, key)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, ErrClosed
+	}
+	d := c.devices[key]
+	if d == nil {
+		d = &Device{c: c, key: key, endpoint: ep, serial: serial, lim: newLimiter(c.cfg.Limits)}
+		c.devices[key] = d
+	}
+	return d, nil
+}
+
+// forget drops the cached handle state of a device that went away, so a
+// device plugged again starts with fresh properties.
+func (c *Client) forget(key string) {
+	c.mu.Lock()
+	if d := c.devices[key]; d != nil {
+		d.resetCache()
+	}
+	c.mu.Unlock()
+}

@@ -1,0 +1,125 @@
+package adb
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestServerVersionAndEmptyList(t *testing.T) {
+	adb := startADB(t)
+	c := newTestClient(t, Config{}, adb)
+	v, err := c.ServerVersion(t.Context(), adb.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v < 30 {
+		t.Errorf("version %d", v)
+	}
+	list, err := c.Devices(t.Context())
+	if err != nil || len(list) != 0 {
+		t.Fatalf("Devices = %v, %v", list, err)
+	}
+}
+
+func TestDevicesListsConnectedDevice(t *testing.T) {
+	adb := startADB(t)
+	c := newTestClient(t, Config{NoTracking: true}, adb)
+	td := startDevice(t, c, adb)
+	list, err := c.Devices(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []DeviceInfo{{
+		Key: td.Key, Endpoint: adb.Addr, Serial: td.srv.Addr(), State: StateDevice,
+		Model: "Fake_Model", Product: "fakeprod", Device: "fakedev", Transport: TransportTCP,
+	}}
+	if diff := cmp.Diff(want, list, cmpIgnoreTransportID); diff != "" {
+		t.Errorf("Devices (-want +got):\n%s", diff)
+	}
+}
+
+func TestTwoServersFormOneList(t *testing.T) {
+	a, b := startADB(t), startADB(t)
+	c := newTestClient(t, Config{NoTracking: true}, a, b)
+	d1 := startDevice(t, c, a)
+	d2 := startDevice(t, c, b)
+	list, err := c.Devices(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for _, d := range list {
+		keys = append(keys, d.Key)
+	}
+	want := []string{d1.Key, d2.Key}
+	if want[0] > want[1] {
+		want[0], want[1] = want[1], want[0]
+	}
+	if diff := cmp.Diff(want, keys); diff != "" {
+		t.Errorf("keys (-want +got):\n%s", diff)
+	}
+}
+
+func TestDevicesPartialWhenOneServerDown(t *testing.T) {
+	a, b := startADB(t), startADB(t)
+	c := newTestClient(t, Config{NoTracking: true}, a, b)
+	d1 := startDevice(t, c, a)
+	b.kill()
+	list, err := c.Devices(t.Context())
+	if !isErr(err, ErrServerUnavailable) {
+		t.Fatalf("err = %v, want ErrServerUnavailable", err)
+	}
+	if len(list) != 1 || list[0].Key != d1.Key {
+		t.Fatalf("list = %+v", list)
+	}
+}
+
+func TestStartLocalServer(t *testing.T) {
+	port := freePort(t)
+	ep := "127.0.0.1:" + itoa(port)
+	c, err := New(t.Context(), Config{Endpoints: []string{ep}, StartLocalServer: true, NoTracking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		// The started server is a daemon: stop it through the protocol.
+		if hc, err := dialHost(context.Background(), ep, 0); err == nil {
+			_ = hc.send("host:kill")
+			_, _ = hc.br.ReadByte()
+			hc.Close()
+		}
+	})
+	defer c.Close()
+	if _, err := c.ServerVersion(t.Context(), ep); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestStartLocalServerWithoutADB(t *testing.T) {
+	port := freePort(t)
+	_, err := New(t.Context(), Config{
+		Endpoints: []string{"127.0.0.1:" + itoa(port)}, StartLocalServer: true,
+		ADBPath: "adb-not-installed-here", NoTracking: true,
+	})
+	if err == nil || !contains(err.Error(), "apt-get install -y adb") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestCloseIdempotent(t *testing.T) {
+	c, err := New(t.Context(), Config{Endpoints: []string{"127.0.0.1:" + itoa(freePort(t))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ch := c.Watch(t.Context())
+	c.Close()
+	c.Close()
+	if _, ok := <-ch; ok {
+		t.Fatal("watch channel open after Close")
+	}
+	if _, err := c.Devices(t.Context()); !isErr(err, ErrClosed) {
+		t.Fatalf("Devices after Close: %v", err)
+	}
+}

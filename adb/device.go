@@ -1,0 +1,55 @@
+package adb
+
+import (
+	"context"
+	"fmt"
+	"sync"
+)
+
+// Device is the handle for one device, obtained from Client.Device. It
+// caches the device's properties and holds its concurrency limits: inputs
+// (tap, swipe, text, key, launch, ...) run one at a time, reads overlap up
+// to Limits.MaxReads, and callers beyond Limits.MaxQueue get ErrBusy. Safe
+// for concurrent use.
+type Device struct {
+	c        *Client
+	key      string
+	endpoint string
+	serial   string
+	lim      *limiter
+
+	mu    sync.Mutex
+	props map[string]string // cached getprop output; nil until loaded
+}
+
+// Key returns "endpoint/serial".
+func (d *Device) Key() string { return d.key }
+
+// Serial returns the serial as the adb server knows it.
+func (d *Device) Serial() string { return d.serial }
+
+// Endpoint returns the adb server address.
+func (d *Device) Endpoint() string { return d.endpoint }
+
+// Info returns the device's current listing. Default timeout 5 s.
+func (d *Device) Info(ctx context.Context) (DeviceInfo, error) {
+	return d.c.DeviceInfo(ctx, d.key)
+}
+
+// open connects to the device's transport and opens service.
+func (d *Device) open(ctx context.Context, service string) (*hostConn, error) {
+	if d.c.isClosed() {
+		return nil, ErrClosed
+	}
+	hc, err := openService(ctx, d.endpoint, d.serial, service, d.c.cfg.DialTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", d.key, err)
+	}
+	return hc, nil
+}
+
+func (d *Device) resetCache() {
+	d.mu.Lock()
+	d.props = nil
+	d.mu.Unlock()
+}

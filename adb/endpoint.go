@@ -1,0 +1,136 @@
+package adb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultEndpoint is the local adb server's usual address.
+const DefaultEndpoint = "127.0.0.1:5037"
+
+// normalizeEndpoint turns "host" or "host:port" into "host:port" (port 5037
+// by default).
+func normalizeEndpoint(ep string) (string, error) {
+	ep = strings.TrimSpace(ep)
+	if ep == "" {
+		return DefaultEndpoint, nil
+	}
+	if strings.Contains(ep, "/") {
+		return "", fmt.Errorf("adb endpoint %q: must be host:port", ep)
+	}
+	host, port, err := net.SplitHostPort(ep)
+	if err != nil {
+		host, port = ep, "5037"
+	}
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	if p, err := strconv.Atoi(port); err != nil || p <= 0 || p > 65535 {
+		return "", fmt.Errorf("adb endpoint %q: bad port", ep)
+	}
+	return net.JoinHostPort(host, port), nil
+}
+
+// isLoopback reports whether endpoint's host is this machine.
+func isLoopback(endpoint string) bool {
+	host, _, err := net.SplitHostPort(endpoint)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// ServerVersion returns the adb server's host protocol version
+// (host:version, e.g. 41). Default timeout: 5 s.
+func (c *Client) ServerVersion(ctx context.Context, endpoint string) (int, error) {
+	ctx, cancel := withDefaultTimeout(ctx, 5*time.Second)
+	defer cancel()
+	s, err := hostQuery(ctx, endpoint, "host:version", c.cfg.DialTimeout)
+	if err != nil {
+		return 0, fmt.Errorf("adb version %s: %w", endpoint, err)
+	}
+	v, err := strconv.ParseInt(s, 16, 32)
+	if err != nil {
+		return 0, fmt.Errorf("adb version %s: %w: %q", endpoint, ErrProtocol, s)
+	}
+	return int(v), nil
+}
+
+// ensureLocalServer starts the adb server for a loopback endpoint that does
+// not answer, using `adb -P PORT start-server`.
+func (c *Client) ensureLocalServer(ctx context.Context, endpoint string) error {
+	if _, err := c.ServerVersion(ctx, endpoint); err == nil {
+		return nil
+	} else if !errors.Is(err, ErrServerUnavailable) {
+		return err
+	}
+	if !isLoopback(endpoint) {
+		return fmt.Errorf("adb server at %s: %w (not local, cannot start it)", endpoint, ErrServerUnavailable)
+	}
+	bin := c.cfg.ADBPath
+	if bin == "" {
+		bin = "adb"
+	}
+	path, err := exec.LookPath(bin)
+	if err != nil {
+		return fmt.Errorf("adb server at %s is not running and %q is not on PATH: install it (apt-get install -y adb)", endpoint, bin)
+	}
+	_, port, _ := net.SplitHostPort(endpoint)
+	ctx, cancel := withDefaultTimeout(ctx, 20*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "-P", port, "start-server")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("start adb server on %s: %w: %s", endpoint, err, strings.TrimSpace(string(out)))
+	}
+	c.log.Info("started local adb server", "endpoint", endpoint)
+	_, err = c.ServerVersion(ctx, endpoint)
+	return err
+}
+
+// withDefaultTimeout applies d when ctx has no deadline of its own.
+func withDefaultTimeout(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok || d <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, d)
+}
+
+// Connect asks the adb server at endpoint to connect to a network device
+// ("host:port", as `adb connect`). Default timeout: 10 s.
+func (c *Client) Connect(ctx context.Context, endpoint, addr string) error {
+	ctx, cancel := withDefaultTimeout(ctx, 10*time.Second)
+	defer cancel()
+	s, err := hostQuery(ctx, endpoint, "host:connect:"+addr, c.cfg.DialTimeout)
+	if err != nil {
+		return fmt.Errorf("connect %s: %w", addr, err)
+	}
+	if !strings.HasPrefix(s, "connected to") && !strings.HasPrefix(s, "already connected to") {
+		return fmt.Errorf("connect %s: %w", addr, &FailError{Message: s})
+	}
+	return nil
+}
+
+// Disconnect asks the adb server at endpoint to drop a network device (as
+// `adb disconnect`). Default timeout: 10 s.
+func (c *Client) Disconnect(ctx context.Context, endpoint, addr string) error {
+	ctx, cancel := withDefaultTimeout(ctx, 10*time.Second)
+	defer cancel()
+	s, err := hostQuery(ctx, endpoint, "host:disconnect:"+addr, c.cfg.DialTimeout)
+	if err != nil {
+		return fmt.Errorf("disconnect %s: %w", addr, err)
+	}
+	if !strings.HasPrefix(s, "disconnected") {
+		return fmt.Errorf("disconnect %s: %w", addr, &FailError{Message: s})
+	}
+	return nil
+}

@@ -1,0 +1,273 @@
+package adb
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net"
+	"os/exec"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
+	"github.com/google/go-cmp/cmp"
+)
+
+// adbServer is a private Debian adb server (`adb -P PORT server nodaemon`)
+// started by a test and killed at its end.
+type adbServer struct {
+	t    *testing.T
+	port int
+	Addr string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func startADB(t *testing.T) *adbServer {
+	t.Helper()
+	if _, err := exec.LookPath("adb"); err != nil {
+		t.Skip("adb not installed (apt-get install -y adb)")
+	}
+	s := &adbServer{t: t, port: freePort(t)}
+	s.Addr = "127.0.0.1:" + strconv.Itoa(s.port)
+	s.start()
+	t.Cleanup(s.kill)
+	return s
+}
+
+// start launches the server on s.port and waits until it answers.
+func (s *adbServer) start() {
+	s.t.Helper()
+	s.cmd = exec.Command("adb", "-P", strconv.Itoa(s.port), "server", "nodaemon")
+	s.cmd.Env = append(s.cmd.Environ(), "ADB_MDNS=0", "ADB_LIBUSB=0")
+	if err := s.cmd.Start(); err != nil {
+		s.t.Fatal(err)
+	}
+	s.done = make(chan struct{})
+	go func(cmd *exec.Cmd, done chan struct{}) {
+		_ = cmd.Wait()
+		close(done)
+	}(s.cmd, s.done)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for {
+		if _, err := hostQuery(ctx, s.Addr, "host:version", time.Second); err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			s.t.Fatal("adb server did not start")
+		case <-s.done:
+			s.t.Fatal("adb server exited")
+		case <-time.After(20 * time.Millisecond): // polling a child process start-up
+		}
+	}
+}
+
+// kill stops the server process and waits for it.
+func (s *adbServer) kill() {
+	if s.cmd == nil {
+		return
+	}
+	_ = s.cmd.Process.Kill()
+	<-s.done
+	s.cmd = nil
+}
+
+// fakeBackend is a tiny scripted device for adbd: shell commands are
+// answered by handler, files live in memory.
+type fakeBackend struct {
+	mu      sync.Mutex
+	handler func(ctx context.Context, cmdline string, stdout, stderr io.Writer) int
+	files   map[string]fakeFile
+}
+
+type fakeFile struct {
+	data  []byte
+	mode  uint32
+	mtime time.Time
+}
+
+func newFakeBackend() *fakeBackend {
+	return &fakeBackend{files: map[string]fakeFile{
+		"/sdcard":     {mode: 0o040771},
+		"/data/local": {mode: 0o040751},
+	}}
+}
+
+func (b *fakeBackend) setHandler(h func(ctx context.Context, cmdline string, stdout, stderr io.Writer) int) {
+	b.mu.Lock()
+	b.handler = h
+	b.mu.Unlock()
+}
+
+func (b *fakeBackend) Identity() adbd.Identity {
+	return adbd.Identity{Product: "fakeprod", Model: "Fake_Model", Device: "fakedev"}
+}
+
+func (b *fakeBackend) Run(ctx context.Context, cmdline string, stdin io.Reader, stdout, stderr io.Writer) int {
+	b.mu.Lock()
+	h := b.handler
+	b.mu.Unlock()
+	if h == nil {
+		if cmdline == "true" {
+			return 0
+		}
+		fmt.Fprintf(stderr, "sh: %s: not found\n", cmdline)
+		return 127
+	}
+	return h(ctx, cmdline, stdout, stderr)
+}
+
+func (b *fakeBackend) Files() adbd.FileSystem { return (*fakeFS)(b) }
+
+type fakeFS fakeBackend
+
+func (f *fakeFS) Stat(p string) (adbd.FileInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ff, ok := f.files[path.Clean(p)]
+	if !ok {
+		return adbd.FileInfo{}, fs.ErrNotExist
+	}
+	return adbd.FileInfo{Name: path.Base(p), Mode: ff.mode, Size: int64(len(ff.data)), ModTime: ff.mtime}, nil
+}
+
+func (f *fakeFS) ReadDir(p string) ([]adbd.FileInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	p = path.Clean(p)
+	if ff, ok := f.files[p]; !ok || ff.mode&0o170000 != 0o040000 {
+		return nil, fs.ErrNotExist
+	}
+	var out []adbd.FileInfo
+	for name, ff := range f.files {
+		if path.Dir(name) == p && name != p {
+			out = append(out, adbd.FileInfo{Name: path.Base(name), Mode: ff.mode, Size: int64(len(ff.data)), ModTime: ff.mtime})
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeFS) ReadFile(p string) ([]byte, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ff, ok := f.files[path.Clean(p)]
+	if !ok || ff.mode&0o170000 == 0o040000 {
+		return nil, fs.ErrNotExist
+	}
+	return bytes.Clone(ff.data), nil
+}
+
+func (f *fakeFS) WriteFile(p string, data []byte, perm uint32, mtime time.Time) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.files[path.Clean(p)] = fakeFile{data: bytes.Clone(data), mode: 0o100000 | perm&0o777, mtime: mtime}
+	return nil
+}
+
+// testDevice is one virtual device connected to a private adb server.
+type testDevice struct {
+	srv     *adbd.Server
+	backend *fakeBackend
+	Key     string
+}
+
+// startDevice starts a virtual device, connects adb to it and waits until
+// it is listed in state "device".
+func startDevice(t *testing.T, c *Client, adb *adbServer) *testDevice {
+	t.Helper()
+	ctx := t.Context()
+	be := newFakeBackend()
+	srv, err := adbd.Listen(ctx, be, adbd.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	td := &testDevice{srv: srv, backend: be, Key: DeviceKey(adb.Addr, srv.Addr())}
+	if err := c.Connect(ctx, adb.Addr, srv.Addr()); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, c, td.Key, StateDevice)
+	return td
+}
+
+// waitState polls the adb server (host:devices-l) until key is in state st.
+func waitState(t *testing.T, c *Client, key string, st State) DeviceInfo {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	var last DeviceInfo
+	for {
+		d, err := c.DeviceInfo(ctx, key)
+		if err == nil && d.State == st {
+			return d
+		}
+		last = d
+		select {
+		case <-ctx.Done():
+			t.Fatalf("device %s not %s (last %+v)", key, st, last)
+		case <-time.After(20 * time.Millisecond): // polling the real adb server
+		}
+	}
+}
+
+// nextEvent waits for the next event on ch matching fn.
+func nextEvent(t *testing.T, ch <-chan Event, what string, fn func(Event) bool) Event {
+	t.Helper()
+	timeout := time.NewTimer(20 * time.Second)
+	defer timeout.Stop()
+	for {
+		select {
+		case ev, ok := <-ch:
+			if !ok {
+				t.Fatalf("watch closed waiting for %s", what)
+			}
+			if fn(ev) {
+				return ev
+			}
+		case <-timeout.C:
+			t.Fatalf("no event: %s", what)
+		}
+	}
+}
+
+func newTestClient(t *testing.T, cfg Config, servers ...*adbServer) *Client {
+	t.Helper()
+	for _, s := range servers {
+		cfg.Endpoints = append(cfg.Endpoints, s.Addr)
+	}
+	c, err := New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func isErr(err, target error) bool { return errors.Is(err, target) }
+
+var cmpIgnoreTransportID = cmp.FilterPath(func(p cmp.Path) bool {
+	return p.Last().String() == ".TransportID"
+}, cmp.Ignore())
+
+func itoa(i int) string { return strconv.Itoa(i) }
+
+func contains(s, sub string) bool { return strings.Contains(s, sub) }

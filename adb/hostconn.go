@@ -1,0 +1,177 @@
+package adb
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// defaultDialTimeout bounds connecting to an adb server when the context
+// allows longer.
+const defaultDialTimeout = 3 * time.Second
+
+// maxHostPayload is the largest request or length-prefixed reply the host
+// protocol can carry (4 hex digits).
+const maxHostPayload = 0xffff
+
+// hostConn is one connection to an adb server speaking the host protocol:
+// requests are a 4-hex-digit length and the payload, answers are OKAY or
+// FAIL followed by a length-prefixed message. It is not safe for concurrent
+// use; a cancelled or expired context closes it at once.
+type hostConn struct {
+	nc   net.Conn
+	br   *bufio.Reader
+	ctx  context.Context
+	stop func() bool
+}
+
+// dialHost connects to the adb server at addr. The connection is closed when
+// ctx is done.
+func dialHost(ctx context.Context, addr string, timeout time.Duration) (*hostConn, error) {
+	if timeout <= 0 {
+		timeout = defaultDialTimeout
+	}
+	d := net.Dialer{Timeout: timeout}
+	nc, err := d.DialContext(ctx, "tcp", addr)
+	if err != nil {
+		if cerr := ctxError(ctx, "dial "+addr, nil); cerr != nil {
+			return nil, cerr
+		}
+		return nil, fmt.Errorf("dial %s: %w: %w", addr, ErrServerUnavailable, err)
+	}
+	c := &hostConn{nc: nc, br: bufio.NewReaderSize(nc, 64<<10), ctx: ctx}
+	c.stop = context.AfterFunc(ctx, func() { _ = nc.Close() })
+	return c, nil
+}
+
+// Close closes the connection; it is safe to call more than once.
+func (c *hostConn) Close() error {
+	c.stop()
+	return c.nc.Close()
+}
+
+// fail wraps an I/O error with op, preferring the context's reason when the
+// context is what closed the connection.
+func (c *hostConn) fail(op string, err error) error {
+	if cerr := ctxError(c.ctx, op, err); cerr != err {
+		return cerr
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// send writes one framed request.
+func (c *hostConn) send(req string) error {
+	if len(req) > maxHostPayload {
+		return fmt.Errorf("adb request too long (%d bytes)", len(req))
+	}
+	buf := make([]byte, 0, 4+len(req))
+	buf = fmt.Appendf(buf, "%04x", len(req))
+	buf = append(buf, req...)
+	if _, err := c.nc.Write(buf); err != nil {
+		return c.fail("send", err)
+	}
+	return nil
+}
+
+// status reads OKAY, or FAIL and its message mapped to a typed error.
+func (c *hostConn) status() error {
+	var st [4]byte
+	if _, err := io.ReadFull(c.br, st[:]); err != nil {
+		return c.fail("read status", err)
+	}
+	switch string(st[:]) {
+	case "OKAY":
+		return nil
+	case "FAIL":
+		msg, err := c.readHex()
+		if err != nil {
+			return err
+		}
+		return failToError(msg)
+	}
+	return fmt.Errorf("%w: unexpected status %q", ErrProtocol, st[:])
+}
+
+// readHex reads one length-prefixed string.
+func (c *hostConn) readHex() (string, error) {
+	var hdr [4]byte
+	if _, err := io.ReadFull(c.br, hdr[:]); err != nil {
+		return "", c.fail("read length", err)
+	}
+	n, err := parseHexLen(hdr[:])
+	if err != nil {
+		return "", err
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(c.br, buf); err != nil {
+		return "", c.fail("read payload", err)
+	}
+	return string(buf), nil
+}
+
+// parseHexLen decodes the 4-hex-digit length prefix of the host protocol.
+func parseHexLen(hdr []byte) (int, error) {
+	if len(hdr) != 4 {
+		return 0, fmt.Errorf("%w: length prefix %q", ErrProtocol, hdr)
+	}
+	n, err := strconv.ParseUint(string(hdr), 16, 16)
+	if err != nil {
+		return 0, fmt.Errorf("%w: length prefix %q", ErrProtocol, hdr)
+	}
+	return int(n), nil
+}
+
+// request sends req and checks the answer.
+func (c *hostConn) request(req string) error {
+	if err := c.send(req); err != nil {
+		return err
+	}
+	return c.status()
+}
+
+// hostQuery runs a host service that answers with one length-prefixed string
+// (host:version, host:devices-l, host-serial:S:features, ...).
+func hostQuery(ctx context.Context, addr, req string, dialTimeout time.Duration) (string, error) {
+	c, err := dialHost(ctx, addr, dialTimeout)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	if err := c.request(req); err != nil {
+		return "", err
+	}
+	return c.readHex()
+}
+
+// openService connects to serial's transport on the adb server at addr and
+// opens service on the device. The returned connection carries the
+// service's raw stream.
+func openService(ctx context.Context, addr, serial, service string, dialTimeout time.Duration) (*hostConn, error) {
+	c, err := dialHost(ctx, addr, dialTimeout)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.request("host:transport:" + serial); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.request(service); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// isDrop reports whether err means the peer went away: end of stream,
+// reset, or a closed connection.
+func isDrop(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.EPIPE)
+}

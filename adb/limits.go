@@ -1,0 +1,77 @@
+package adb
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+)
+
+// Limits bounds the work in flight on one device. Zero fields take defaults.
+type Limits struct {
+	// MaxReads is how many read operations (shell, screencap, dumps, pull)
+	// may run at once on a device. Default 4.
+	MaxReads int
+	// MaxQueue is how many operations may wait for a slot on a device before
+	// further ones fail with ErrBusy. Default 16.
+	MaxQueue int
+}
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxReads <= 0 {
+		l.MaxReads = 4
+	}
+	if l.MaxQueue <= 0 {
+		l.MaxQueue = 16
+	}
+	return l
+}
+
+// opKind classifies operations for the per-device limiter.
+type opKind int
+
+const (
+	opRead  opKind = iota // may overlap up to MaxReads
+	opInput               // serialized: one at a time per device
+)
+
+// limiter serializes inputs and bounds reads on one device; waiters beyond
+// maxQueue are refused with ErrBusy instead of piling up.
+type limiter struct {
+	input    chan struct{}
+	reads    chan struct{}
+	waiting  atomic.Int32
+	maxQueue int32
+}
+
+func newLimiter(l Limits) *limiter {
+	return &limiter{
+		input:    make(chan struct{}, 1),
+		reads:    make(chan struct{}, l.MaxReads),
+		maxQueue: int32(l.MaxQueue),
+	}
+}
+
+// acquire takes a slot of kind, waiting while ctx allows. The returned
+// function releases it.
+func (l *limiter) acquire(ctx context.Context, kind opKind) (func(), error) {
+	sem := l.reads
+	if kind == opInput {
+		sem = l.input
+	}
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	default:
+	}
+	if l.waiting.Add(1) > l.maxQueue {
+		l.waiting.Add(-1)
+		return nil, ErrBusy
+	}
+	defer l.waiting.Add(-1)
+	select {
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
+	case <-ctx.Done():
+		return nil, ctxError(ctx, "wait for device", fmt.Errorf("%w", ctx.Err()))
+	}
+}

@@ -1,0 +1,250 @@
+package adb
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Default timeouts applied when the caller's context has no deadline.
+const (
+	// DefaultShellTimeout bounds Shell.
+	DefaultShellTimeout = 30 * time.Second
+	// DefaultExecTimeout bounds ExecOut.
+	DefaultExecTimeout = 60 * time.Second
+)
+
+// maxOutput caps each output stream of one command (stdout, stderr, exec).
+const maxOutput = 64 << 20
+
+// ErrOutputTooLarge is returned when a command prints more than 64 MiB.
+var ErrOutputTooLarge = errors.New("adb: command output too large")
+
+// Result is the outcome of a shell command.
+type Result struct {
+	Stdout   []byte
+	Stderr   []byte
+	ExitCode int
+}
+
+// Shell packet ids of the shell v2 protocol (AOSP adb shell_protocol.h).
+const (
+	shellStdin      = 0
+	shellStdout     = 1
+	shellStderr     = 2
+	shellExit       = 3
+	shellCloseStdin = 4
+)
+
+// QuoteArgs builds a device shell command line from argv, quoting each
+// argument for Android's mksh (mvdan.cc/sh syntax.Quote), so user text is
+// never interpreted by the device shell.
+func QuoteArgs(argv ...string) (string, error) {
+	if len(argv) == 0 {
+		return "", errors.New("adb: empty command")
+	}
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		q, err := syntax.Quote(a, syntax.LangMirBSDKorn)
+		if err != nil {
+			return "", fmt.Errorf("adb: cannot quote argument %d: %w", i, err)
+		}
+		parts[i] = q
+	}
+	return strings.Join(parts, " "), nil
+}
+
+// Shell runs argv on the device identified by key. See Device.Shell.
+func (c *Client) Shell(ctx context.Context, key string, argv ...string) (Result, error) {
+	d, err := c.Device(key)
+	if err != nil {
+		return Result{}, err
+	}
+	return d.Shell(ctx, argv...)
+}
+
+// ExecOut runs argv on the device identified by key. See Device.ExecOut.
+func (c *Client) ExecOut(ctx context.Context, key string, argv ...string) ([]byte, error) {
+	d, err := c.Device(key)
+	if err != nil {
+		return nil, err
+	}
+	return d.ExecOut(ctx, argv...)
+}
+
+// Shell runs argv (quoted, never concatenated) through the shell v2 service
+// and returns stdout, stderr and the exit code. A non-zero exit returns the
+// Result together with a *ExitError. Default timeout: DefaultShellTimeout.
+// When ctx ends the stream is closed at once (ErrTimeout on deadline); a
+// device dropping mid-command yields ErrDeviceOffline, never partial output
+// with a nil error. Safe for concurrent use (counted as a read).
+func (d *Device) Shell(ctx context.Context, argv ...string) (Result, error) {
+	cmd, err := QuoteArgs(argv...)
+	if err != nil {
+		return Result{}, err
+	}
+	return d.shellScript(ctx, opRead, cmd)
+}
+
+// shellScript runs a trusted command line (built from constants and
+// QuoteArgs output) under the limiter.
+func (d *Device) shellScript(ctx context.Context, kind opKind, cmd string) (Result, error) {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultShellTimeout)
+	defer cancel()
+	release, err := d.lim.acquire(ctx, kind)
+	if err != nil {
+		return Result{}, fmt.Errorf("shell: %w", err)
+	}
+	defer release()
+	res, err := d.runShellV2(ctx, cmd)
+	if err != nil {
+		return res, err
+	}
+	if res.ExitCode != 0 {
+		return res, &ExitError{Code: res.ExitCode, Stderr: res.Stderr}
+	}
+	return res, nil
+}
+
+// runShellV2 opens shell,v2,raw:cmd and collects the packets until the exit
+// packet.
+func (d *Device) runShellV2(ctx context.Context, cmd string) (Result, error) {
+	hc, err := d.open(ctx, "shell,v2,raw:"+cmd)
+	if err != nil {
+		return Result{}, fmt.Errorf("shell: %w", err)
+	}
+	defer hc.Close()
+	// No stdin: tell the device so commands reading it see EOF.
+	if _, err := hc.nc.Write([]byte{shellCloseStdin, 0, 0, 0, 0}); err != nil {
+		return Result{}, d.streamError(ctx, hc, "shell", err)
+	}
+	var stdout, stderr bytes.Buffer
+	for {
+		id, payload, err := readShellPacket(hc.br)
+		if err != nil {
+			return Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes()}, d.streamError(ctx, hc, "shell", err)
+		}
+		switch id {
+		case shellStdout:
+			stdout.Write(payload)
+		case shellStderr:
+			stderr.Write(payload)
+		case shellExit:
+			code := 0
+			if len(payload) > 0 {
+				code = int(payload[0])
+			}
+			return Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), ExitCode: code}, nil
+		}
+		if stdout.Len() > maxOutput || stderr.Len() > maxOutput {
+			return Result{}, fmt.Errorf("shell: %w", ErrOutputTooLarge)
+		}
+	}
+}
+
+// readShellPacket decodes one shell v2 packet: id byte, little-endian
+// uint32 length, payload.
+func readShellPacket(r io.Reader) (byte, []byte, error) {
+	var hdr [5]byte
+	if _, err := io.ReadFull(r, hdr[:]); err != nil {
+		return 0, nil, err
+	}
+	n := binary.LittleEndian.Uint32(hdr[1:])
+	if n > maxOutput {
+		return 0, nil, fmt.Errorf("%w: shell packet of %d bytes", ErrProtocol, n)
+	}
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(r, buf); err != nil {
+		if errors.Is(err, io.EOF) {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, nil, err
+	}
+	return hdr[0], buf, nil
+}
+
+// ExecOut runs argv through the exec service and returns its raw,
+// binary-safe stdout (no pty, no stderr, no exit code). Default timeout:
+// DefaultExecTimeout. As the exec stream has no end marker, the device's
+// state is checked when the stream ends: a device that dropped gives
+// ErrDeviceOffline, not the partial bytes. Safe for concurrent use.
+func (d *Device) ExecOut(ctx context.Context, argv ...string) ([]byte, error) {
+	cmd, err := QuoteArgs(argv...)
+	if err != nil {
+		return nil, err
+	}
+	return d.execScript(ctx, opRead, cmd)
+}
+
+func (d *Device) execScript(ctx context.Context, kind opKind, cmd string) ([]byte, error) {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultExecTimeout)
+	defer cancel()
+	release, err := d.lim.acquire(ctx, kind)
+	if err != nil {
+		return nil, fmt.Errorf("exec: %w", err)
+	}
+	defer release()
+	hc, err := d.open(ctx, "exec:"+cmd)
+	if err != nil {
+		return nil, fmt.Errorf("exec: %w", err)
+	}
+	defer hc.Close()
+	var buf bytes.Buffer
+	_, err = io.Copy(&buf, io.LimitReader(hc.br, maxOutput+1))
+	if err != nil {
+		return nil, d.streamError(ctx, hc, "exec", err)
+	}
+	if buf.Len() > maxOutput {
+		return nil, fmt.Errorf("exec: %w", ErrOutputTooLarge)
+	}
+	if ctx.Err() != nil {
+		return nil, ctxError(ctx, "exec", ctx.Err())
+	}
+	if err := d.checkOnline(ctx); err != nil {
+		return nil, fmt.Errorf("exec: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// streamError classifies a failure while reading a device stream: context
+// end first, then a dropped device.
+func (d *Device) streamError(ctx context.Context, hc *hostConn, op string, err error) error {
+	if cerr := ctxError(ctx, op, err); cerr != err {
+		return cerr
+	}
+	if isDrop(err) {
+		if serr := d.checkOnline(context.WithoutCancel(ctx)); serr != nil {
+			return fmt.Errorf("%s: stream ended early: %w", op, serr)
+		}
+		return fmt.Errorf("%s: stream ended early: %w", op, ErrDeviceOffline)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// checkOnline asks the adb server for the device's state; nil means
+// "device".
+func (d *Device) checkOnline(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	st, err := hostQuery(ctx, d.endpoint, "host-serial:"+d.serial+":get-state", d.c.cfg.DialTimeout)
+	if err != nil {
+		if errors.Is(err, ErrDeviceNotFound) {
+			return fmt.Errorf("%w (%w)", ErrDeviceOffline, err)
+		}
+		return err
+	}
+	switch State(strings.TrimSpace(st)) {
+	case StateDevice:
+		return nil
+	case StateUnauthorized, StateAuthorizing:
+		return ErrUnauthorized
+	}
+	return fmt.Errorf("%w: state %s", ErrDeviceOffline, st)
+}
