@@ -1,0 +1,173 @@
+package adbd
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"strings"
+	"sync"
+)
+
+// Shell protocol v2 packet ids (AOSP shell_protocol.h): each packet is a
+// 1-byte id, a 4-byte little-endian length and the data.
+const (
+	shellStdin      = 0
+	shellStdout     = 1
+	shellStderr     = 2
+	shellExit       = 3
+	shellCloseStdin = 4
+	shellWindowSize = 5
+
+	shellHeaderSize = 5
+	// shellMaxPacket bounds one packet's data, for hosts with small buffers.
+	shellMaxPacket = 64 << 10
+)
+
+// shellRequest is a parsed "shell[,arg...]:command" service name.
+type shellRequest struct {
+	v2      bool   // "v2": shell protocol packets
+	pty     bool   // "pty" (default for an empty command) vs "raw"
+	term    string // TERM=...
+	command string
+}
+
+// parseShellService splits "shell,v2,TERM=xterm,raw:ls -l" into its parts.
+// Legacy clients send "shell:cmd".
+func parseShellService(name string) shellRequest {
+	rest := strings.TrimPrefix(name, "shell")
+	args, cmd, _ := strings.Cut(rest, ":")
+	r := shellRequest{command: cmd, pty: cmd == ""}
+	for _, a := range strings.Split(strings.TrimPrefix(args, ","), ",") {
+		switch {
+		case a == "v2":
+			r.v2 = true
+		case a == "raw":
+			r.pty = false
+		case a == "pty":
+			r.pty = true
+		case strings.HasPrefix(a, "TERM="):
+			r.term = strings.TrimPrefix(a, "TERM=")
+		}
+	}
+	return r
+}
+
+// serveShell runs "shell:" (raw: stdout and stderr merged, no exit status)
+// and "shell,v2,...:" (packets with separate stdout, stderr and exit).
+func serveShell(ctx context.Context, srv *Server, st *stream, name string) {
+	req := parseShellService(name)
+	if !req.v2 {
+		runRaw(ctx, srv, st, req.command, st, st)
+		return
+	}
+	pr, pw := io.Pipe()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		pw.CloseWithError(copyShellStdin(pw, st))
+	}()
+	out := &packetWriter{st: st, id: shellStdout}
+	errw := &packetWriter{st: st, id: shellStderr}
+	code := srv.backend.Run(ctx, req.command, pr, out, errw)
+	if ctx.Err() == nil {
+		st.Write(shellPacket(shellExit, []byte{byte(code)}))
+	}
+	st.Close()
+	pr.Close()
+	wg.Wait()
+}
+
+// serveExec runs "exec:cmd": raw and binary safe, stdout only (what
+// `adb exec-out` uses).
+func serveExec(ctx context.Context, srv *Server, st *stream, name string) {
+	runRaw(ctx, srv, st, strings.TrimPrefix(name, "exec:"), st, io.Discard)
+}
+
+// runRaw runs cmdline with the stream as raw stdin and the given outputs.
+func runRaw(ctx context.Context, srv *Server, st *stream, cmdline string, stdout, stderr io.Writer) {
+	pr, pw := io.Pipe()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		_, err := io.Copy(pw, st)
+		pw.CloseWithError(err)
+	}()
+	srv.backend.Run(ctx, cmdline, pr, stdout, stderr)
+	st.Close()
+	pr.Close()
+	wg.Wait()
+}
+
+// copyShellStdin decodes shell v2 packets from the host, copying stdin data
+// to w until close-stdin or the end of the stream. Window-size and unknown
+// packets are ignored.
+func copyShellStdin(w io.Writer, r io.Reader) error {
+	for {
+		id, data, err := readShellPacket(r, shellMaxPacket*16)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		switch id {
+		case shellStdin:
+			if _, err := w.Write(data); err != nil {
+				// The command stopped reading; keep draining so the
+				// host's packets are still acknowledged.
+				w = io.Discard
+			}
+		case shellCloseStdin:
+			return nil
+		}
+	}
+}
+
+// readShellPacket reads one shell v2 packet; lengths above max are refused.
+func readShellPacket(r io.Reader, max uint32) (byte, []byte, error) {
+	var h [shellHeaderSize]byte
+	if _, err := io.ReadFull(r, h[:]); err != nil {
+		return 0, nil, err
+	}
+	n := binary.LittleEndian.Uint32(h[1:])
+	if n > max {
+		return 0, nil, ErrProtocol
+	}
+	data := make([]byte, n)
+	if _, err := io.ReadFull(r, data); err != nil {
+		return 0, nil, io.ErrUnexpectedEOF
+	}
+	return h[0], data, nil
+}
+
+// shellPacket encodes one shell v2 packet.
+func shellPacket(id byte, data []byte) []byte {
+	b := make([]byte, shellHeaderSize, shellHeaderSize+len(data))
+	b[0] = id
+	binary.LittleEndian.PutUint32(b[1:], uint32(len(data)))
+	return append(b, data...)
+}
+
+// packetWriter writes stdout or stderr as shell v2 packets; each packet goes
+// to the stream in one Write, so stdout and stderr may be written from
+// different goroutines.
+type packetWriter struct {
+	st *stream
+	id byte
+}
+
+func (w *packetWriter) Write(p []byte) (int, error) {
+	limit := min(shellMaxPacket, w.st.maxData-shellHeaderSize)
+	written := 0
+	for len(p) > 0 {
+		n := min(len(p), limit)
+		if _, err := w.st.Write(shellPacket(w.id, p[:n])); err != nil {
+			return written, err
+		}
+		written += n
+		p = p[n:]
+	}
+	return written, nil
+}
