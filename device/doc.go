@@ -1,0 +1,13 @@
+// Package device implements the device side of the Device Profile
+// xagent.device.v1 (shared/spec/device-profile-v1.md) for Android phones:
+// the exclusive channel<->device binding kept in SQLite (Bindings), the two
+// auth flows of protocol 3.0 §8.7–8.14 — device_pairing with an operator's
+// one-time code (Pairing) and device_request polled until an operator
+// approves it (Requests) —, the pure Descriptor state rules (ComputeState,
+// DisplayName) and the operator's admin Unix socket (ServeAdmin, AdminService).
+//
+// It knows nothing of the wire protocol (package connector) nor of ADB
+// (package adb): live device data arrives through small function values.
+// Secrets (pairing and request codes, the install secret) are stored hashed,
+// compared in constant time and never logged or returned in errors.
+package device

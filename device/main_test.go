@@ -1,0 +1,100 @@
+package device
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/adb-connector/adb-connector/store"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// fakeClock is an injected clock tests advance by hand.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newFakeClock() *fakeClock {
+	return &fakeClock{t: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}
+}
+
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// testEnv is a real SQLite database in a temp dir with the three flows on it.
+type testEnv struct {
+	dir      string
+	db       *store.DB
+	clock    *fakeClock
+	bindings *Bindings
+	pairing  *Pairing
+	requests *Requests
+	secret   []byte
+
+	mu      sync.Mutex
+	changed []string
+	devices []DeviceInfo
+}
+
+func newTestEnv(t *testing.T) *testEnv {
+	t.Helper()
+	dir := t.TempDir()
+	db, err := store.Open(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	secret, err := LoadOrCreateSecret(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := &testEnv{dir: dir, db: db, clock: newFakeClock(), secret: secret}
+	e.bindings = NewBindings(db, BindingsOptions{Now: e.clock.Now, OnChange: func(ch ...string) {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		e.changed = append(e.changed, ch...)
+	}})
+	e.pairing = NewPairing(e.bindings, secret, PairingOptions{Now: e.clock.Now})
+	e.requests = NewRequests(e.bindings, secret, RequestOptions{Now: e.clock.Now, Devices: e.listDevices})
+	return e
+}
+
+func (e *testEnv) listDevices() []DeviceInfo {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]DeviceInfo(nil), e.devices...)
+}
+
+func (e *testEnv) setDevices(ds ...DeviceInfo) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.devices = ds
+}
+
+func (e *testEnv) takeChanged() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	c := e.changed
+	e.changed = nil
+	return c
+}
+
+func dev(endpoint, serial, state string) DeviceInfo {
+	return DeviceInfo{Key: DeviceKey(endpoint, serial), Endpoint: endpoint, Serial: serial, Model: "Pixel 7", State: state}
+}

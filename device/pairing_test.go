@@ -1,0 +1,206 @@
+package device
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPairingRedeem(t *testing.T) {
+	t.Parallel()
+	const key = "127.0.0.1:5037/R58M123ABC"
+	tests := []struct {
+		name    string
+		serial  string
+		code    func(code string) string
+		advance time.Duration
+		use     bool // redeem once successfully before the attempt
+		want    error
+	}{
+		{name: "ok", serial: "R58M123ABC", code: same},
+		{name: "ok full key", serial: key, code: same},
+		{name: "ok lower case no dash", serial: " R58M123ABC ", code: func(c string) string { return strings.ToLower(strings.ReplaceAll(c, "-", "")) }},
+		{name: "unknown serial", serial: "NOPE", code: same, want: ErrPairingFailed},
+		{name: "wrong code", serial: "R58M123ABC", code: func(string) string { return "AAAA-AAAA" }, want: ErrPairingFailed},
+		{name: "empty code", serial: "R58M123ABC", code: func(string) string { return "" }, want: ErrPairingFailed},
+		{name: "expired", serial: "R58M123ABC", code: same, advance: 15 * time.Minute, want: ErrPairingFailed},
+		{name: "used", serial: "R58M123ABC", code: same, use: true, want: ErrPairingFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newTestEnv(t)
+			ctx := context.Background()
+			code, err := e.pairing.IssuePairingCode(ctx, key, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.use {
+				if _, err := e.pairing.RedeemPairing(ctx, "first", "R58M123ABC", code); err != nil {
+					t.Fatal(err)
+				}
+				if err := e.bindings.Release(ctx, "first"); err != nil {
+					t.Fatal(err)
+				}
+			}
+			e.clock.Advance(tt.advance)
+			got, err := e.pairing.RedeemPairing(ctx, "ch", tt.serial, tt.code(code))
+			if !errors.Is(err, tt.want) || (err == nil) != (tt.want == nil) {
+				t.Fatalf("RedeemPairing err = %v, want %v", err, tt.want)
+			}
+			if err != nil {
+				if err.Error() != ErrPairingFailed.Error() {
+					t.Errorf("message %q differs from the generic one", err)
+				}
+				if strings.Contains(err.Error(), code) || strings.Contains(err.Error(), "R58M") {
+					t.Errorf("error %q leaks the code or serial", err)
+				}
+				return
+			}
+			if got != key {
+				t.Errorf("device = %q, want %q", got, key)
+			}
+			if bd, err := e.bindings.ByChannel(ctx, "ch"); err != nil || bd.DeviceKey != key {
+				t.Errorf("binding = %+v, %v", bd, err)
+			}
+		})
+	}
+}
+
+func same(c string) string { return c }
+
+func TestPairingCodeFormatAndStorage(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	seen := map[string]bool{}
+	var code string
+	for range 50 {
+		var err error
+		code, err = e.pairing.IssuePairingCode(ctx, "e/S1", time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !regexp.MustCompile(`^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$`).MatchString(code) {
+			t.Fatalf("code %q is not 8 unambiguous characters in two groups", code)
+		}
+		seen[code] = true
+	}
+	if len(seen) < 49 {
+		t.Errorf("only %d distinct codes out of 50", len(seen))
+	}
+	// Only the last code works: a new code replaces the old one.
+	for c := range seen {
+		if c != code {
+			if _, err := e.pairing.RedeemPairing(ctx, "ch", "S1", c); !errors.Is(err, ErrPairingFailed) {
+				t.Fatalf("replaced code redeemed: %v", err)
+			}
+			break
+		}
+	}
+	if _, err := e.pairing.IssuePairingCode(ctx, "e/S1", -time.Second); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("negative ttl: %v", err)
+	}
+	if _, err := e.pairing.IssuePairingCode(ctx, "e/S1", 48*time.Hour); !errors.Is(err, ErrInvalidArgument) {
+		t.Errorf("ttl too long: %v", err)
+	}
+	// No clear code in the database files.
+	e.db.Close()
+	files, _ := filepath.Glob(filepath.Join(e.dir, "*"))
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for c := range seen {
+			if bytes.Contains(b, []byte(c)) || bytes.Contains(b, []byte(strings.ReplaceAll(c, "-", ""))) {
+				t.Fatalf("%s holds a clear pairing code", filepath.Base(f))
+			}
+		}
+	}
+	fi, err := os.Stat(filepath.Join(e.dir, SecretFileName))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("secret file mode = %v, %v; want 0600", fi.Mode(), err)
+	}
+	again, err := LoadOrCreateSecret(e.dir)
+	if err != nil || !bytes.Equal(again, e.secret) {
+		t.Errorf("reloaded secret differs: %v", err)
+	}
+}
+
+func TestPairingRateLimit(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	code, err := e.pairing.IssuePairingCode(ctx, "e/S1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		if _, err := e.pairing.RedeemPairing(ctx, "ch", "S1", "WRNG-CODE"); !errors.Is(err, ErrPairingFailed) {
+			t.Fatalf("attempt %d: %v", i, err)
+		}
+	}
+	_, err = e.pairing.RedeemPairing(ctx, "ch", "S1", code)
+	var rl *RateLimitError
+	if !errors.As(err, &rl) || !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("6th attempt: %v, want rate limited", err)
+	}
+	if rl.RetryAfter <= 0 || rl.RetryAfter > 12*time.Second {
+		t.Errorf("retry after %v, want (0, 12s]", rl.RetryAfter)
+	}
+	// Per serial too: another channel guessing the same serial is limited.
+	if _, err := e.pairing.RedeemPairing(ctx, "other", "S1", code); !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("other channel, same serial: %v, want rate limited", err)
+	}
+	// And per channel: the same channel on another serial is limited.
+	if _, err := e.pairing.RedeemPairing(ctx, "ch", "S2", code); !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("same channel, other serial: %v, want rate limited", err)
+	}
+	e.clock.Advance(rl.RetryAfter)
+	if got, err := e.pairing.RedeemPairing(ctx, "ch", "S1", code); err != nil || got != "e/S1" {
+		t.Fatalf("after waiting: %q, %v", got, err)
+	}
+}
+
+func TestPairingDeviceInUseKeepsCode(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	if err := e.bindings.Bind(ctx, "holder", "e/S1"); err != nil {
+		t.Fatal(err)
+	}
+	code, err := e.pairing.IssuePairingCode(ctx, "e/S1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pairing.RedeemPairing(ctx, "ch", "S1", code); !errors.Is(err, ErrDeviceInUse) {
+		t.Fatalf("redeem a bound device: %v, want ErrDeviceInUse", err)
+	}
+	if err := e.bindings.Release(ctx, "holder"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.pairing.RedeemPairing(ctx, "ch", "S1", code); err != nil {
+		t.Fatalf("redeem once freed: %v", err)
+	}
+}
+
+func TestNormalizeCode(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"abcd-efgh": "ABCDEFGH",
+		"o0Il-1":    "00111",
+		" k7q m2x ": "K7QM2X",
+		"":          "",
+	} {
+		if got := normalizeCode(in); got != want {
+			t.Errorf("normalizeCode(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
