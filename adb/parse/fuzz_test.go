@@ -1,0 +1,105 @@
+package parse
+
+import (
+	"errors"
+	"testing"
+)
+
+// Fuzz targets: each parser must never panic and must return either a value
+// or an error wrapping ErrFormat/ErrNotFound. Seeds are the golden inputs.
+
+func checkErr(t *testing.T, err error) {
+	t.Helper()
+	if err != nil && !errors.Is(err, ErrFormat) && !errors.Is(err, ErrNotFound) {
+		t.Fatalf("error %v wraps neither ErrFormat nor ErrNotFound", err)
+	}
+}
+
+func fuzzString(f *testing.F, glob string, parse func(string) error) {
+	for _, s := range seeds(f, glob) {
+		f.Add(string(s))
+	}
+	f.Fuzz(func(t *testing.T, s string) { checkErr(t, parse(s)) })
+}
+
+func FuzzProps(f *testing.F) {
+	fuzzString(f, "props/*.txt", func(s string) error { _, err := Props(s); return err })
+}
+
+func FuzzWMSize(f *testing.F) {
+	fuzzString(f, "wm/size_*.txt", func(s string) error { _, err := WMSize(s); return err })
+}
+
+func FuzzWMDensity(f *testing.F) {
+	fuzzString(f, "wm/density_*.txt", func(s string) error { _, err := WMDensity(s); return err })
+}
+
+func FuzzBattery(f *testing.F) {
+	fuzzString(f, "battery/*.txt", func(s string) error { _, err := Battery(s); return err })
+}
+
+func FuzzWindow(f *testing.F) {
+	fuzzString(f, "window/*.txt", func(s string) error {
+		w, err := Window(s)
+		if err == nil && (w.Rotation < 0 || w.Rotation > 3) {
+			panic("rotation out of range")
+		}
+		return err
+	})
+}
+
+func FuzzPower(f *testing.F) {
+	fuzzString(f, "power/*.txt", func(s string) error { _, err := Power(s); return err })
+}
+
+func FuzzTopActivity(f *testing.F) {
+	fuzzString(f, "activity/*.txt", func(s string) error { _, _, err := TopActivity(s); return err })
+}
+
+func FuzzPackages(f *testing.F) {
+	fuzzString(f, "packages/list_*.txt", func(s string) error { _, err := Packages(s); return err })
+}
+
+func FuzzPMPath(f *testing.F) {
+	fuzzString(f, "packages/pmpath_*.txt", func(s string) error { _, err := PMPath(s); return err })
+}
+
+func FuzzResolveActivity(f *testing.F) {
+	fuzzString(f, "packages/resolve_*.txt", func(s string) error { _, err := ResolveActivity(s); return err })
+}
+
+func FuzzLogcat(f *testing.F) {
+	fuzzString(f, "logcat/*.txt", func(s string) error { _, err := Logcat(s); return err })
+}
+
+func FuzzUIDump(f *testing.F) {
+	for _, s := range seeds(f, "uidump/*.xml") {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		root, err := UIDump(b)
+		checkErr(t, err)
+		if err != nil {
+			return
+		}
+		for i, n := range Flatten(root) {
+			if n.Order != i {
+				t.Fatalf("Flatten()[%d].Order = %d", i, n.Order)
+			}
+		}
+	})
+}
+
+func FuzzRawScreencapHeader(f *testing.F) {
+	f.Add(rawCapture(4, 3, PixelFormatRGBA8888, 12))
+	f.Add(rawCapture(4, 3, PixelFormatRGBA8888, 16))
+	f.Add(rawCapture(3, 2, PixelFormatRGB565, 16))
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		w, h, format, hl, err := RawScreencapHeader(b)
+		checkErr(t, err)
+		if err == nil && hl+w*h*BytesPerPixel(format) != len(b) {
+			t.Fatalf("header %d + %dx%d*%d != %d", hl, w, h, BytesPerPixel(format), len(b))
+		}
+	})
+}

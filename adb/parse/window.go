@@ -1,0 +1,163 @@
+package parse
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// WindowState is what `dumpsys window` (Android 8-14) says about focus,
+// rotation, keyguard and screen.
+type WindowState struct {
+	// FocusedWindow is the title of the focused window (mCurrentFocus), e.g.
+	// "com.android.settings/com.android.settings.Settings", "StatusBar",
+	// "NotificationShade"; "" when nothing has focus.
+	FocusedWindow string `json:"focused_window,omitempty"`
+	// FocusedPackage and FocusedActivity name the focused app: from
+	// mCurrentFocus when it is an activity window, else from mFocusedApp.
+	FocusedPackage  string `json:"focused_package,omitempty"`
+	FocusedActivity string `json:"focused_activity,omitempty"`
+	// Rotation is 0-3 (Surface.ROTATION_*); RotationKnown is false when no
+	// rotation field was found and Rotation is 0 by default.
+	Rotation      int  `json:"rotation"`
+	RotationKnown bool `json:"rotation_known"`
+	// KeyguardShowing is true when the lock screen is up; KeyguardKnown is
+	// false when no keyguard field was found.
+	KeyguardShowing bool `json:"keyguard_showing"`
+	KeyguardKnown   bool `json:"keyguard_known"`
+	// ScreenOn is nil when the dump does not say.
+	ScreenOn *bool `json:"screen_on,omitempty"`
+}
+
+var (
+	currentFocusRe = regexp.MustCompile(`(?:^|\s)mCurrentFocus=(?:Window\{[0-9a-f]+ (?:u\d+ )?([^}]*)\}|null)`)
+	focusedAppRe   = regexp.MustCompile(`(?:^|\s)mFocusedApp=(\S.*)`)
+	// DisplayRotation (Android 10+): "  mRotation=1 mDeferredRotationPauseCount=0";
+	// DisplayContent (Android 8-9): "mRotation=1 mAltOrientation=false".
+	rotationRe      = regexp.MustCompile(`(?:^|\s)mRotation=(\d)\b`)
+	rotationAltRe   = regexp.MustCompile(`(?:^|\s)m(?:Current|Display)Rotation=(?:ROTATION_)?(\d+)\b`)
+	keyguardTrueRe  = regexp.MustCompile(`(?:^|\s)(?:mShowingLockscreen|mDreamingLockscreen|isStatusBarKeyguard|mKeyguardShowing|isKeyguardShowing)=(true|false)`)
+	delegateFieldRe = regexp.MustCompile(`^(showing|screenState|interactiveState)=(\S+)`)
+	awakeRe         = regexp.MustCompile(`(?:^|\s)(?:mAwake|mScreenOnFully)=(true|false)`)
+)
+
+// Window parses `dumpsys window` (or `dumpsys window policy` /
+// `dumpsys window displays`, which hold subsets of the same fields). Output
+// with none of the known fields is an error.
+func Window(out string) (WindowState, error) {
+	var w WindowState
+	known := false
+	lines := splitLines(out)
+
+	// Focus: first mCurrentFocus naming a window (multi-display dumps list
+	// one per display, "null" for displays without focus).
+	var focusComp *Component
+	for _, line := range lines {
+		m := currentFocusRe.FindStringSubmatch(line)
+		if m == nil {
+			continue
+		}
+		known = true
+		if m[1] == "" {
+			continue
+		}
+		title := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[1]), "paused=false"))
+		title = strings.TrimSpace(strings.TrimSuffix(title, "paused=true"))
+		if w.FocusedWindow == "" {
+			w.FocusedWindow = title
+		}
+		if c, err := ParseComponent(title); err == nil {
+			focusComp = &c
+			w.FocusedWindow = title
+			break
+		}
+	}
+	if focusComp == nil {
+		for _, line := range lines {
+			m := focusedAppRe.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			known = true
+			if c, ok := componentInRecord(m[1]); ok {
+				focusComp = &c
+				break
+			}
+		}
+	}
+	if focusComp != nil {
+		w.FocusedPackage, w.FocusedActivity = focusComp.Package, focusComp.Activity
+	}
+
+	// Rotation.
+	for _, re := range []*regexp.Regexp{rotationRe, rotationAltRe} {
+		if m := re.FindStringSubmatch(out); m != nil {
+			if r, err := strconv.Atoi(m[1]); err == nil && r >= 0 && r <= 3 {
+				w.Rotation, w.RotationKnown, known = r, true, true
+				break
+			}
+		}
+	}
+
+	// Keyguard and screen: the KeyguardServiceDelegate block is
+	// authoritative; the older PhoneWindowManager flags are the fallback.
+	delegate := keyguardDelegate(lines)
+	if v, ok := delegate["showing"]; ok {
+		w.KeyguardShowing, w.KeyguardKnown, known = v == "true", true, true
+	} else {
+		for _, m := range keyguardTrueRe.FindAllStringSubmatch(out, -1) {
+			w.KeyguardKnown, known = true, true
+			if m[1] == "true" {
+				w.KeyguardShowing = true
+			}
+		}
+	}
+	on, onKnown := false, false
+	switch v := delegate["interactiveState"]; {
+	case v != "":
+		// Android 8 prints the int: SLEEP=0 WAKING=1 AWAKE=2 GOING_TO_SLEEP=3.
+		on, onKnown = v == "INTERACTIVE_STATE_AWAKE" || v == "INTERACTIVE_STATE_WAKING" || v == "1" || v == "2", true
+	case delegate["screenState"] != "":
+		s := delegate["screenState"]
+		// Android 8 prints the int: OFF=0 TURNING_ON=1 ON=2 TURNING_OFF=3.
+		on, onKnown = s == "SCREEN_STATE_ON" || s == "SCREEN_STATE_TURNING_ON" || s == "1" || s == "2", true
+	default:
+		if m := awakeRe.FindStringSubmatch(out); m != nil {
+			on, onKnown = m[1] == "true", true
+		}
+	}
+	if onKnown {
+		w.ScreenOn, known = &on, true
+	}
+	if !known {
+		return WindowState{}, formatErr("dumpsys window", "no focus, rotation or keyguard field in "+clip(out))
+	}
+	return w, nil
+}
+
+// keyguardDelegate reads the fields of the "KeyguardServiceDelegate" block:
+// the lines indented deeper than its header, up to the nested
+// "KeyguardStateMonitor" block.
+func keyguardDelegate(lines []string) map[string]string {
+	f := map[string]string{}
+	for i, line := range lines {
+		if strings.TrimSpace(line) != "KeyguardServiceDelegate" {
+			continue
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " \t"))
+		for _, l := range lines[i+1:] {
+			t := strings.TrimSpace(l)
+			if t == "" {
+				continue
+			}
+			if len(l)-len(strings.TrimLeft(l, " \t")) <= indent || t == "KeyguardStateMonitor" {
+				break
+			}
+			if m := delegateFieldRe.FindStringSubmatch(t); m != nil {
+				f[m[1]] = m[2]
+			}
+		}
+		break
+	}
+	return f
+}
