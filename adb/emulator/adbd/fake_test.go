@@ -16,8 +16,8 @@ import (
 // fakeBackend is a tiny device for transport tests: a handful of commands
 // and an in-memory file system.
 type fakeBackend struct {
-	fs *memFS
-	mu sync.Mutex
+	fs  *memFS
+	mu  sync.Mutex
 	ran []string
 }
 

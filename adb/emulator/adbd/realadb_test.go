@@ -28,7 +28,7 @@ func startReal(t *testing.T, opts Options) (*Server, *adbserver.Server, *fakeBac
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	out, err := adbserver.Connect(ctx, adb.Addr, srv.Addr())
-	if err != nil || !strings.Contains(out, "connected to") {
+	if err != nil || !(strings.Contains(out, "connected to") || opts.Unauthorized && strings.Contains(out, "failed to authenticate")) {
 		t.Fatalf("connect: %q %v", out, err)
 	}
 	want := "device"
