@@ -1,0 +1,86 @@
+package files
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+)
+
+// ChannelHeader names the channel a download is for. When a request carries
+// it, a file of any other channel is refused with 403.
+const ChannelHeader = "X-XAgent-Connector-Channel-ID"
+
+// Handler serves GET and HEAD /files/refs/{file_ref} (protocol §5.2): the raw
+// bytes with Range support, Content-Type, an attachment Content-Disposition,
+// Cache-Control: no-store and X-Content-Type-Options: nosniff. Unknown,
+// expired and malformed refs are 404 (a malformed ref is rejected before any
+// database or file access), a ref of another channel 403, other methods 405.
+//
+// Mount it with [RoutePattern]; the ref comes from r.PathValue("file_ref"),
+// or, when the handler is not behind a pattern, from the URL path after
+// "/files/refs/". The handler takes no API key: the ref is the credential
+// (unguessable, short-lived), as §3 asks for download URLs.
+func (s *Store) Handler() http.Handler {
+	return http.HandlerFunc(s.serveHTTP)
+}
+
+func (s *Store) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Content-Type-Options", "nosniff")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		s.fail(w, http.StatusMethodNotAllowed, resultMethodNotAllowed)
+		return
+	}
+	ref := refFromRequest(r)
+	if !ValidRef(ref) {
+		s.log.Debug("file download: malformed ref", "len", len(ref))
+		s.fail(w, http.StatusNotFound, resultNotFound)
+		return
+	}
+	meta, f, err := s.Get(r.Context(), ref, r.Header.Get(ChannelHeader))
+	switch {
+	case errors.Is(err, ErrNotFound):
+		s.log.Debug("file download: not found", "file_ref", redactRef(ref))
+		s.fail(w, http.StatusNotFound, resultNotFound)
+		return
+	case errors.Is(err, ErrForbidden):
+		s.log.Debug("file download: other channel", "file_ref", redactRef(ref))
+		s.fail(w, http.StatusForbidden, resultForbidden)
+		return
+	case err != nil:
+		s.log.Error("file download", "file_ref", redactRef(ref), "err", err)
+		s.fail(w, http.StatusInternalServerError, resultError)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		s.log.Error("file download", "file_ref", redactRef(ref), "err", err)
+		s.fail(w, http.StatusInternalServerError, resultError)
+		return
+	}
+	h.Set("Content-Type", meta.MIMEType)
+	h.Set("Content-Disposition", contentDisposition(meta.Filename))
+	s.metrics.downloads.WithLabelValues(resultOK).Inc()
+	s.log.Debug("file download", "file_ref", redactRef(ref), "range", r.Header.Get("Range") != "")
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+}
+
+// refFromRequest returns the {file_ref} path value, or the path after
+// DownloadPrefix for a handler mounted without a pattern.
+func refFromRequest(r *http.Request) string {
+	if v := r.PathValue("file_ref"); v != "" {
+		return v
+	}
+	if rest, ok := strings.CutPrefix(r.URL.Path, DownloadPrefix); ok {
+		return rest
+	}
+	return ""
+}
+
+func (s *Store) fail(w http.ResponseWriter, code int, result string) {
+	s.metrics.downloads.WithLabelValues(result).Inc()
+	http.Error(w, http.StatusText(code), code)
+}

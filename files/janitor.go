@@ -1,0 +1,184 @@
+package files
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// victim is a row about to be removed.
+type victim struct {
+	ref  string
+	size int64
+}
+
+// janitor runs Sweep every interval until ctx is canceled.
+func (s *Store) janitor(ctx context.Context, interval time.Duration) {
+	defer close(s.done)
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.Sweep(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("file sweep failed", "err", err)
+			}
+		}
+	}
+}
+
+// Sweep removes expired files, rows whose file is missing or has the wrong
+// size, and files named like a ref that have no row. Files with other names
+// are left alone. The janitor calls it every JanitorInterval and Open once;
+// calling it directly is safe at any time.
+func (s *Store) Sweep(ctx context.Context) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+
+	expired, err := s.queryVictims(ctx, `SELECT file_ref, byte_size FROM files WHERE expires_at_ms <= ?`,
+		s.cfg.Now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	if err := s.removeLocked(ctx, expired); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	s.metrics.expired.Add(float64(len(expired)))
+
+	rows, err := s.queryVictims(ctx, `SELECT file_ref, byte_size FROM files`)
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	live := make(map[string]bool, len(rows))
+	var broken []victim
+	var totalBytes int64
+	for _, v := range rows {
+		if !ValidRef(v.ref) {
+			broken = append(broken, v)
+			continue
+		}
+		fi, err := os.Lstat(s.path(v.ref))
+		if err != nil || !fi.Mode().IsRegular() || fi.Size() != v.size {
+			broken = append(broken, v)
+			continue
+		}
+		live[v.ref] = true
+		totalBytes += v.size
+	}
+	if err := s.removeLocked(ctx, broken); err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+
+	entries, err := os.ReadDir(s.cfg.Dir)
+	if err != nil {
+		return fmt.Errorf("sweep: %w", err)
+	}
+	orphans := 0
+	for _, de := range entries {
+		name := de.Name()
+		if !ValidRef(name) || live[name] || !de.Type().IsRegular() {
+			continue
+		}
+		if err := os.Remove(s.path(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			s.log.Warn("remove orphan file", "file_ref", redactRef(name), "err", err)
+			continue
+		}
+		orphans++
+	}
+
+	s.totalFiles, s.totalBytes = int64(len(live)), totalBytes
+	s.metrics.setTotals(s.totalFiles, s.totalBytes)
+	if len(expired)+len(broken)+orphans > 0 {
+		s.log.Debug("file sweep", "expired", len(expired), "missing_or_truncated", len(broken),
+			"orphans", orphans, "files", s.totalFiles, "bytes", s.totalBytes)
+	}
+	return nil
+}
+
+// evictFor removes the oldest files until n more bytes fit under
+// MaxTotalBytes. s.mu must be held.
+func (s *Store) evictFor(ctx context.Context, n int64) error {
+	need := s.totalBytes + n - s.cfg.MaxTotalBytes
+	if need <= 0 {
+		return nil
+	}
+	rows, err := s.db.Read.QueryContext(ctx,
+		`SELECT file_ref, byte_size FROM files ORDER BY created_at_ms, rowid`)
+	if err != nil {
+		return fmt.Errorf("evict: %w", err)
+	}
+	var victims []victim
+	var freed int64
+	for freed < need && rows.Next() {
+		var v victim
+		if err := rows.Scan(&v.ref, &v.size); err != nil {
+			rows.Close()
+			return fmt.Errorf("evict: %w", err)
+		}
+		victims = append(victims, v)
+		freed += v.size
+	}
+	err = errors.Join(rows.Err(), rows.Close())
+	if err != nil {
+		return fmt.Errorf("evict: %w", err)
+	}
+	if err := s.removeLocked(ctx, victims); err != nil {
+		return fmt.Errorf("evict: %w", err)
+	}
+	s.metrics.evictions.Add(float64(len(victims)))
+	s.log.Debug("files evicted for space", "files", len(victims), "bytes", freed)
+	return nil
+}
+
+func (s *Store) queryVictims(ctx context.Context, query string, args ...any) ([]victim, error) {
+	rows, err := s.db.Read.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var vs []victim
+	for rows.Next() {
+		var v victim
+		if err := rows.Scan(&v.ref, &v.size); err != nil {
+			return nil, err
+		}
+		vs = append(vs, v)
+	}
+	return vs, rows.Err()
+}
+
+// removeLocked deletes the rows, then the files. s.mu must be held.
+func (s *Store) removeLocked(ctx context.Context, vs []victim) error {
+	if len(vs) == 0 {
+		return nil
+	}
+	tx, err := s.db.Write.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	for _, v := range vs {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM files WHERE file_ref = ?`, v.ref); err != nil {
+			tx.Rollback()
+			return err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	for _, v := range vs {
+		if !ValidRef(v.ref) {
+			// Not a name this package writes: never turn it into a path.
+		} else if err := os.Remove(s.path(v.ref)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			// The row is gone; the next sweep removes the file as an orphan.
+			s.log.Warn("remove file", "file_ref", redactRef(v.ref), "err", err)
+		}
+		s.totalBytes -= v.size
+		s.totalFiles--
+	}
+	s.metrics.setTotals(s.totalFiles, s.totalBytes)
+	return nil
+}
