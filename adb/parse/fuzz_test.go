@@ -48,6 +48,10 @@ func FuzzWindow(f *testing.F) {
 	})
 }
 
+func FuzzInputRotation(f *testing.F) {
+	fuzzString(f, "input/*.txt", func(s string) error { _, err := InputRotation(s); return err })
+}
+
 func FuzzPower(f *testing.F) {
 	fuzzString(f, "power/*.txt", func(s string) error { _, err := Power(s); return err })
 }

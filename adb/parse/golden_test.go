@@ -47,6 +47,7 @@ var goldenCases = []goldenCase{
 	{"packages/list_*.txt", str(func(s string) (any, error) { return Packages(s) })},
 	{"packages/pmpath_*.txt", str(func(s string) (any, error) { return PMPath(s) })},
 	{"packages/resolve_*.txt", str(func(s string) (any, error) { return ResolveActivity(s) })},
+	{"input/*.txt", str(func(s string) (any, error) { return InputRotation(s) })},
 	{"logcat/*.txt", str(func(s string) (any, error) { return Logcat(s) })},
 }
 

@@ -25,6 +25,9 @@ type WindowState struct {
 	// false when no keyguard field was found.
 	KeyguardShowing bool `json:"keyguard_showing"`
 	KeyguardKnown   bool `json:"keyguard_known"`
+	// KeyguardOccluded is true when an activity shows over the keyguard
+	// (camera, alarm, call); KeyguardShowing stays true then.
+	KeyguardOccluded bool `json:"keyguard_occluded,omitempty"`
 	// ScreenOn is nil when the dump does not say.
 	ScreenOn *bool `json:"screen_on,omitempty"`
 }
@@ -37,7 +40,7 @@ var (
 	rotationRe      = regexp.MustCompile(`(?:^|\s)mRotation=(\d)\b`)
 	rotationAltRe   = regexp.MustCompile(`(?:^|\s)m(?:Current|Display)Rotation=(?:ROTATION_)?(\d+)\b`)
 	keyguardTrueRe  = regexp.MustCompile(`(?:^|\s)(?:mShowingLockscreen|mDreamingLockscreen|isStatusBarKeyguard|mKeyguardShowing|isKeyguardShowing)=(true|false)`)
-	delegateFieldRe = regexp.MustCompile(`^(showing|screenState|interactiveState)=(\S+)`)
+	delegateFieldRe = regexp.MustCompile(`^(showing|occluded|screenState|interactiveState)=(\S+)`)
 	awakeRe         = regexp.MustCompile(`(?:^|\s)(?:mAwake|mScreenOnFully)=(true|false)`)
 )
 
@@ -104,6 +107,7 @@ func Window(out string) (WindowState, error) {
 	delegate := keyguardDelegate(lines)
 	if v, ok := delegate["showing"]; ok {
 		w.KeyguardShowing, w.KeyguardKnown, known = v == "true", true, true
+		w.KeyguardOccluded = delegate["occluded"] == "true"
 	} else {
 		for _, m := range keyguardTrueRe.FindAllStringSubmatch(out, -1) {
 			w.KeyguardKnown, known = true, true
