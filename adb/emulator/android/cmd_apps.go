@@ -1,0 +1,380 @@
+package android
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// cmdAm: `am start [-W] [-S] (-n PKG/ACT | -a ACTION [-d URL] [-c CAT] [PKG])`,
+// `am force-stop PKG`. Output as Android 10-13 print it.
+func cmdAm(c *cmdCtx) int {
+	if len(c.args) < 2 {
+		c.errorf("Activity manager (activity) commands:\n  start [options] <INTENT>\n  force-stop <PACKAGE>\n")
+		return 1
+	}
+	d := c.d
+	switch c.args[1] {
+	case "force-stop":
+		if len(c.args) < 3 {
+			c.errorf("Error: no package specified\n")
+			return 255
+		}
+		d.mu.Lock()
+		d.forceStopLocked(c.args[2])
+		d.mu.Unlock()
+		return 0
+	case "start", "start-activity":
+	default:
+		c.errorf("Error: Unknown command: %s\n", c.args[1])
+		return 255
+	}
+	var comp, action, data, pkg string
+	var wait, stop bool
+	var cats []string
+	args := c.args[2:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		next := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch a {
+		case "-n":
+			comp = next()
+		case "-a":
+			action = next()
+		case "-d":
+			data = next()
+		case "-c":
+			cats = append(cats, next())
+		case "-W":
+			wait = true
+		case "-S":
+			stop = true
+		case "-f", "-t", "--user", "-e", "--es", "--ei", "--ez":
+			next()
+			if a == "-e" || a == "--es" || a == "--ei" || a == "--ez" {
+				next()
+			}
+		default:
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			pkg = a
+		}
+	}
+	var desc []string
+	if action != "" {
+		desc = append(desc, "act="+action)
+	}
+	if len(cats) > 0 {
+		desc = append(desc, "cat=["+strings.Join(cats, ",")+"]")
+	}
+	if data != "" {
+		desc = append(desc, "dat="+redactURL(data))
+	}
+	if pkg != "" {
+		desc = append(desc, "pkg="+pkg)
+	}
+	if comp != "" {
+		desc = append(desc, "cmp="+comp)
+	}
+	intent := "Intent { " + strings.Join(desc, " ") + " }"
+	c.printf("Starting: %s\n", intent)
+
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	target, screen := "", ""
+	switch {
+	case comp != "":
+		p, act, ok := strings.Cut(comp, "/")
+		app, found := d.sc.app(p)
+		if !ok || !found || !d.hasActivity(app, fullActivity(p, act)) {
+			c.errorf("Error type 3\nError: Activity class {%s/%s} does not exist.\n", p, fullActivity(p, act))
+			return 1
+		}
+		target = p
+		screen = d.screenForActivity(p, fullActivity(p, act))
+	case action == "android.intent.action.VIEW" && data != "":
+		scheme, _, _ := strings.Cut(data, ":")
+		for _, a := range d.sc.Apps {
+			if slices.Contains(a.ViewSchemes, strings.ToLower(scheme)) && (pkg == "" || pkg == a.Package) {
+				target = a.Package
+				break
+			}
+		}
+	case pkg != "":
+		if a, ok := d.sc.app(pkg); ok && !a.NoLauncher {
+			target = pkg
+		}
+	}
+	if target == "" {
+		c.errorf("Error: Activity not started, unable to resolve %s\n", strings.Replace(intent, " }", " flg=0x10000000 }", 1))
+		return 1
+	}
+	if stop {
+		d.forceStopLocked(target)
+	}
+	cold := !slices.ContainsFunc(d.st.tasks, func(t *task) bool { return t.pkg == target })
+	d.launchLocked(target, screen)
+	if wait {
+		_, act := d.foreground()
+		state := "WARM"
+		if cold {
+			state = "COLD"
+		}
+		c.printf("Status: ok\nLaunchState: %s\nActivity: %s\nTotalTime: 312\nWaitTime: 318\nComplete\n", state, shortActivity(target, act))
+	}
+	return 0
+}
+
+// redactURL keeps am's intent description short, as Android 12+ does
+// ("dat=https://example.com/..." hides the path).
+func redactURL(u string) string {
+	scheme, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		return u
+	}
+	host, _, more := strings.Cut(rest, "/")
+	if more {
+		return scheme + "://" + host + "/..."
+	}
+	return u
+}
+
+func (d *Device) hasActivity(a *App, act string) bool {
+	if fullActivity(a.Package, a.Activity) == act {
+		return true
+	}
+	for _, s := range d.sc.Screens {
+		if s.Package == a.Package && s.Activity != "" && fullActivity(a.Package, s.Activity) == act {
+			return true
+		}
+	}
+	return false
+}
+
+func (d *Device) screenForActivity(pkg, act string) string {
+	for _, s := range d.sc.Screens {
+		if s.Package == pkg && s.Activity != "" && fullActivity(pkg, s.Activity) == act {
+			return s.ID
+		}
+	}
+	return ""
+}
+
+// cmdMonkey: `monkey -p PKG -c android.intent.category.LAUNCHER 1` starts
+// the app; other monkey uses are not emulated.
+func cmdMonkey(c *cmdCtx) int {
+	args := c.args[1:]
+	for _, a := range args {
+		c.printf("  bash arg: %s\n", a)
+	}
+	var pkg string
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "-p" {
+			pkg = args[i+1]
+		}
+	}
+	c.printf("args: [%s]\n", strings.Join(args, ", "))
+	for _, a := range args {
+		c.printf(" arg: %q\n", a)
+	}
+	d := c.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	app, ok := d.sc.app(pkg)
+	if !ok || app.NoLauncher {
+		c.printf("** No activities found to run, monkey aborted.\n")
+		return 252
+	}
+	for i := 0; i+1 < len(args); i++ {
+		if args[i] == "-p" || args[i] == "-c" {
+			c.printf("data=%q\n", args[i+1])
+		}
+	}
+	d.launchLocked(pkg, "")
+	c.printf("Events injected: 1\n## Network stats: elapsed time=15ms (0ms mobile, 0ms wifi, 15ms not connected)\n")
+	return 0
+}
+
+func apkPath(a *App) string {
+	if a.System {
+		name := a.Label
+		if name == "" {
+			name = a.Package
+		}
+		name = strings.ReplaceAll(name, " ", "")
+		return "/system/priv-app/" + name + "/" + name + ".apk"
+	}
+	return fmt.Sprintf("/data/app/~~%s==/%s-%s==/base.apk", objID("apk1", a.Package), a.Package, objID("apk2", a.Package))
+}
+
+// cmdPm: `pm list packages [-3] [-s] [-f] [FILTER]`, `pm path PKG`.
+func cmdPm(c *cmdCtx) int {
+	if len(c.args) < 2 {
+		c.errorf("usage: pm list packages [-f] [-3] [-s] [FILTER]\n       pm path PACKAGE\n")
+		return 1
+	}
+	d := c.d
+	switch c.args[1] {
+	case "list":
+		if len(c.args) < 3 || (c.args[2] != "packages" && c.args[2] != "package") {
+			c.errorf("Error: unknown list type '%s'\n", strings.Join(c.args[2:], " "))
+			return 255
+		}
+		var third, sys, files bool
+		filter := ""
+		for _, a := range c.args[3:] {
+			switch a {
+			case "-3":
+				third = true
+			case "-s":
+				sys = true
+			case "-f":
+				files = true
+			default:
+				if !strings.HasPrefix(a, "-") {
+					filter = a
+				}
+			}
+		}
+		for _, a := range d.sc.Apps {
+			if (third && a.System) || (sys && !a.System) || !strings.Contains(a.Package, filter) {
+				continue
+			}
+			if files {
+				c.printf("package:%s=%s\n", apkPath(&a), a.Package)
+			} else {
+				c.printf("package:%s\n", a.Package)
+			}
+		}
+		return 0
+	case "path":
+		if len(c.args) < 3 {
+			c.errorf("Error: no package specified\n")
+			return 255
+		}
+		a, ok := d.sc.app(c.args[2])
+		if !ok {
+			return 1 // real pm prints nothing and exits 1
+		}
+		c.printf("package:%s\n", apkPath(a))
+		return 0
+	}
+	c.errorf("Unknown command: %s\n", c.args[1])
+	return 255
+}
+
+// cmdCmd: `cmd package resolve-activity [--brief] [-c CAT] [-a ACT] PKG`
+// (and `cmd package list packages` as pm).
+func cmdCmd(c *cmdCtx) int {
+	if len(c.args) < 3 || c.args[1] != "package" {
+		if len(c.args) >= 2 {
+			c.errorf("cmd: Can't find service: %s\n", c.args[1])
+		}
+		return 20
+	}
+	if c.args[2] == "list" || c.args[2] == "path" {
+		sub := *c
+		sub.args = append([]string{"pm"}, c.args[2:]...)
+		return cmdPm(&sub)
+	}
+	if c.args[2] != "resolve-activity" {
+		c.errorf("Unknown command: %s\n", c.args[2])
+		return 255
+	}
+	brief := false
+	pkg := ""
+	args := c.args[3:]
+	for i := 0; i < len(args); i++ {
+		switch args[i] {
+		case "--brief":
+			brief = true
+		case "-c", "-a", "--user", "-d":
+			i++
+		default:
+			if !strings.HasPrefix(args[i], "-") {
+				pkg = args[i]
+			}
+		}
+	}
+	a, ok := c.d.sc.app(pkg)
+	if !ok || a.NoLauncher {
+		c.printf("No activity found\n")
+		return 0
+	}
+	if brief {
+		c.printf("priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n%s\n", shortActivity(a.Package, a.Activity))
+		return 0
+	}
+	act := fullActivity(a.Package, a.Activity)
+	c.printf("  priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n  ActivityInfo:\n    name=%s\n    packageName=%s\n    enabled=true exported=true directBootAware=false\n", act, a.Package)
+	return 0
+}
+
+// cmdSettings: `settings get|put|delete|list NAMESPACE [KEY [VALUE]]`.
+// Unknown keys read as "null". Writing system/user_rotation rotates the
+// screen (as on a phone with auto-rotate off).
+func cmdSettings(c *cmdCtx) int {
+	args := c.args[1:]
+	for len(args) > 1 && args[0] == "--user" {
+		args = args[2:]
+	}
+	if len(args) < 2 || !slices.Contains([]string{"system", "secure", "global"}, args[1]) {
+		c.errorf("Invalid namespace or command\nusage:  settings [--user <USER_ID> | current] get namespace key\n        settings [--user <USER_ID> | current] put namespace key value\n")
+		return 255
+	}
+	d := c.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ns := args[1]
+	switch args[0] {
+	case "get":
+		if len(args) < 3 {
+			return 255
+		}
+		v, ok := d.st.settings[ns+"/"+args[2]]
+		if !ok {
+			v = "null"
+		}
+		c.printf("%s\n", v)
+	case "put":
+		if len(args) < 4 {
+			c.errorf("Invalid command: put\n")
+			return 255
+		}
+		d.st.settings[ns+"/"+args[2]] = args[3]
+		if ns == "system" && args[2] == "user_rotation" {
+			if r := args[3]; len(r) == 1 && r[0] >= '0' && r[0] <= '3' {
+				d.st.rotation = int(r[0] - '0')
+			}
+		}
+		d.changed()
+	case "delete":
+		if len(args) < 3 {
+			return 255
+		}
+		delete(d.st.settings, ns+"/"+args[2])
+		c.printf("Deleted 1 rows\n")
+	case "list":
+		var keys []string
+		for k := range d.st.settings {
+			if strings.HasPrefix(k, ns+"/") {
+				keys = append(keys, k)
+			}
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			c.printf("%s=%s\n", strings.TrimPrefix(k, ns+"/"), d.st.settings[k])
+		}
+	default:
+		c.errorf("Invalid command: %s\n", args[0])
+		return 255
+	}
+	return 0
+}

@@ -1,0 +1,213 @@
+package android
+
+import (
+	"fmt"
+	"strings"
+)
+
+// cmdDumpsys prints the services the connector reads. Formats follow
+// Android 12-13 (SDK 31-33); where older releases differ, the SDK set in
+// Config selects the older lines (noted at each place).
+func cmdDumpsys(c *cmdCtx) int {
+	if len(c.args) < 2 {
+		c.errorf("dumpsys: need a service name (the full dump is not emulated)\n")
+		return 1
+	}
+	d := c.d
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch c.args[1] {
+	case "battery":
+		d.dumpBattery(c)
+	case "window":
+		d.dumpWindow(c, c.args[2:])
+	case "activity":
+		d.dumpActivity(c)
+	case "power":
+		d.dumpPower(c)
+	case "display":
+		ds := d.displaySize()
+		c.printf("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n")
+		c.printf("  mDefaultViewport=DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:0', physicalPort=0, orientation=%d, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}\n",
+			d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, ds.X, ds.Y)
+		c.printf("  mScreenState=%s\n", map[bool]string{true: "ON", false: "OFF"}[d.st.screenOn])
+	default:
+		// Real dumpsys: "Can't find service: NAME" on stderr... and status 0.
+		c.errorf("Can't find service: %s\n", c.args[1])
+	}
+	return 0
+}
+
+// dumpBattery: BatteryService. "Dock powered" appears from Android 13.
+func (d *Device) dumpBattery(c *cmdCtx) {
+	b := d.st.battery
+	status := 3 // BATTERY_STATUS_DISCHARGING
+	if b.ACPowered || b.USBPowered {
+		status = 2 // CHARGING
+		if b.Level >= 100 {
+			status = 5 // FULL
+		}
+	}
+	c.printf("Current Battery Service state:\n")
+	c.printf("  AC powered: %t\n  USB powered: %t\n  Wireless powered: false\n", b.ACPowered, b.USBPowered)
+	if d.cfg.SDK >= 33 {
+		c.printf("  Dock powered: false\n")
+	}
+	maxCur := 0
+	if b.ACPowered || b.USBPowered {
+		maxCur = 500000
+	}
+	c.printf("  Max charging current: %d\n  Max charging voltage: %d\n  Charge counter: %d\n", maxCur, 5000000, b.Level*40000)
+	c.printf("  status: %d\n  health: 2\n  present: true\n  level: %d\n  scale: 100\n  voltage: %d\n  temperature: %d\n  technology: Li-ion\n",
+		status, b.Level, 3600+b.Level*6, b.Temperature)
+}
+
+// focusLines returns the mCurrentFocus window name and the mFocusedApp
+// ActivityRecord text.
+func (d *Device) activityRecord() (rec string, pkg, act string, taskID int) {
+	t := d.top()
+	pkg, act = d.foreground()
+	return fmt.Sprintf("ActivityRecord{%s u0 %s t%d}", objID("ar", t.id, act), shortActivity(pkg, act), t.id), pkg, act, t.id
+}
+
+// dumpWindow: WindowManagerService. Sections "policy", "displays",
+// "windows" (also "w", "d", "p"); no argument prints all. Android 10+
+// prints isKeyguardShowing/screenState; SDK < 29 prints the Android 9
+// lines mShowingLockscreen, isStatusBarKeyguard, mScreenOnFully.
+func (d *Device) dumpWindow(c *cmdCtx, args []string) {
+	sect := ""
+	if len(args) > 0 {
+		sect = args[0]
+	}
+	all := sect == "" || sect == "-a"
+	rec, pkg, act, _ := d.activityRecord()
+	on, locked := d.st.screenOn, d.st.locked
+	if all || sect == "policy" || sect == "p" {
+		c.printf("WINDOW MANAGER POLICY STATE (dumpsys window policy)\n")
+		c.printf("    mSafeMode=false mSystemReady=true mSystemBooted=true\n")
+		if d.cfg.SDK < 29 {
+			c.printf("    mLidState=-1 mLidOpenRotation=-1 mCameraLensCoverState=-1 mHdmiPlugged=false\n")
+			c.printf("    mScreenOnEarly=%t mScreenOnFully=%t\n", on, on)
+			c.printf("    mOrientationSensorEnabled=false\n")
+			c.printf("    mShowingLockscreen=%t mShowingDream=false mDreamingLockscreen=false\n", locked)
+			c.printf("    mStatusBar=Window{%s u0 StatusBar} isStatusBarKeyguard=%t\n", objID("sb"), locked)
+		} else {
+			c.printf("    mCameraLensCoverState=LENS_COVER_ABSENT\n")
+			c.printf("    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true\n")
+			c.printf("    mDockMode=EXTRA_DOCK_STATE_UNDOCKED mLidState=LID_ABSENT\n")
+			c.printf("    mShowingDream=false isKeyguardShowing=%t\n", locked)
+			c.printf("    KeyguardServiceDelegate\n      showing=%t\n      inputRestricted=%t\n      occluded=false\n      secure=false\n      dreaming=false\n      systemIsReady=true\n      deviceHasKeyguard=true\n      enabled=true\n      offReason=%s\n      currentUser=0\n      bootCompleted=true\n      screenState=%s\n      interactiveState=%s\n",
+				locked, locked, map[bool]string{true: "OFF_BECAUSE_OF_USER", false: "OFF_BECAUSE_OF_UNKNOWN"}[!on],
+				map[bool]string{true: "SCREEN_STATE_ON", false: "SCREEN_STATE_OFF"}[on],
+				map[bool]string{true: "INTERACTIVE_STATE_AWAKE", false: "INTERACTIVE_STATE_SLEEP"}[on])
+		}
+	}
+	if all || sect == "displays" || sect == "d" {
+		ds := d.displaySize()
+		dens := d.sc.Screen.Density
+		if d.st.wmDens != 0 {
+			dens = d.st.wmDens
+		}
+		c.printf("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n")
+		c.printf("  Display: mDisplayId=0 rootTasks=1\n")
+		c.printf("    init=%dx%d %ddpi cur=%dx%d app=%dx%d rng=%dx%d-%dx%d\n", d.sc.Screen.Width, d.sc.Screen.Height, d.sc.Screen.Density,
+			ds.X, ds.Y, ds.X, ds.Y, min(ds.X, ds.Y), min(ds.X, ds.Y), max(ds.X, ds.Y), max(ds.X, ds.Y))
+		c.printf("    mDisplayInfo=DisplayInfo{\"Built-in Screen\", displayId 0, real %d x %d, rotation %d, density %d}\n", ds.X, ds.Y, d.st.rotation, dens)
+		if d.cfg.SDK < 30 {
+			c.printf("    mRotation=%d mAltOrientation=false\n", d.st.rotation) // Android 9-10
+		} else {
+			c.printf("    mCurrentRotation=ROTATION_%d mLastOrientation=-1\n", d.st.rotation*90) // DisplayRotation, Android 11+
+		}
+	}
+	if all || sect == "windows" || sect == "w" {
+		c.printf("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
+		win := fmt.Sprintf("Window{%s u0 %s/%s}", objID("w", pkg, act), pkg, act)
+		if locked {
+			name := "NotificationShade" // Android 11+
+			if d.cfg.SDK < 30 {
+				name = "StatusBar"
+			}
+			win = fmt.Sprintf("Window{%s u0 %s}", objID("ns"), name)
+		}
+		c.printf("  Window #0 %s:\n    mDisplayId=0 rootTaskId=1 mSession=Session{%s 1234:u0a10123} mClient=android.os.BinderProxy@%s\n", win, objID("s", pkg), objID("b", pkg))
+		c.printf("    mHasSurface=%t isReadyForDisplay()=%t mWindowRemovalAllowed=false\n", on, on)
+		c.printf("\n  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw%ddp %s}\n", d.sc.Screen.Width*160/d.sc.Screen.Density, map[bool]string{true: "land", false: "port"}[d.st.rotation%2 == 1])
+		c.printf("  mHasPermanentDpad=false\n")
+		c.printf("  mTopFocusedDisplayId=0\n")
+		c.printf("  mCurrentFocus=%s\n", win)
+		if d.cfg.SDK < 29 {
+			c.printf("  mFocusedApp=AppWindowToken{%s token=Token{%s %s}}\n", objID("awt", rec), objID("tok", rec), rec)
+		} else {
+			c.printf("  mFocusedApp=%s\n", rec)
+		}
+	}
+}
+
+// dumpActivity: ActivityTaskManager. Android 12+ prints topResumedActivity
+// and ResumedActivity; SDK < 31 prints mResumedActivity.
+func (d *Device) dumpActivity(c *cmdCtx) {
+	c.printf("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n")
+	c.printf("Display #0 (activities from top to bottom):\n")
+	for i := len(d.st.tasks) - 1; i >= 0; i-- {
+		t := d.st.tasks[i]
+		typ := "standard"
+		if t.pkg == d.homePkg() {
+			typ = "home"
+		}
+		c.printf("  * Task{%s #%d type=%s A=10123:%s U=0 visible=%t mode=fullscreen translucent=false sz=%d}\n",
+			objID("task", t.id), t.id, typ, t.pkg, i == len(d.st.tasks)-1, len(t.screens))
+		if i == len(d.st.tasks)-1 {
+			rec, _, _, _ := d.activityRecord()
+			if d.cfg.SDK >= 31 {
+				c.printf("    topResumedActivity=%s\n", rec)
+			} else {
+				c.printf("    mResumedActivity: %s\n", rec)
+			}
+		}
+		for j := len(t.screens) - 1; j >= 0; j-- {
+			s := d.screenDef(t.screens[j])
+			act := s.Activity
+			if act == "" {
+				if a, ok := d.sc.app(t.pkg); ok {
+					act = a.Activity
+				}
+			}
+			c.printf("      * Hist #%d: ActivityRecord{%s u0 %s t%d}\n", j, objID("ar", t.id, fullActivity(t.pkg, act)), shortActivity(t.pkg, act), t.id)
+		}
+	}
+	rec, _, _, _ := d.activityRecord()
+	c.printf("\n")
+	if d.cfg.SDK >= 31 {
+		c.printf("  ResumedActivity: %s\n", rec)
+	} else {
+		c.printf("  mResumedActivity: %s\n", rec)
+	}
+	c.printf("  mFocusedApp=%s\n", rec)
+	c.printf("  mLastPausedActivity: null\n")
+}
+
+// dumpPower: PowerManagerService.
+func (d *Device) dumpPower(c *cmdCtx) {
+	wake := "Awake"
+	state := "ON"
+	if !d.st.screenOn {
+		wake, state = "Asleep", "OFF"
+	}
+	c.printf("POWER MANAGER (dumpsys power)\n\nPower Manager State:\n")
+	c.printf("  mDirty=0x0\n  mWakefulness=%s\n  mWakefulnessChanging=false\n  mIsPowered=%t\n", wake, d.st.battery.ACPowered || d.st.battery.USBPowered)
+	c.printf("  mPlugType=%d\n  mBatteryLevel=%d\n  mHoldingDisplaySuspendBlocker=%t\n", plugType(d.st.battery), d.st.battery.Level, d.st.screenOn)
+	c.printf("  mDisplayReady=true\n  mBootCompleted=true\n  mSystemReady=true\n")
+	c.printf("\nDisplay Power: state=%s\n", state)
+}
+
+func plugType(b BatterySpec) int {
+	switch {
+	case b.ACPowered:
+		return 1
+	case b.USBPowered:
+		return 2
+	}
+	return 0
+}
+
+var _ = strings.TrimSpace

@@ -1,0 +1,167 @@
+package android
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// cmdEcho is toybox echo (-n, -e); mksh's builtin echo is what plain
+// `echo` runs, this is /system/bin/echo.
+func cmdEcho(c *cmdCtx) int {
+	args := c.args[1:]
+	nl, esc := true, false
+	for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E") {
+		switch args[0] {
+		case "-n":
+			nl = false
+		case "-e":
+			esc = true
+		case "-E":
+			esc = false
+		}
+		args = args[1:]
+	}
+	s := strings.Join(args, " ")
+	if esc {
+		s = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`).Replace(s)
+	}
+	if nl {
+		s += "\n"
+	}
+	c.printf("%s", s)
+	return 0
+}
+
+// parseDuration parses toybox durations: "5", "0.5", "5s", "2m", "1h", "1d".
+func parseDuration(s string) (time.Duration, error) {
+	mult := time.Second
+	if s != "" {
+		switch s[len(s)-1] {
+		case 's':
+			s = s[:len(s)-1]
+		case 'm':
+			mult, s = time.Minute, s[:len(s)-1]
+		case 'h':
+			mult, s = time.Hour, s[:len(s)-1]
+		case 'd':
+			mult, s = 24*time.Hour, s[:len(s)-1]
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil || f < 0 || f > 1e7 {
+		return 0, errors.New("bad duration")
+	}
+	return time.Duration(f * float64(mult)), nil
+}
+
+// cmdSleep waits, ending early (status 130) when the stream closes.
+func cmdSleep(c *cmdCtx) int {
+	if len(c.args) < 2 {
+		c.errorf("sleep: Needs 1 argument (see \"sleep --help\")\n")
+		return 1
+	}
+	var total time.Duration
+	for _, a := range c.args[1:] {
+		d, err := parseDuration(a)
+		if err != nil {
+			c.errorf("sleep: invalid number '%s'\n", a)
+			return 1
+		}
+		total += d
+	}
+	if !sleepCtx(c.ctx, total) {
+		return exitCanceled
+	}
+	return 0
+}
+
+// cmdTimeout is toybox timeout: runs a device command with a deadline,
+// status 124 when it expires.
+func cmdTimeout(c *cmdCtx) int {
+	args := c.args[1:]
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		if (args[0] == "-s" || args[0] == "-k") && len(args) > 1 {
+			args = args[1:]
+		}
+		args = args[1:]
+	}
+	if len(args) < 2 {
+		c.errorf("timeout: Needs 2 arguments (see \"timeout --help\")\n")
+		return 125
+	}
+	dur, err := parseDuration(args[0])
+	if err != nil {
+		c.errorf("timeout: bad duration '%s'\n", args[0])
+		return 125
+	}
+	fn, ok := commands[args[1]]
+	if !ok || strings.HasPrefix(args[1], "__") {
+		c.errorf("timeout: exec %s: No such file or directory\n", args[1])
+		return 127
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, dur)
+	defer cancel()
+	sub := *c
+	sub.ctx, sub.args = ctx, args[1:]
+	status := fn(&sub)
+	if ctx.Err() == context.DeadlineExceeded && c.ctx.Err() == nil {
+		return 124
+	}
+	return status
+}
+
+// builtinNames are shell builtins `command -v`/`type` report as such.
+var builtinNames = map[string]bool{"cd": true, "echo": true, "exit": true, "export": true, "read": true, "set": true,
+	"true": true, "false": true, "test": true, "[": true, "pwd": true, "printf": true, "eval": true, "exec": true}
+
+// cmdCommand is the `command` builtin without host PATH lookups.
+func cmdCommand(c *cmdCtx) int {
+	args := c.args[1:]
+	verbose := false
+	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
+		verbose = verbose || strings.ContainsAny(args[0], "vV")
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		return 0
+	}
+	if verbose {
+		switch {
+		case builtinNames[args[0]]:
+			c.printf("%s\n", args[0])
+		case commands[args[0]] != nil && !strings.HasPrefix(args[0], "__"):
+			c.printf("/system/bin/%s\n", args[0])
+		default:
+			return 1
+		}
+		return 0
+	}
+	fn, ok := commands[args[0]]
+	if !ok || strings.HasPrefix(args[0], "__") {
+		c.errorf("%s: %s: inaccessible or not found\n", shellName, args[0])
+		return exitNotFound
+	}
+	sub := *c
+	sub.args = args
+	return fn(&sub)
+}
+
+// cmdType is the `type` builtin without host PATH lookups (mksh wording).
+func cmdType(c *cmdCtx) int {
+	status := 0
+	for _, a := range c.args[1:] {
+		switch {
+		case builtinNames[a]:
+			c.printf("%s is a shell builtin\n", a)
+		case commands[a] != nil && !strings.HasPrefix(a, "__"):
+			c.printf("%s is a tracked alias for /system/bin/%s\n", a, a)
+		default:
+			c.printf("%s not found\n", a)
+			status = 1
+		}
+	}
+	return status
+}

@@ -1,0 +1,99 @@
+package android
+
+import (
+	"bytes"
+	"image"
+	"image/jpeg"
+	"strconv"
+	"time"
+
+	xdraw "golang.org/x/image/draw"
+)
+
+// maxRecordFrames caps the frames stored (one per second).
+const maxRecordFrames = 30
+
+// cmdScreenrecord: `screenrecord [--time-limit N] [--size WxH]
+// [--bit-rate R] [--verbose] FILE` writes a small valid MP4 (see
+// encodeMP4) of N seconds (default and maximum 180, as on Android). With
+// Config.RealTimeRecord it takes N seconds and samples the screen each
+// second; otherwise it writes at once, every frame the current screen.
+func cmdScreenrecord(c *cmdCtx) int {
+	limit := 180
+	var size image.Point
+	file := ""
+	args := c.args[1:]
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		val := func() string {
+			if i+1 < len(args) {
+				i++
+				return args[i]
+			}
+			return ""
+		}
+		switch a {
+		case "--time-limit":
+			n, err := strconv.Atoi(val())
+			if err != nil || n < 1 || n > 180 {
+				c.errorf("Time limit %s seconds out of range (1 to 180)\n", args[i])
+				return 1
+			}
+			limit = n
+		case "--size":
+			w, h, ok := parseWxH(val())
+			if !ok {
+				c.errorf("Invalid size '%s', must be width x height\n", args[i])
+				return 2
+			}
+			size = image.Pt(w, h)
+		case "--bit-rate", "--display-id":
+			val()
+		case "--verbose", "--rotate", "--bugreport":
+		default:
+			file = a
+		}
+	}
+	if file == "" {
+		c.errorf("Must specify output file (see --help).\n")
+		return 2
+	}
+	frames := make([][]byte, 0, min(limit, maxRecordFrames))
+	var frameSize image.Point
+	for i := range limit {
+		if i >= maxRecordFrames {
+			break
+		}
+		if c.d.cfg.RealTimeRecord && i > 0 && !sleepCtx(c.ctx, time.Second) {
+			break
+		}
+		c.d.mu.Lock()
+		img := c.d.screenshotLocked()
+		c.d.mu.Unlock()
+		var src image.Image = img
+		if size != (image.Point{}) {
+			dst := image.NewRGBA(image.Rectangle{Max: size})
+			xdraw.ApproxBiLinear.Scale(dst, dst.Rect, img, img.Rect, xdraw.Src, nil)
+			src = dst
+		}
+		frameSize = src.Bounds().Size()
+		var b bytes.Buffer
+		if err := jpeg.Encode(&b, src, &jpeg.Options{Quality: 60}); err != nil {
+			c.errorf("ERROR: encoder failed: %v\n", err)
+			return 1
+		}
+		frames = append(frames, b.Bytes())
+	}
+	if c.d.cfg.RealTimeRecord && !sleepCtx(c.ctx, time.Duration(limit-len(frames))*time.Second) {
+		// stream closed: keep what was recorded, as screenrecord does on SIGINT
+		_ = frames
+	}
+	if len(frames) == 0 {
+		return exitCanceled
+	}
+	if err := c.writeFile(file, encodeMP4(frames, frameSize.X, frameSize.Y)); err != nil {
+		c.errorf("Unable to open '%s': %s\n", file, errText(err))
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,86 @@
+package android
+
+import (
+	"fmt"
+	"image"
+	"strconv"
+	"strings"
+)
+
+// cmdWm: `wm size [WxH|reset]`, `wm density [N|reset]`. Output as on
+// Android 7+: "Physical size: WxH" plus "Override size: WxH" when set.
+func cmdWm(c *cmdCtx) int {
+	d := c.d
+	if len(c.args) < 2 {
+		c.errorf("usage: wm [size|density] ...\n")
+		return 1
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch c.args[1] {
+	case "size":
+		if len(c.args) == 2 {
+			c.printf("Physical size: %dx%d\n", d.sc.Screen.Width, d.sc.Screen.Height)
+			if d.st.wmSize != (image.Point{}) {
+				c.printf("Override size: %dx%d\n", d.st.wmSize.X, d.st.wmSize.Y)
+			}
+			return 0
+		}
+		if c.args[2] == "reset" {
+			d.st.wmSize = image.Point{}
+			d.changed()
+			return 0
+		}
+		w, h, ok := parseWxH(c.args[2])
+		if !ok {
+			c.errorf("Error: bad size %s\n", c.args[2])
+			return 255
+		}
+		d.st.wmSize = image.Pt(w, h)
+		d.changed()
+	case "density":
+		if len(c.args) == 2 {
+			c.printf("Physical density: %d\n", d.sc.Screen.Density)
+			if d.st.wmDens != 0 {
+				c.printf("Override density: %d\n", d.st.wmDens)
+			}
+			return 0
+		}
+		if c.args[2] == "reset" {
+			d.st.wmDens = 0
+			return 0
+		}
+		n, err := strconv.Atoi(c.args[2])
+		if err != nil || n < 72 || n > 1000 {
+			c.errorf("Error: bad number %s\n", c.args[2])
+			return 255
+		}
+		d.st.wmDens = n
+	default:
+		c.errorf("Error: unknown command '%s'\n", c.args[1])
+		return 255
+	}
+	return 0
+}
+
+func parseWxH(s string) (w, h int, ok bool) {
+	a, b, found := strings.Cut(strings.ToLower(s), "x")
+	if !found {
+		return 0, 0, false
+	}
+	w, err1 := strconv.Atoi(a)
+	h, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || w < 16 || h < 16 || w > 8192 || h > 8192 {
+		return 0, 0, false
+	}
+	return w, h, true
+}
+
+// objID is a stable fake identity hash (the hex in "Window{a1b2c3d u0 ...}").
+func objID(parts ...any) string {
+	h := uint32(2166136261)
+	for _, b := range []byte(fmt.Sprint(parts...)) {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return fmt.Sprintf("%x", h&0xfffffff)
+}

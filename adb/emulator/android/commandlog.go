@@ -1,0 +1,124 @@
+package android
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+)
+
+// Command is one command line the device ran: the raw line as received,
+// every simple command as parsed and expanded (argv, in execution order,
+// builtins included) and the exit status.
+type Command struct {
+	Time time.Time
+	Line string
+	Argv [][]string
+	Exit int
+}
+
+// commandLog keeps every command; changed is closed and replaced on each
+// append so waiters wake without polling.
+type commandLog struct {
+	cmds    []Command
+	changed chan struct{}
+}
+
+func (d *Device) logCommand(c Command) {
+	d.log.Debug("shell command", "line_len", len(c.Line), "argv", len(c.Argv), "exit", c.Exit)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cmdlog.cmds = append(d.cmdlog.cmds, c)
+	close(d.cmdlog.changed)
+	d.cmdlog.changed = make(chan struct{})
+}
+
+// Commands returns a copy of every command run since New or the last
+// ClearCommands, oldest first.
+func (d *Device) Commands() []Command {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	out := make([]Command, len(d.cmdlog.cmds))
+	for i, c := range d.cmdlog.cmds {
+		c.Argv = slices.Clone(c.Argv)
+		out[i] = c
+	}
+	return out
+}
+
+// ClearCommands empties the command log.
+func (d *Device) ClearCommands() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.cmdlog.cmds = nil
+}
+
+// WaitCommand blocks until a logged command satisfies match (commands
+// already logged count) and returns it, or returns ctx's error.
+func (d *Device) WaitCommand(ctx context.Context, match func(Command) bool) (Command, error) {
+	seen := 0
+	for {
+		d.mu.Lock()
+		cmds := d.cmdlog.cmds
+		ch := d.cmdlog.changed
+		if seen > len(cmds) { // cleared meanwhile
+			seen = 0
+		}
+		for _, c := range cmds[seen:] {
+			if match(c) {
+				d.mu.Unlock()
+				c.Argv = slices.Clone(c.Argv)
+				return c, nil
+			}
+		}
+		seen = len(cmds)
+		d.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return Command{}, ctx.Err()
+		}
+	}
+}
+
+// SetLatency adds d to every later command before it runs (context-aware:
+// a canceled stream ends the wait). Zero removes it.
+func (d *Device) SetLatency(lat time.Duration) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.latency = lat
+}
+
+// FailNext makes the next n commands fail without running: each prints
+// "sh: injected failure" on stderr and exits 1.
+func (d *Device) FailNext(n int) { d.FailNextWithStatus(n, 1) }
+
+// FailNextWithStatus is FailNext with a chosen exit status; 255 is what the
+// host sees when the device shell dies (adbd reports 255 for a killed shell).
+func (d *Device) FailNextWithStatus(n, status int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.failNext, d.failCode = n, status
+}
+
+// applyFaults applies latency and pending failures; faulted reports that
+// the command must not run and status is its exit status.
+func (d *Device) applyFaults(ctx context.Context, stderr io.Writer) (status int, faulted bool) {
+	d.mu.Lock()
+	lat := d.latency
+	fail := d.failNext > 0
+	code := d.failCode
+	if fail {
+		d.failNext--
+	}
+	d.mu.Unlock()
+	if !sleepCtx(ctx, lat) {
+		return exitCanceled, true
+	}
+	if fail {
+		fmt.Fprintf(stderr, "%s: injected failure\n", shellName)
+		return code, true
+	}
+	return 0, false
+}

@@ -1,0 +1,13 @@
+// Package android is the Android half of the virtual device (issue 3): a
+// device model (properties, screen, rotation, keyguard, battery, apps, an
+// activity stack, a focused text field), an in-memory file system and a
+// sandboxed /system/bin/sh built on mvdan.cc/sh/v3 whose commands print what
+// real Android prints. It implements adbd.Backend, so adb/emulator/adbd can
+// serve it to Debian's adb server.
+//
+// UI comes from scenarios (see scenarios/README.md): screens as UI trees or
+// real `uiautomator dump` files, transitions on tap, text fields, scrolling
+// lists. Screenshots are rendered from the same tree `uiautomator dump`
+// returns, so pixels and XML agree. Nothing in this package touches the host
+// OS: no exec, no host files, no host environment.
+package android

@@ -1,0 +1,291 @@
+package android
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
+)
+
+// Unix st_mode type bits, as adbd.FileInfo carries them.
+const (
+	modeDir  = 0o040000
+	modeFile = 0o100000
+)
+
+// FS is the device's in-memory file system. It implements adbd.FileSystem;
+// the shell (redirects, cat, ls, rm, screencap, ...) sees the same files.
+// Safe for concurrent use.
+type FS struct {
+	mu    sync.Mutex
+	nodes map[string]*fsNode // cleaned absolute path -> node
+	now   func() time.Time
+}
+
+type fsNode struct {
+	dir   bool
+	perm  uint32
+	mtime time.Time
+	data  []byte
+}
+
+var _ adbd.FileSystem = (*FS)(nil)
+
+func newFS(now func() time.Time) *FS {
+	f := &FS{nodes: map[string]*fsNode{}, now: now}
+	for _, d := range []string{"/", "/sdcard", "/storage", "/storage/emulated", "/storage/emulated/0",
+		"/data", "/data/local", "/data/local/tmp", "/system", "/system/bin", "/dev", "/proc"} {
+		f.nodes[d] = &fsNode{dir: true, perm: 0o771, mtime: now()}
+	}
+	f.nodes["/dev/null"] = &fsNode{perm: 0o666, mtime: now()}
+	return f
+}
+
+// cleanPath makes p absolute (relative to cwd) and cleans it. /sdcard is
+// kept as its own directory (on a phone it is a symlink to
+// /storage/emulated/0; here both exist separately).
+func cleanPath(cwd, p string) string {
+	if !strings.HasPrefix(p, "/") {
+		p = cwd + "/" + p
+	}
+	return path.Clean(p)
+}
+
+func pathErr(op, p string, err error) error { return &fs.PathError{Op: op, Path: p, Err: err} }
+
+// Stat describes path.
+func (f *FS) Stat(p string) (adbd.FileInfo, error) {
+	p = cleanPath("/", p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nodes[p]
+	if !ok {
+		return adbd.FileInfo{}, pathErr("stat", p, fs.ErrNotExist)
+	}
+	return n.info(path.Base(p)), nil
+}
+
+func (n *fsNode) info(name string) adbd.FileInfo {
+	if n.dir {
+		return adbd.FileInfo{Name: name, Mode: modeDir | n.perm, Size: 4096, ModTime: n.mtime}
+	}
+	return adbd.FileInfo{Name: name, Mode: modeFile | n.perm, Size: int64(len(n.data)), ModTime: n.mtime}
+}
+
+// ReadDir lists the directory at path, sorted by name.
+func (f *FS) ReadDir(p string) ([]adbd.FileInfo, error) {
+	p = cleanPath("/", p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nodes[p]
+	if !ok {
+		return nil, pathErr("readdir", p, fs.ErrNotExist)
+	}
+	if !n.dir {
+		return nil, pathErr("readdir", p, errNotDir)
+	}
+	prefix := p + "/"
+	if p == "/" {
+		prefix = "/"
+	}
+	var out []adbd.FileInfo
+	for name, c := range f.nodes {
+		if name == p || !strings.HasPrefix(name, prefix) || strings.Contains(name[len(prefix):], "/") {
+			continue
+		}
+		out = append(out, c.info(name[len(prefix):]))
+	}
+	slices.SortFunc(out, func(a, b adbd.FileInfo) int { return strings.Compare(a.Name, b.Name) })
+	return out, nil
+}
+
+// ReadFile returns a copy of the file's content.
+func (f *FS) ReadFile(p string) ([]byte, error) {
+	p = cleanPath("/", p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nodes[p]
+	if !ok {
+		return nil, pathErr("open", p, fs.ErrNotExist)
+	}
+	if n.dir {
+		return nil, pathErr("read", p, errIsDir)
+	}
+	return bytes.Clone(n.data), nil
+}
+
+// WriteFile creates or replaces path, creating parent directories.
+func (f *FS) WriteFile(p string, data []byte, perm uint32, mtime time.Time) error {
+	p = cleanPath("/", p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.mkdirAllLocked(path.Dir(p)); err != nil {
+		return err
+	}
+	if n, ok := f.nodes[p]; ok && n.dir {
+		return pathErr("write", p, errIsDir)
+	}
+	if p == "/dev/null" {
+		return nil
+	}
+	f.nodes[p] = &fsNode{perm: perm & 0o7777, mtime: mtime, data: bytes.Clone(data)}
+	return nil
+}
+
+func (f *FS) mkdirAllLocked(p string) error {
+	if n, ok := f.nodes[p]; ok {
+		if !n.dir {
+			return pathErr("mkdir", p, errNotDir)
+		}
+		return nil
+	}
+	if err := f.mkdirAllLocked(path.Dir(p)); err != nil {
+		return err
+	}
+	f.nodes[p] = &fsNode{dir: true, perm: 0o771, mtime: f.now()}
+	return nil
+}
+
+// Mkdir creates one directory (parents too when all is set).
+func (f *FS) Mkdir(p string, all bool) error {
+	p = cleanPath("/", p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n, ok := f.nodes[p]; ok {
+		if all && n.dir {
+			return nil
+		}
+		return pathErr("mkdir", p, fs.ErrExist)
+	}
+	if all {
+		return f.mkdirAllLocked(p)
+	}
+	parent, ok := f.nodes[path.Dir(p)]
+	if !ok {
+		return pathErr("mkdir", p, fs.ErrNotExist)
+	}
+	if !parent.dir {
+		return pathErr("mkdir", p, errNotDir)
+	}
+	f.nodes[p] = &fsNode{dir: true, perm: 0o771, mtime: f.now()}
+	return nil
+}
+
+// Remove removes a file, or a directory tree when recursive is set.
+func (f *FS) Remove(p string, recursive bool) error {
+	p = cleanPath("/", p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nodes[p]
+	if !ok {
+		return pathErr("remove", p, fs.ErrNotExist)
+	}
+	if n.dir && !recursive {
+		return pathErr("remove", p, errIsDir)
+	}
+	if p == "/" || p == "/dev/null" {
+		return pathErr("remove", p, fs.ErrPermission)
+	}
+	delete(f.nodes, p)
+	for name := range f.nodes {
+		if strings.HasPrefix(name, p+"/") {
+			delete(f.nodes, name)
+		}
+	}
+	return nil
+}
+
+var (
+	errIsDir  = fmt.Errorf("is a directory")
+	errNotDir = fmt.Errorf("not a directory")
+)
+
+// openFile opens a virtual file for the shell (redirects). Writes are
+// committed on Close.
+func (f *FS) openFile(p string, flag int) (io.ReadWriteCloser, error) {
+	if p == "/dev/null" {
+		return devNull{}, nil
+	}
+	f.mu.Lock()
+	n, ok := f.nodes[p]
+	f.mu.Unlock()
+	if ok && n.dir {
+		return nil, pathErr("open", p, errIsDir)
+	}
+	write := flag&(os.O_WRONLY|os.O_RDWR) != 0
+	if !write {
+		data, err := f.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		return &vfile{r: bytes.NewReader(data)}, nil
+	}
+	f.mu.Lock()
+	parent, pok := f.nodes[path.Dir(p)]
+	f.mu.Unlock()
+	if !pok || !parent.dir {
+		return nil, pathErr("open", p, fs.ErrNotExist)
+	}
+	if !ok && flag&os.O_CREATE == 0 {
+		return nil, pathErr("open", p, fs.ErrNotExist)
+	}
+	if ok && flag&os.O_EXCL != 0 {
+		return nil, pathErr("open", p, fs.ErrExist)
+	}
+	vf := &vfile{fs: f, path: p}
+	if ok && flag&os.O_TRUNC == 0 {
+		data, _ := f.ReadFile(p)
+		vf.buf.Write(data)
+	}
+	// Create the file at once, as open(2) does.
+	if err := f.WriteFile(p, vf.buf.Bytes(), 0o660, f.now()); err != nil {
+		return nil, err
+	}
+	return vf, nil
+}
+
+type vfile struct {
+	r    *bytes.Reader
+	fs   *FS
+	path string
+	buf  bytes.Buffer
+	once sync.Once
+}
+
+func (v *vfile) Read(p []byte) (int, error) {
+	if v.r == nil {
+		return 0, io.EOF
+	}
+	return v.r.Read(p)
+}
+
+func (v *vfile) Write(p []byte) (int, error) {
+	if v.fs == nil {
+		return 0, pathErr("write", v.path, fs.ErrPermission)
+	}
+	return v.buf.Write(p)
+}
+
+func (v *vfile) Close() error {
+	var err error
+	v.once.Do(func() {
+		if v.fs != nil {
+			err = v.fs.WriteFile(v.path, v.buf.Bytes(), 0o660, v.fs.now())
+		}
+	})
+	return err
+}
+
+type devNull struct{}
+
+func (devNull) Read([]byte) (int, error)    { return 0, io.EOF }
+func (devNull) Write(p []byte) (int, error) { return len(p), nil }
+func (devNull) Close() error                { return nil }

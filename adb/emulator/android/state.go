@@ -1,0 +1,313 @@
+package android
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+	"maps"
+	"strings"
+)
+
+// state is the mutable device model, guarded by Device.mu.
+type state struct {
+	rotation int // 0..3, Surface.ROTATION_*
+	screenOn bool
+	locked   bool
+	battery  BatterySpec
+	tasks    []*task // the last is in front; the home task is never removed
+	fields   map[string]string
+	focus    string // key of the focused text field, "" for none
+	checked  map[string]bool
+	scroll   map[string]int
+	settings map[string]string
+	wmSize   image.Point // override, zero when unset
+	wmDens   int         // override, zero when unset
+	version  uint64      // bumped on every visible change
+	nextTask int
+}
+
+type task struct {
+	id      int
+	pkg     string
+	screens []string // screen ids, last on top
+}
+
+func (d *Device) initState() {
+	sc := d.sc
+	d.st = state{
+		screenOn: true,
+		locked:   sc.Locked,
+		battery:  BatterySpec{Level: 85, USBPowered: true, Temperature: 250},
+		fields:   map[string]string{},
+		checked:  map[string]bool{},
+		scroll:   map[string]int{},
+		settings: map[string]string{
+			"system/screen_off_timeout":           "60000",
+			"system/accelerometer_rotation":       "0",
+			"system/user_rotation":                "0",
+			"system/screen_brightness":            "102",
+			"global/airplane_mode_on":             "0",
+			"global/wifi_on":                      "1",
+			"global/adb_enabled":                  "1",
+			"global/development_settings_enabled": "1",
+			"secure/android_id":                   "8f2c1a9e4b7d3c60",
+			"secure/default_input_method":         "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME",
+		},
+		nextTask: 10,
+	}
+	if sc.Battery != nil {
+		d.st.battery = *sc.Battery
+	}
+	maps.Copy(d.st.settings, sc.Settings)
+	home := sc.screens[sc.Home]
+	d.st.tasks = []*task{{id: d.newTaskID(), pkg: home.Package, screens: []string{sc.Home}}}
+	d.seedLogcat()
+	if sc.Start != "" && sc.Start != sc.Home {
+		d.gotoLocked(sc.Start)
+	}
+}
+
+func (d *Device) newTaskID() int { d.st.nextTask++; return d.st.nextTask }
+
+func (d *Device) changed() { d.st.version++ }
+
+// top returns the foreground task.
+func (d *Device) top() *task { return d.st.tasks[len(d.st.tasks)-1] }
+
+// foreground returns the package and activity in front (locked() aside).
+func (d *Device) foreground() (pkg, activity string) {
+	t := d.top()
+	s := d.screenDef(t.screens[len(t.screens)-1])
+	act := s.Activity
+	if act == "" {
+		if a, ok := d.sc.app(t.pkg); ok {
+			act = a.Activity
+		}
+	}
+	return t.pkg, fullActivity(t.pkg, act)
+}
+
+// screenDef returns a scenario screen, or a blank one for apps without
+// screens ("app:<pkg>").
+func (d *Device) screenDef(id string) *ScreenDef {
+	if s, ok := d.sc.screens[id]; ok {
+		return s
+	}
+	pkg := strings.TrimPrefix(id, "app:")
+	label := pkg
+	if a, ok := d.sc.app(pkg); ok {
+		label = a.Label
+	}
+	w, h := d.sc.Screen.Width, d.sc.Screen.Height
+	return &ScreenDef{ID: id, Package: pkg, Root: &Node{Class: "android.widget.FrameLayout", Bounds: [4]int{0, 0, w, h}, Children: []*Node{
+		{Class: "android.widget.TextView", ResourceID: "android:id/title", Text: label, Bounds: [4]int{0, 0, w, h / 12}, Color: "#3F51B5"},
+	}}}
+}
+
+// displaySize is the current screen size in pixels (rotation applied,
+// wm size override applied).
+func (d *Device) displaySize() image.Point {
+	w, h := d.sc.Screen.Width, d.sc.Screen.Height
+	if d.st.wmSize != (image.Point{}) {
+		w, h = d.st.wmSize.X, d.st.wmSize.Y
+	}
+	if d.st.rotation%2 == 1 {
+		w, h = h, w
+	}
+	return image.Pt(w, h)
+}
+
+// toDisplay maps a portrait scenario point to display pixels.
+func (d *Device) toDisplay(p image.Point) image.Point {
+	ds := d.displaySize()
+	return image.Pt(p.X*ds.X/d.sc.Screen.Width, p.Y*ds.Y/d.sc.Screen.Height)
+}
+
+// fromDisplay maps display pixels back to portrait scenario pixels.
+func (d *Device) fromDisplay(p image.Point) image.Point {
+	ds := d.displaySize()
+	return image.Pt(p.X*d.sc.Screen.Width/max(ds.X, 1), p.Y*d.sc.Screen.Height/max(ds.Y, 1))
+}
+
+// tree returns the UI in display coordinates, nil when the screen is off.
+func (d *Device) tree() *uiNode {
+	if !d.st.screenOn {
+		return nil
+	}
+	root := d.portraitTree()
+	root.walk(func(n *uiNode) bool {
+		n.B = image.Rectangle{Min: d.toDisplay(n.B.Min), Max: d.toDisplay(n.B.Max)}
+		return true
+	})
+	return root
+}
+
+// portraitTree resolves the foreground screen against the state.
+func (d *Device) portraitTree() *uiNode {
+	w, h := d.sc.Screen.Width, d.sc.Screen.Height
+	if d.st.locked {
+		return &uiNode{Class: "android.widget.FrameLayout", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_root_view",
+			Enabled: true, B: image.Rect(0, 0, w, h), color: rgb(0x20, 0x20, 0x30), hasColor: true, Children: []*uiNode{
+				{Class: "android.widget.TextView", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_clock", Text: "12:00", Enabled: true, B: image.Rect(0, h/5, w, h/5+h/10)},
+				{Class: "android.widget.TextView", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_indication_text", Text: "Swipe up to open", Enabled: true, B: image.Rect(0, h*8/10, w, h*8/10+h/20)},
+			}}
+	}
+	t := d.top()
+	s := d.screenDef(t.screens[len(t.screens)-1])
+	var root *uiNode
+	switch {
+	case s.dump != nil:
+		root = s.dump.clone()
+		i := 0
+		root.walk(func(n *uiNode) bool {
+			n.key = fmt.Sprintf("%s/%d", s.ID, i)
+			if n.ResourceID != "" {
+				n.key = s.ID + "/" + n.ResourceID
+			}
+			i++
+			d.applyNodeState(n)
+			return true
+		})
+	case s.Launcher:
+		root = d.launcherTree(s)
+	default:
+		root = d.resolve(s, s.Root, "0", s.Package)
+	}
+	for _, r := range s.Rules {
+		root.walk(func(n *uiNode) bool {
+			if (r.ResourceID == "" || r.ResourceID == n.ResourceID) && (r.Text == "" || r.Text == n.Text) &&
+				(r.ContentDesc == "" || r.ContentDesc == n.ContentDesc) && (r.ResourceID+r.Text+r.ContentDesc != "") {
+				a := r.Action
+				n.onTap = &a
+			}
+			return true
+		})
+	}
+	return root
+}
+
+func rgb(r, g, b uint8) color.RGBA { return color.RGBA{r, g, b, 0xff} }
+
+// applyNodeState overlays field text, focus and checked state.
+func (d *Device) applyNodeState(n *uiNode) {
+	if n.field {
+		if v, ok := d.st.fields[n.key]; ok {
+			n.Text = v
+		}
+		n.Focused = d.st.focus == n.key
+	}
+	if n.Checkable {
+		if n.setting != "" {
+			n.Checked = d.st.settings[n.setting] == "1"
+		} else if v, ok := d.st.checked[n.key]; ok {
+			n.Checked = v
+		}
+	}
+}
+
+// resolve turns a scenario node into a uiNode (portrait coordinates).
+func (d *Device) resolve(s *ScreenDef, n *Node, path, pkg string) *uiNode {
+	if n.Package != "" {
+		pkg = n.Package
+	}
+	u := &uiNode{
+		Class: n.Class, ResourceID: n.ResourceID, Text: d.expandText(n.Text), ContentDesc: n.ContentDesc, Package: pkg, Hint: n.Hint,
+		B:         image.Rect(n.Bounds[0], n.Bounds[1], n.Bounds[2], n.Bounds[3]),
+		Clickable: n.Clickable || n.OnTap != nil, LongClickable: n.LongClickable, Scrollable: n.Scrollable || n.Items != nil,
+		Focusable: n.Focusable, Checkable: n.Checkable, Checked: n.Checked, Password: n.Password, Selected: n.Selected,
+		Enabled: !n.Disabled, onTap: n.OnTap, onEnter: n.OnEnter, setting: n.Setting,
+	}
+	if u.Class == "" {
+		u.Class = "android.view.View"
+	}
+	u.field = strings.Contains(u.Class, "EditText")
+	if u.field {
+		u.Focusable, u.Clickable = true, true
+	}
+	u.color, u.hasColor = parseColor(n.Color)
+	u.key = s.ID + "/" + path
+	if n.ResourceID != "" {
+		u.key = s.ID + "/" + n.ResourceID
+	}
+	d.applyNodeState(u)
+	for i, c := range n.Children {
+		u.Children = append(u.Children, d.resolve(s, c, fmt.Sprintf("%s.%d", path, i), pkg))
+	}
+	if n.Items != nil {
+		d.listItems(u, n.Items, pkg)
+	}
+	return u
+}
+
+// listItems lays out the visible rows of a scrolling list.
+func (d *Device) listItems(u *uiNode, it *Items, pkg string) {
+	rowH := max(it.Height, 1)
+	u.contentH = it.Count * rowH
+	off := d.st.scroll[u.key]
+	class := it.Class
+	if class == "" {
+		class = "android.widget.TextView"
+	}
+	pattern := it.Text
+	if pattern == "" {
+		pattern = "Item %d"
+	}
+	for i := range it.Count {
+		top := u.B.Min.Y + i*rowH - off
+		r := image.Rect(u.B.Min.X, top, u.B.Max.X, top+rowH).Intersect(u.B)
+		if r.Dy() < rowH/4 || r.Empty() {
+			continue
+		}
+		c := &uiNode{Class: class, Text: fmt.Sprintf(pattern, i+1), Package: pkg, ResourceID: it.IDs, B: r, Enabled: true,
+			Clickable: it.OnTap != nil, onTap: it.OnTap, key: fmt.Sprintf("%s/item%d", u.key, i)}
+		u.Children = append(u.Children, c)
+	}
+}
+
+// expandText replaces ${resource-id} with the value typed in that field.
+func (d *Device) expandText(s string) string {
+	for strings.Contains(s, "${") {
+		i := strings.Index(s, "${")
+		j := strings.Index(s[i:], "}")
+		if j < 0 {
+			break
+		}
+		id := s[i+2 : i+j]
+		val := ""
+		for k, v := range d.st.fields {
+			if strings.HasSuffix(k, "/"+id) {
+				val = v
+			}
+		}
+		s = s[:i] + val + s[i+j+1:]
+	}
+	return s
+}
+
+// launcherTree lays the launcher apps out in a 4-column grid.
+func (d *Device) launcherTree(s *ScreenDef) *uiNode {
+	w, h := d.sc.Screen.Width, d.sc.Screen.Height
+	pkg := s.Package
+	root := &uiNode{Class: "android.widget.FrameLayout", Package: pkg, Enabled: true, B: image.Rect(0, 0, w, h), key: s.ID + "/0",
+		color: rgb(0xEC, 0xEF, 0xF1), hasColor: true}
+	grid := &uiNode{Class: "android.view.ViewGroup", Package: pkg, ResourceID: pkg + ":id/workspace", Enabled: true, B: image.Rect(0, h/10, w, h*9/10), key: s.ID + "/grid"}
+	root.Children = append(root.Children, grid)
+	cols, cell := 4, w/4
+	i := 0
+	for _, a := range d.sc.Apps {
+		if a.NoLauncher || a.Package == pkg {
+			continue
+		}
+		x, y := (i%cols)*cell, h/10+(i/cols)*cell*5/4
+		c, ok := parseColor(a.Color)
+		if !ok {
+			c = rgb(0x42, 0x85, 0xF4)
+		}
+		act := &Action{Launch: a.Package}
+		grid.Children = append(grid.Children, &uiNode{Class: "android.widget.TextView", Package: pkg, Text: a.Label, ContentDesc: a.Label,
+			B: image.Rect(x, y, x+cell, y+cell*5/4), Clickable: true, LongClickable: true, Focusable: true, Enabled: true,
+			color: c, hasColor: true, onTap: act, key: s.ID + "/icon/" + a.Package})
+		i++
+	}
+	return root
+}

@@ -1,0 +1,262 @@
+package android
+
+import (
+	"bytes"
+	"encoding/xml"
+	"fmt"
+	"image"
+	"image/color"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// uiNode is a resolved UI element: what `uiautomator dump` prints and the
+// renderer draws, plus the behaviour a tap triggers.
+type uiNode struct {
+	Class, ResourceID, Text, ContentDesc, Package, Hint string
+
+	B                                               image.Rectangle
+	Clickable, LongClickable, Scrollable, Focusable bool
+	Focused, Checkable, Checked, Password, Selected bool
+	Enabled                                         bool
+
+	color    color.RGBA
+	hasColor bool
+	key      string // state key: screen id + resource-id or tree path
+	onTap    *Action
+	onEnter  *Action
+	setting  string
+	field    bool // a text field (EditText)
+	contentH int  // scrollable: height of the content in portrait pixels
+	Children []*uiNode
+}
+
+func (n *uiNode) walk(f func(*uiNode) bool) bool {
+	if !f(n) {
+		return false
+	}
+	for _, c := range n.Children {
+		if !c.walk(f) {
+			return false
+		}
+	}
+	return true
+}
+
+// xmlEscape escapes like Android's XmlSerializer (KXmlSerializer) does in
+// attribute values.
+func xmlEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch r {
+		case '&':
+			b.WriteString("&amp;")
+		case '<':
+			b.WriteString("&lt;")
+		case '>':
+			b.WriteString("&gt;")
+		case '"':
+			b.WriteString("&quot;")
+		case '\n':
+			b.WriteString("&#10;")
+		default:
+			if r < 0x20 && r != '\t' {
+				continue
+			}
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// writeDump writes the tree as `uiautomator dump` does (AccessibilityNode
+// InfoDumper): one line, no trailing newline, attributes in this order.
+func writeDump(w io.Writer, root *uiNode, rotation int) {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"%d\">", rotation)
+	var rec func(n *uiNode, idx int)
+	rec = func(n *uiNode, idx int) {
+		text := n.Text
+		if n.Password && text != "" {
+			text = strings.Repeat("•", len([]rune(text)))
+		}
+		fmt.Fprintf(&b, `<node index="%d" text="%s" resource-id="%s" class="%s" package="%s" content-desc="%s" checkable="%t" checked="%t" clickable="%t" enabled="%t" focusable="%t" focused="%t" scrollable="%t" long-clickable="%t" password="%t" selected="%t" bounds="[%d,%d][%d,%d]"`,
+			idx, xmlEscape(text), xmlEscape(n.ResourceID), xmlEscape(n.Class), xmlEscape(n.Package), xmlEscape(n.ContentDesc),
+			n.Checkable, n.Checked, n.Clickable, n.Enabled, n.Focusable, n.Focused, n.Scrollable, n.LongClickable, n.Password, n.Selected,
+			n.B.Min.X, n.B.Min.Y, n.B.Max.X, n.B.Max.Y)
+		if len(n.Children) == 0 {
+			b.WriteString(" />")
+			return
+		}
+		b.WriteString(">")
+		for i, c := range n.Children {
+			rec(c, i)
+		}
+		b.WriteString("</node>")
+	}
+	if root != nil {
+		rec(root, 0)
+	}
+	b.WriteString("</hierarchy>")
+	w.Write(b.Bytes())
+}
+
+// parseDump reads a `uiautomator dump` XML file from a real phone.
+func parseDump(data []byte) (*uiNode, error) {
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var stack []*uiNode
+	var root *uiNode
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			if t.Name.Local != "node" {
+				continue
+			}
+			n := &uiNode{Enabled: true}
+			for _, a := range t.Attr {
+				v := a.Value
+				bv := v == "true"
+				switch a.Name.Local {
+				case "text":
+					n.Text = v
+				case "resource-id":
+					n.ResourceID = v
+				case "class":
+					n.Class = v
+				case "package":
+					n.Package = v
+				case "content-desc":
+					n.ContentDesc = v
+				case "checkable":
+					n.Checkable = bv
+				case "checked":
+					n.Checked = bv
+				case "clickable":
+					n.Clickable = bv
+				case "enabled":
+					n.Enabled = bv
+				case "focusable":
+					n.Focusable = bv
+				case "focused":
+					n.Focused = bv
+				case "scrollable":
+					n.Scrollable = bv
+				case "long-clickable":
+					n.LongClickable = bv
+				case "password":
+					n.Password = bv
+				case "selected":
+					n.Selected = bv
+				case "bounds":
+					r, err := parseBounds(v)
+					if err != nil {
+						return nil, err
+					}
+					n.B = r
+				}
+			}
+			n.field = strings.Contains(n.Class, "EditText")
+			if len(stack) > 0 {
+				p := stack[len(stack)-1]
+				p.Children = append(p.Children, n)
+			} else if root == nil {
+				root = n
+			} else {
+				// Several windows: wrap them in a synthetic root.
+				root = &uiNode{Class: "android.widget.FrameLayout", Enabled: true, B: root.B.Union(n.B), Children: []*uiNode{root, n}}
+			}
+			stack = append(stack, n)
+		case xml.EndElement:
+			if t.Name.Local == "node" && len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+	}
+	if root == nil {
+		return nil, fmt.Errorf("no <node> in dump")
+	}
+	return root, nil
+}
+
+// parseBounds parses "[l,t][r,b]".
+func parseBounds(s string) (image.Rectangle, error) {
+	var r image.Rectangle
+	s = strings.NewReplacer("][", ",", "[", "", "]", "").Replace(s)
+	parts := strings.Split(s, ",")
+	if len(parts) != 4 {
+		return r, fmt.Errorf("bad bounds %q", s)
+	}
+	var v [4]int
+	for i, p := range parts {
+		n, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return r, fmt.Errorf("bad bounds %q", s)
+		}
+		v[i] = n
+	}
+	return image.Rect(v[0], v[1], v[2], v[3]), nil
+}
+
+// clone deep-copies the tree (dump screens are shared by devices).
+func (n *uiNode) clone() *uiNode {
+	c := *n
+	c.Children = make([]*uiNode, len(n.Children))
+	for i, ch := range n.Children {
+		c.Children[i] = ch.clone()
+	}
+	return &c
+}
+
+// hit returns the deepest node containing p whose tap does something
+// (clickable, a field, checkable, or with an action), searching children
+// last-drawn first; nil when nothing actionable is there.
+func hit(n *uiNode, p image.Point) *uiNode {
+	if !p.In(n.B) {
+		return nil
+	}
+	for i := len(n.Children) - 1; i >= 0; i-- {
+		if h := hit(n.Children[i], p); h != nil {
+			return h
+		}
+	}
+	if n.Enabled && (n.Clickable || n.field || n.Checkable || n.onTap != nil) {
+		return n
+	}
+	return nil
+}
+
+// scrollerAt returns the deepest scrollable node containing p.
+func scrollerAt(n *uiNode, p image.Point) *uiNode {
+	if !p.In(n.B) {
+		return nil
+	}
+	for i := len(n.Children) - 1; i >= 0; i-- {
+		if s := scrollerAt(n.Children[i], p); s != nil {
+			return s
+		}
+	}
+	if n.Scrollable {
+		return n
+	}
+	return nil
+}
+
+func parseColor(s string) (color.RGBA, bool) {
+	s = strings.TrimPrefix(s, "#")
+	if len(s) != 6 {
+		return color.RGBA{}, false
+	}
+	v, err := strconv.ParseUint(s, 16, 32)
+	if err != nil {
+		return color.RGBA{}, false
+	}
+	return color.RGBA{uint8(v >> 16), uint8(v >> 8), uint8(v), 0xff}, true
+}
