@@ -1,0 +1,107 @@
+package device
+
+// Presence is what the adb layer currently knows of a bound device.
+type Presence string
+
+// Device presences.
+const (
+	PresenceOnline       Presence = "online"       // adb state "device": answers and is authorized
+	PresenceOffline      Presence = "offline"      // gone, or adb says "offline"
+	PresenceUnauthorized Presence = "unauthorized" // USB debugging not authorized on the phone
+	// PresenceUnknown: not seen since the connector started; a restored
+	// binding is not connected until its device answers (Profile §5).
+	PresenceUnknown Presence = "unknown"
+)
+
+// PresenceFromADBState maps an adb device state ("device", "offline",
+// "unauthorized", "authorizing", "connecting", ...) to a Presence.
+func PresenceFromADBState(state string) Presence {
+	switch state {
+	case "device":
+		return PresenceOnline
+	case "unauthorized":
+		return PresenceUnauthorized
+	case "":
+		return PresenceUnknown
+	}
+	return PresenceOffline
+}
+
+// ConnStatus is the Descriptor's connection.status (protocol §9).
+type ConnStatus string
+
+// Connection statuses this connector reports.
+const (
+	StatusCreated   ConnStatus = "created"   // no device bound
+	StatusConnected ConnStatus = "connected" // bound, online, authorized
+	StatusOffline   ConnStatus = "offline"   // bound; device or its adb server gone, or not seen yet
+	StatusDegraded  ConnStatus = "degraded"  // bound; USB debugging not authorized
+	StatusRevoked   ConnStatus = "revoked"   // operator unbind
+)
+
+// ToolStatus is a Descriptor tools[].status (§9).
+type ToolStatus string
+
+// Tool statuses this connector reports.
+const (
+	ToolAvailable      ToolStatus = "available"
+	ToolUnavailable    ToolStatus = "unavailable"
+	ToolDeniedByTarget ToolStatus = "denied_by_target"
+)
+
+// PermissionState is a Descriptor tools[].target_permission_state (§9).
+type PermissionState string
+
+// Target permission states.
+const (
+	PermissionUnknown        PermissionState = "unknown"
+	PermissionGranted        PermissionState = "granted"
+	PermissionDenied         PermissionState = "denied"
+	PermissionRequiresReauth PermissionState = "requires_reauth"
+)
+
+// StateInput is everything the Descriptor's state depends on.
+type StateInput struct {
+	Binding    BindingState // none, bound, revoked
+	Presence   Presence     // of the bound device
+	EndpointUp bool         // the adb server holding the device answers
+}
+
+// State is the Descriptor state of one channel: connection.status and the
+// status and permission every tool of the channel gets.
+type State struct {
+	Status     ConnStatus
+	Tool       ToolStatus
+	Permission PermissionState
+}
+
+// ComputeState derives the Descriptor state. It is a pure function; the
+// table in descriptor_state_test.go is its specification:
+//
+//	no binding                 -> created,   tools unavailable, permission unknown
+//	revoked                    -> revoked,   tools unavailable, permission requires_reauth
+//	bound, adb server down     -> offline,   tools unavailable, permission unknown
+//	bound, device offline      -> offline,   tools unavailable, permission unknown
+//	bound, not seen (restart)  -> offline,   tools unavailable, permission unknown
+//	bound, unauthorized        -> degraded,  tools denied_by_target, permission denied
+//	bound, online              -> connected, tools available, permission granted
+func ComputeState(in StateInput) State {
+	switch in.Binding {
+	case BindingBound:
+	case BindingRevoked:
+		return State{StatusRevoked, ToolUnavailable, PermissionRequiresReauth}
+	default:
+		return State{StatusCreated, ToolUnavailable, PermissionUnknown}
+	}
+	offline := State{StatusOffline, ToolUnavailable, PermissionUnknown}
+	if !in.EndpointUp {
+		return offline
+	}
+	switch in.Presence {
+	case PresenceOnline:
+		return State{StatusConnected, ToolAvailable, PermissionGranted}
+	case PresenceUnauthorized:
+		return State{StatusDegraded, ToolDeniedByTarget, PermissionDenied}
+	}
+	return offline
+}

@@ -1,0 +1,54 @@
+package device
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestComputeState(t *testing.T) {
+	t.Parallel()
+	connected := State{StatusConnected, ToolAvailable, PermissionGranted}
+	offline := State{StatusOffline, ToolUnavailable, PermissionUnknown}
+	degraded := State{StatusDegraded, ToolDeniedByTarget, PermissionDenied}
+	created := State{StatusCreated, ToolUnavailable, PermissionUnknown}
+	revoked := State{StatusRevoked, ToolUnavailable, PermissionRequiresReauth}
+	tests := []struct {
+		name string
+		in   StateInput
+		want State
+	}{
+		{"no binding", StateInput{BindingNone, PresenceOnline, true}, created},
+		{"no binding zero value", StateInput{}, created},
+		{"no binding endpoint down", StateInput{BindingNone, PresenceOffline, false}, created},
+		{"revoked", StateInput{BindingRevoked, PresenceOnline, true}, revoked},
+		{"revoked offline", StateInput{BindingRevoked, PresenceOffline, false}, revoked},
+		{"bound online", StateInput{BindingBound, PresenceOnline, true}, connected},
+		{"bound offline", StateInput{BindingBound, PresenceOffline, true}, offline},
+		{"bound unauthorized", StateInput{BindingBound, PresenceUnauthorized, true}, degraded},
+		{"bound after restart, not seen", StateInput{BindingBound, PresenceUnknown, true}, offline},
+		{"bound online, adb server down", StateInput{BindingBound, PresenceOnline, false}, offline},
+		{"bound unauthorized, adb server down", StateInput{BindingBound, PresenceUnauthorized, false}, offline},
+		{"bound, presence empty", StateInput{Binding: BindingBound, EndpointUp: true}, offline},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if diff := cmp.Diff(tt.want, ComputeState(tt.in)); diff != "" {
+				t.Errorf("ComputeState(%+v) (-want +got):\n%s", tt.in, diff)
+			}
+		})
+	}
+}
+
+func TestPresenceFromADBState(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]Presence{
+		"device": PresenceOnline, "unauthorized": PresenceUnauthorized, "offline": PresenceOffline,
+		"authorizing": PresenceOffline, "connecting": PresenceOffline, "recovery": PresenceOffline, "": PresenceUnknown,
+	} {
+		if got := PresenceFromADBState(in); got != want {
+			t.Errorf("PresenceFromADBState(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
