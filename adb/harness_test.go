@@ -240,6 +240,7 @@ func nextEvent(t *testing.T, ch <-chan Event, what string, fn func(Event) bool) 
 			if !ok {
 				t.Fatalf("watch closed waiting for %s", what)
 			}
+			t.Logf("event %s %s %s down=%v", ev.Type, ev.Device.Key, ev.Device.State, ev.ServerDown)
 			if fn(ev) {
 				return ev
 			}
@@ -271,3 +272,7 @@ var cmpIgnoreTransportID = cmp.FilterPath(func(p cmp.Path) bool {
 func itoa(i int) string { return strconv.Itoa(i) }
 
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
+
+func asErr(err error, target any) bool { return errors.As(err, target) }
+
+var timeZero = time.Unix(0, 0)

@@ -53,6 +53,9 @@ const (
 	trackBackoffMin = 50 * time.Millisecond
 	trackBackoffMax = 1 * time.Second
 	watchBuffer     = 256
+	// trackPollInterval is how often the device list is polled besides the
+	// track stream.
+	trackPollInterval = 500 * time.Millisecond
 )
 
 // tracker follows host:track-devices-l on every endpoint and fans events out
@@ -257,7 +260,10 @@ func (t *tracker) run(ctx context.Context, ep string) {
 }
 
 // follow reads one track-devices-l stream; got reports whether at least one
-// list arrived.
+// list arrived. Debian's adb 29 does not push every change on the stream (a
+// TCP device turning unauthorized is not sent), so the list is also polled
+// with host:devices-l every trackPollInterval; both feed apply in the order
+// received, which keeps the newest answer last.
 func (t *tracker) follow(ctx context.Context, ep string) (got bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -269,12 +275,50 @@ func (t *tracker) follow(ctx context.Context, ep string) (got bool, err error) {
 	if err := hc.request("host:track-devices-l"); err != nil {
 		return false, err
 	}
-	for {
-		s, err := hc.readHex()
-		if err != nil {
-			return got, err
+	type msg struct {
+		payload string
+		err     error
+	}
+	msgs := make(chan msg, 1)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		hc.Close()
+		wg.Wait()
+	}()
+	wg.Go(func() {
+		for {
+			s, err := hc.readHex()
+			select {
+			case msgs <- msg{s, err}:
+			case <-ctx.Done():
+				return
+			}
+			if err != nil {
+				return
+			}
 		}
-		list, err := parseDeviceList(ep, s)
+	})
+	poll := time.NewTicker(trackPollInterval)
+	defer poll.Stop()
+	for {
+		var payload string
+		select {
+		case <-ctx.Done():
+			return got, ctx.Err()
+		case m := <-msgs:
+			if m.err != nil {
+				return got, m.err
+			}
+			payload = m.payload
+		case <-poll.C:
+			s, err := hostQuery(ctx, ep, "host:devices-l", t.c.cfg.DialTimeout)
+			if err != nil {
+				return got, err
+			}
+			payload = s
+		}
+		list, err := parseDeviceList(ep, payload)
 		if err != nil {
 			return got, err
 		}

@@ -1,0 +1,200 @@
+package adb
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// shellEnv is one adb server with one scripted device.
+func shellEnv(t *testing.T) (*Client, *testDevice, *Device) {
+	t.Helper()
+	adb := startADB(t)
+	c := newTestClient(t, Config{NoTracking: true}, adb)
+	td := startDevice(t, c, adb)
+	d, err := c.Device(td.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, td, d
+}
+
+func TestShell(t *testing.T) {
+	_, td, d := shellEnv(t)
+	td.backend.setHandler(func(ctx context.Context, cmdline string, stdout, stderr io.Writer) int {
+		switch cmdline {
+		case "true":
+			return 0
+		case "fail":
+			fmt.Fprint(stdout, "partial out")
+			fmt.Fprint(stderr, "boom")
+			return 3
+		}
+		// Echo the command line so the test sees the quoting.
+		fmt.Fprint(stdout, cmdline)
+		return 0
+	})
+	tests := []struct {
+		name     string
+		argv     []string
+		want     Result
+		wantExit int
+	}{
+		{"true", []string{"true"}, Result{}, 0},
+		{"exit code and split streams", []string{"fail"}, Result{Stdout: []byte("partial out"), Stderr: []byte("boom"), ExitCode: 3}, 3},
+		{"quoting", []string{"echo", "a b", "it's", "$HOME;rm -rf /", ""}, Result{Stdout: []byte(`echo 'a b' "it's" '$HOME;rm -rf /' ''`)}, 0},
+		{"newline and tab", []string{"echo", "a\nb\tc"}, Result{Stdout: []byte(`echo $'a\nb\tc'`)}, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := d.Shell(t.Context(), tt.argv...)
+			if tt.wantExit != 0 {
+				var ee *ExitError
+				if !asErr(err, &ee) || ee.Code != tt.wantExit || string(ee.Stderr) != string(tt.want.Stderr) {
+					t.Fatalf("err = %v, want ExitError %d", err, tt.wantExit)
+				}
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, res, cmp.Comparer(func(a, b []byte) bool { return bytes.Equal(a, b) })); diff != "" {
+				t.Errorf("Result (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestShellRefusesNUL(t *testing.T) {
+	_, _, d := shellEnv(t)
+	if _, err := d.Shell(t.Context(), "echo", "a\x00b"); err == nil {
+		t.Fatal("NUL accepted")
+	}
+}
+
+func TestExecOutBinarySafe(t *testing.T) {
+	_, td, d := shellEnv(t)
+	var all []byte
+	for i := range 4 << 10 {
+		all = append(all, byte(i), '\n', '\r')
+	}
+	td.backend.setHandler(func(ctx context.Context, cmdline string, stdout, stderr io.Writer) int {
+		stdout.Write(all)
+		return 0
+	})
+	got, err := d.ExecOut(t.Context(), "cat", "/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, all) {
+		t.Fatalf("got %d bytes, want %d identical", len(got), len(all))
+	}
+}
+
+// blockingHandler writes some output, signals started, then blocks until
+// the host closes the stream.
+func blockingHandler(started chan<- struct{}) func(ctx context.Context, cmdline string, stdout, stderr io.Writer) int {
+	return func(ctx context.Context, cmdline string, stdout, stderr io.Writer) int {
+		fmt.Fprint(stdout, "partial output")
+		select {
+		case started <- struct{}{}:
+		default:
+		}
+		<-ctx.Done()
+		return 0
+	}
+}
+
+func TestShellDeadlineClosesStream(t *testing.T) {
+	_, td, d := shellEnv(t)
+	started := make(chan struct{}, 1)
+	td.backend.setHandler(blockingHandler(started))
+	for _, exec := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exec=%v", exec), func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+			defer cancel()
+			var err error
+			if exec {
+				_, err = d.ExecOut(ctx, "sleep", "100")
+			} else {
+				_, err = d.Shell(ctx, "sleep", "100")
+			}
+			if !isErr(err, ErrTimeout) || !isErr(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want ErrTimeout", err)
+			}
+		})
+	}
+}
+
+func TestShellCancel(t *testing.T) {
+	_, td, d := shellEnv(t)
+	started := make(chan struct{}, 1)
+	td.backend.setHandler(blockingHandler(started))
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		<-started
+		cancel()
+	}()
+	_, err := d.Shell(ctx, "sleep", "100")
+	if !isErr(err, context.Canceled) {
+		t.Fatalf("err = %v, want Canceled", err)
+	}
+}
+
+// gadb defect: a device dropping mid-command returned partial output and a
+// nil error. Here it is ErrDeviceOffline.
+func TestShellDeviceDropsMidCommand(t *testing.T) {
+	for _, exec := range []bool{false, true} {
+		t.Run(fmt.Sprintf("exec=%v", exec), func(t *testing.T) {
+			_, td, d := shellEnv(t)
+			started := make(chan struct{}, 1)
+			td.backend.setHandler(blockingHandler(started))
+			go func() {
+				<-started
+				td.srv.Vanish(time.Hour)
+			}()
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			var err error
+			var out []byte
+			if exec {
+				out, err = d.ExecOut(ctx, "sleep", "100")
+			} else {
+				var res Result
+				res, err = d.Shell(ctx, "sleep", "100")
+				out = res.Stdout
+			}
+			if !isErr(err, ErrDeviceOffline) {
+				t.Fatalf("err = %v (out %q), want ErrDeviceOffline", err, out)
+			}
+			if exec && out != nil {
+				t.Errorf("partial output returned: %q", out)
+			}
+		})
+	}
+}
+
+func TestShellUnknownDevice(t *testing.T) {
+	c, _, _ := shellEnv(t)
+	ep := c.Endpoints()[0]
+	_, err := c.Shell(t.Context(), DeviceKey(ep, "nosuch:1"), "true")
+	if !isErr(err, ErrDeviceNotFound) {
+		t.Fatalf("err = %v, want ErrDeviceNotFound", err)
+	}
+	if _, err := c.Shell(t.Context(), "127.0.0.1:1/x", "true"); !isErr(err, ErrDeviceNotFound) {
+		t.Fatalf("unknown endpoint: %v", err)
+	}
+}
+
+func TestShellUnauthorized(t *testing.T) {
+	c, td, d := shellEnv(t)
+	td.srv.SetUnauthorized(true)
+	waitState(t, c, td.Key, StateUnauthorized)
+	_, err := d.Shell(t.Context(), "true")
+	if !isErr(err, ErrUnauthorized) {
+		t.Fatalf("err = %v, want ErrUnauthorized", err)
+	}
+}
