@@ -1,9 +1,6 @@
 package android
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // cmdDumpsys prints the services the connector reads. Formats follow
 // Android 12-13 (SDK 31-33); where older releases differ, the SDK set in
@@ -25,6 +22,8 @@ func cmdDumpsys(c *cmdCtx) int {
 		d.dumpActivity(c)
 	case "power":
 		d.dumpPower(c)
+	case "input":
+		d.dumpInput(c)
 	case "display":
 		ds := d.displaySize()
 		c.printf("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n")
@@ -71,98 +70,115 @@ func (d *Device) activityRecord() (rec string, pkg, act string, taskID int) {
 }
 
 // dumpWindow: WindowManagerService. Sections "policy", "displays",
-// "windows" (also "w", "d", "p"); no argument prints all. Android 10+
-// prints isKeyguardShowing/screenState; SDK < 29 prints the Android 9
-// lines mShowingLockscreen, isStatusBarKeyguard, mScreenOnFully.
+// "windows" (also "p", "d", "w"); no argument prints all. Android 10+
+// (SDK >= 29) prints the KeyguardServiceDelegate block (showing=,
+// screenState=), focus lines under the display and a DisplayRotation block
+// ("mRotation=N mDeferredRotationPauseCount=0"); older releases print
+// mShowingLockscreen=, isStatusBarKeyguard=, mScreenOnFully= and
+// "mRotation=N mAltOrientation=false", focus under the window list, and
+// mFocusedApp as an AppWindowToken.
 func (d *Device) dumpWindow(c *cmdCtx, args []string) {
 	sect := ""
 	if len(args) > 0 {
 		sect = args[0]
 	}
 	all := sect == "" || sect == "-a"
+	modern := d.cfg.SDK >= 29
 	rec, pkg, act, _ := d.activityRecord()
 	on, locked := d.st.screenOn, d.st.locked
+	win := fmt.Sprintf("Window{%s u0 %s/%s}", objID("w", pkg, act), pkg, act)
+	if locked {
+		name := "NotificationShade" // Android 11+ SystemUI window title
+		if d.cfg.SDK < 30 {
+			name = "StatusBar"
+		}
+		win = fmt.Sprintf("Window{%s u0 %s}", objID("ns"), name)
+	}
+	focus := func() {
+		c.printf("  mCurrentFocus=%s\n", win)
+		if modern {
+			c.printf("  mFocusedApp=%s\n", rec)
+		} else {
+			c.printf("  mFocusedApp=AppWindowToken{%s token=Token{%s %s}}\n", objID("awt", rec), objID("tok", rec), rec)
+		}
+	}
 	if all || sect == "policy" || sect == "p" {
 		c.printf("WINDOW MANAGER POLICY STATE (dumpsys window policy)\n")
 		c.printf("    mSafeMode=false mSystemReady=true mSystemBooted=true\n")
-		if d.cfg.SDK < 29 {
+		if !modern {
 			c.printf("    mLidState=-1 mLidOpenRotation=-1 mCameraLensCoverState=-1 mHdmiPlugged=false\n")
 			c.printf("    mScreenOnEarly=%t mScreenOnFully=%t\n", on, on)
 			c.printf("    mOrientationSensorEnabled=false\n")
-			c.printf("    mShowingLockscreen=%t mShowingDream=false mDreamingLockscreen=false\n", locked)
 			c.printf("    mStatusBar=Window{%s u0 StatusBar} isStatusBarKeyguard=%t\n", objID("sb"), locked)
+			c.printf("    mShowingLockscreen=%t mShowingDream=false mDreamingLockscreen=false mDreamingSleepToken=null\n", locked)
 		} else {
-			c.printf("    mCameraLensCoverState=LENS_COVER_ABSENT\n")
-			c.printf("    mKeyguardDrawComplete=true mWindowManagerDrawComplete=true\n")
-			c.printf("    mDockMode=EXTRA_DOCK_STATE_UNDOCKED mLidState=LID_ABSENT\n")
-			c.printf("    mShowingDream=false isKeyguardShowing=%t\n", locked)
-			c.printf("    KeyguardServiceDelegate\n      showing=%t\n      inputRestricted=%t\n      occluded=false\n      secure=false\n      dreaming=false\n      systemIsReady=true\n      deviceHasKeyguard=true\n      enabled=true\n      offReason=%s\n      currentUser=0\n      bootCompleted=true\n      screenState=%s\n      interactiveState=%s\n",
-				locked, locked, map[bool]string{true: "OFF_BECAUSE_OF_USER", false: "OFF_BECAUSE_OF_UNKNOWN"}[!on],
+			c.printf("    mCameraLensCoverState=CAMERA_LENS_COVER_ABSENT\n")
+			c.printf("    mWakeGestureEnabledSetting=true\n")
+			c.printf("    mShortPressOnPowerBehavior=SHORT_PRESS_POWER_GO_TO_SLEEP\n")
+			c.printf("    mShowingDream=false mDreamingLockscreen=%t mDreamingSleepToken=null\n", locked && !on)
+			c.printf("    mKeyguardDelegate=\n    KeyguardServiceDelegate\n      showing=%t\n      showingAndNotOccluded=true\n      inputRestricted=%t\n      occluded=false\n      secure=false\n      dreaming=false\n      systemIsReady=true\n      deviceHasKeyguard=true\n      enabled=true\n      offReason=OFF_BECAUSE_OF_USER\n      currentUser=0\n      bootCompleted=true\n      screenState=%s\n      interactiveState=%s\n",
+				locked, locked,
 				map[bool]string{true: "SCREEN_STATE_ON", false: "SCREEN_STATE_OFF"}[on],
 				map[bool]string{true: "INTERACTIVE_STATE_AWAKE", false: "INTERACTIVE_STATE_SLEEP"}[on])
+			c.printf("      KeyguardStateMonitor\n        mIsShowing=%t\n        mSimSecure=false\n        mInputRestricted=%t\n        mTrusted=false\n        mCurrentUserId=0\n", locked, locked)
 		}
+		c.printf("\n")
 	}
 	if all || sect == "displays" || sect == "d" {
 		ds := d.displaySize()
-		dens := d.sc.Screen.Density
-		if d.st.wmDens != 0 {
-			dens = d.st.wmDens
-		}
 		c.printf("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n")
-		c.printf("  Display: mDisplayId=0 rootTasks=1\n")
+		c.printf("  Display: mDisplayId=0 rootTasks=%d\n", len(d.st.tasks))
 		c.printf("    init=%dx%d %ddpi cur=%dx%d app=%dx%d rng=%dx%d-%dx%d\n", d.sc.Screen.Width, d.sc.Screen.Height, d.sc.Screen.Density,
 			ds.X, ds.Y, ds.X, ds.Y, min(ds.X, ds.Y), min(ds.X, ds.Y), max(ds.X, ds.Y), max(ds.X, ds.Y))
-		c.printf("    mDisplayInfo=DisplayInfo{\"Built-in Screen\", displayId 0, real %d x %d, rotation %d, density %d}\n", ds.X, ds.Y, d.st.rotation, dens)
-		if d.cfg.SDK < 30 {
-			c.printf("    mRotation=%d mAltOrientation=false\n", d.st.rotation) // Android 9-10
+		if modern {
+			c.printf("    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,%d,%d))\n\n", ds.X, ds.Y)
+			focus()
+			c.printf("\n    DisplayRotation\n      mCurrentAppOrientation=SCREEN_ORIENTATION_UNSPECIFIED\n      mLastOrientation=-1\n")
+			c.printf("      mRotation=%d mDeferredRotationPauseCount=0\n", d.st.rotation)
+			c.printf("      mLandscapeRotation=ROTATION_90 mSeascapeRotation=ROTATION_270\n      mPortraitRotation=ROTATION_0 mUpsideDownRotation=ROTATION_180\n")
+			c.printf("      mSupportAutoRotation=true\n      mUserRotationMode=USER_ROTATION_LOCKED mUserRotation=ROTATION_%d mAllowAllRotations=false\n", d.st.rotation*90)
 		} else {
-			c.printf("    mCurrentRotation=ROTATION_%d mLastOrientation=-1\n", d.st.rotation*90) // DisplayRotation, Android 11+
+			c.printf("    mRotation=%d mAltOrientation=false\n", d.st.rotation)
 		}
+		c.printf("\n")
 	}
 	if all || sect == "windows" || sect == "w" {
 		c.printf("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
-		win := fmt.Sprintf("Window{%s u0 %s/%s}", objID("w", pkg, act), pkg, act)
-		if locked {
-			name := "NotificationShade" // Android 11+
-			if d.cfg.SDK < 30 {
-				name = "StatusBar"
-			}
-			win = fmt.Sprintf("Window{%s u0 %s}", objID("ns"), name)
-		}
 		c.printf("  Window #0 %s:\n    mDisplayId=0 rootTaskId=1 mSession=Session{%s 1234:u0a10123} mClient=android.os.BinderProxy@%s\n", win, objID("s", pkg), objID("b", pkg))
 		c.printf("    mHasSurface=%t isReadyForDisplay()=%t mWindowRemovalAllowed=false\n", on, on)
 		c.printf("\n  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw%ddp %s}\n", d.sc.Screen.Width*160/d.sc.Screen.Density, map[bool]string{true: "land", false: "port"}[d.st.rotation%2 == 1])
 		c.printf("  mHasPermanentDpad=false\n")
-		c.printf("  mTopFocusedDisplayId=0\n")
-		c.printf("  mCurrentFocus=%s\n", win)
-		if d.cfg.SDK < 29 {
-			c.printf("  mFocusedApp=AppWindowToken{%s token=Token{%s %s}}\n", objID("awt", rec), objID("tok", rec), rec)
-		} else {
-			c.printf("  mFocusedApp=%s\n", rec)
+		if !modern || !all {
+			focus()
 		}
 	}
 }
 
-// dumpActivity: ActivityTaskManager. Android 12+ prints topResumedActivity
-// and ResumedActivity; SDK < 31 prints mResumedActivity.
+// dumpActivity: ActivityTaskManager. Android 12+ (SDK >= 31) prints Task{}
+// blocks with topResumedActivity= and ResumedActivity:; Android 10-11 print
+// stacks with mResumedActivity: and " ResumedActivity:ActivityRecord{...}";
+// older ones only mResumedActivity:.
 func (d *Device) dumpActivity(c *cmdCtx) {
+	rec, _, _, _ := d.activityRecord()
 	c.printf("ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n")
 	c.printf("Display #0 (activities from top to bottom):\n")
 	for i := len(d.st.tasks) - 1; i >= 0; i-- {
 		t := d.st.tasks[i]
+		top := i == len(d.st.tasks)-1
 		typ := "standard"
 		if t.pkg == d.homePkg() {
 			typ = "home"
 		}
-		c.printf("  * Task{%s #%d type=%s A=10123:%s U=0 visible=%t mode=fullscreen translucent=false sz=%d}\n",
-			objID("task", t.id), t.id, typ, t.pkg, i == len(d.st.tasks)-1, len(t.screens))
-		if i == len(d.st.tasks)-1 {
-			rec, _, _, _ := d.activityRecord()
-			if d.cfg.SDK >= 31 {
+		if d.cfg.SDK >= 31 {
+			c.printf("  * Task{%s #%d type=%s A=10123:%s U=0 visible=%t visibleRequested=%t mode=fullscreen translucent=false sz=%d}\n",
+				objID("task", t.id), t.id, typ, t.pkg, top, top, len(t.screens))
+			c.printf("    isSleeping=%t\n", !d.st.screenOn)
+			if top {
 				c.printf("    topResumedActivity=%s\n", rec)
-			} else {
-				c.printf("    mResumedActivity: %s\n", rec)
 			}
+		} else {
+			c.printf("\n  Stack #%d: type=%s mode=fullscreen\n  isSleeping=%t\n    Task id #%d\n    * TaskRecord{%s #%d A=%s U=0 StackId=%d sz=%d}\n",
+				t.id, typ, !d.st.screenOn, t.id, objID("task", t.id), t.id, t.pkg, t.id, len(t.screens))
 		}
 		for j := len(t.screens) - 1; j >= 0; j-- {
 			s := d.screenDef(t.screens[j])
@@ -172,18 +188,38 @@ func (d *Device) dumpActivity(c *cmdCtx) {
 					act = a.Activity
 				}
 			}
-			c.printf("      * Hist #%d: ActivityRecord{%s u0 %s t%d}\n", j, objID("ar", t.id, fullActivity(t.pkg, act)), shortActivity(t.pkg, act), t.id)
+			c.printf("    * Hist  #%d: ActivityRecord{%s u0 %s t%d}\n      packageName=%s processName=%s\n",
+				j, objID("ar", t.id, fullActivity(t.pkg, act)), shortActivity(t.pkg, act), t.id, t.pkg, t.pkg)
+		}
+		if d.cfg.SDK < 31 && top {
+			c.printf("    mResumedActivity: %s\n", rec)
 		}
 	}
-	rec, _, _, _ := d.activityRecord()
 	c.printf("\n")
-	if d.cfg.SDK >= 31 {
-		c.printf("  ResumedActivity: %s\n", rec)
-	} else {
-		c.printf("  mResumedActivity: %s\n", rec)
+	switch {
+	case d.cfg.SDK >= 31:
+		c.printf("  Resumed activities in task display areas (from top to bottom):\n    Resumed: %s\n\n  ResumedActivity: %s\n", rec, rec)
+	case d.cfg.SDK >= 29:
+		c.printf(" ResumedActivity:%s\n", rec)
 	}
-	c.printf("  mFocusedApp=%s\n", rec)
-	c.printf("  mLastPausedActivity: null\n")
+}
+
+// dumpInput: InputManager. Android 13+ lists viewports
+// ("Viewport INTERNAL: ... orientation=N"); older releases print the
+// touch mapper's "SurfaceOrientation: N".
+func (d *Device) dumpInput(c *cmdCtx) {
+	ds := d.displaySize()
+	c.printf("INPUT MANAGER (dumpsys input)\n\n")
+	if d.cfg.SDK >= 33 {
+		c.printf("Input Manager Service (Java) State:\n  Touch Associations:\nInput Reader State (Nums of device: 1):\n  Viewports:\n")
+		c.printf("    Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation=%d, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n",
+			d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, d.sc.Screen.Width, d.sc.Screen.Height)
+		return
+	}
+	c.printf("Input Reader State:\n  Device 5: virtual_touchscreen\n    Touch Input Mapper (mode - DIRECT):\n")
+	c.printf("      Viewport: displayId=0, orientation=%d, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d]\n",
+		d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, ds.X, ds.Y)
+	c.printf("      SurfaceWidth: %dpx\n      SurfaceHeight: %dpx\n      SurfaceLeft: 0\n      SurfaceTop: 0\n      SurfaceOrientation: %d\n", ds.X, ds.Y, d.st.rotation)
 }
 
 // dumpPower: PowerManagerService.
@@ -195,8 +231,8 @@ func (d *Device) dumpPower(c *cmdCtx) {
 	}
 	c.printf("POWER MANAGER (dumpsys power)\n\nPower Manager State:\n")
 	c.printf("  mDirty=0x0\n  mWakefulness=%s\n  mWakefulnessChanging=false\n  mIsPowered=%t\n", wake, d.st.battery.ACPowered || d.st.battery.USBPowered)
-	c.printf("  mPlugType=%d\n  mBatteryLevel=%d\n  mHoldingDisplaySuspendBlocker=%t\n", plugType(d.st.battery), d.st.battery.Level, d.st.screenOn)
-	c.printf("  mDisplayReady=true\n  mBootCompleted=true\n  mSystemReady=true\n")
+	c.printf("  mPlugType=%d\n  mBatteryLevel=%d\n  mDockState=0\n  mStayOn=false\n  mBootCompleted=true\n  mSystemReady=true\n", plugType(d.st.battery), d.st.battery.Level)
+	c.printf("  mWakeLockSummary=0x0\n  mHoldingWakeLockSuspendBlocker=false\n  mHoldingDisplaySuspendBlocker=%t\n", d.st.screenOn)
 	c.printf("\nDisplay Power: state=%s\n", state)
 }
 
@@ -209,5 +245,3 @@ func plugType(b BatterySpec) int {
 	}
 	return 0
 }
-
-var _ = strings.TrimSpace

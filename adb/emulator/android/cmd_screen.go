@@ -80,7 +80,7 @@ func cmdUiautomator(c *cmdCtx) int {
 	root := d.tree()
 	var b bytes.Buffer
 	if root != nil {
-		writeDump(&b, root, d.st.rotation)
+		writeDump(&b, root, d.st.rotation, d.cfg.SDK >= 30)
 	}
 	d.mu.Unlock()
 	if root == nil {

@@ -72,11 +72,13 @@ func xmlEscape(s string) string {
 
 // writeDump writes the tree as `uiautomator dump` does (AccessibilityNode
 // InfoDumper): one line, no trailing newline, attributes in this order.
-func writeDump(w io.Writer, root *uiNode, rotation int) {
+//
+// Android 11+ (extra set) appends drawing-order and hint.
+func writeDump(w io.Writer, root *uiNode, rotation int, extra bool) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"%d\">", rotation)
-	var rec func(n *uiNode, idx int)
-	rec = func(n *uiNode, idx int) {
+	var rec func(n *uiNode, idx, order int)
+	rec = func(n *uiNode, idx, order int) {
 		text := n.Text
 		if n.Password && text != "" {
 			text = strings.Repeat("•", len([]rune(text)))
@@ -85,18 +87,21 @@ func writeDump(w io.Writer, root *uiNode, rotation int) {
 			idx, xmlEscape(text), xmlEscape(n.ResourceID), xmlEscape(n.Class), xmlEscape(n.Package), xmlEscape(n.ContentDesc),
 			n.Checkable, n.Checked, n.Clickable, n.Enabled, n.Focusable, n.Focused, n.Scrollable, n.LongClickable, n.Password, n.Selected,
 			n.B.Min.X, n.B.Min.Y, n.B.Max.X, n.B.Max.Y)
+		if extra {
+			fmt.Fprintf(&b, ` drawing-order="%d" hint="%s"`, order, xmlEscape(n.Hint))
+		}
 		if len(n.Children) == 0 {
 			b.WriteString(" />")
 			return
 		}
 		b.WriteString(">")
 		for i, c := range n.Children {
-			rec(c, i)
+			rec(c, i, i+1)
 		}
 		b.WriteString("</node>")
 	}
 	if root != nil {
-		rec(root, 0)
+		rec(root, 0, 0)
 	}
 	b.WriteString("</hierarchy>")
 	w.Write(b.Bytes())
