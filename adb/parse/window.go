@@ -37,11 +37,13 @@ var (
 	focusedAppRe   = regexp.MustCompile(`(?:^|\s)mFocusedApp=(\S.*)`)
 	// DisplayRotation (Android 10+): "  mRotation=1 mDeferredRotationPauseCount=0";
 	// DisplayContent (Android 8-9): "mRotation=1 mAltOrientation=false".
-	rotationRe      = regexp.MustCompile(`(?:^|\s)mRotation=(\d)\b`)
-	rotationAltRe   = regexp.MustCompile(`(?:^|\s)m(?:Current|Display)Rotation=(?:ROTATION_)?(\d+)\b`)
-	keyguardTrueRe  = regexp.MustCompile(`(?:^|\s)(?:mShowingLockscreen|mDreamingLockscreen|isStatusBarKeyguard|mKeyguardShowing|isKeyguardShowing)=(true|false)`)
-	delegateFieldRe = regexp.MustCompile(`^(showing|occluded|screenState|interactiveState)=(\S+)`)
-	awakeRe         = regexp.MustCompile(`(?:^|\s)(?:mAwake|mScreenOnFully)=(true|false)`)
+	rotationRe    = regexp.MustCompile(`(?:^|\s)mRotation=(\d)\b`)
+	rotationAltRe = regexp.MustCompile(`(?:^|\s)m(?:Current|Display)Rotation=(ROTATION_)?(\d+)\b`)
+	// DisplayInfo.toString: "mDisplayInfo=DisplayInfo{"Built-in Screen", displayId 0, ..., rotation 1, ...}".
+	displayInfoRotRe = regexp.MustCompile(`DisplayInfo\{[^\n]*?, rotation (\d)\b`)
+	keyguardTrueRe   = regexp.MustCompile(`(?:^|\s)(?:mShowingLockscreen|mDreamingLockscreen|isStatusBarKeyguard|mKeyguardShowing|isKeyguardShowing)=(true|false)`)
+	delegateFieldRe  = regexp.MustCompile(`^(showing|occluded|screenState|interactiveState)=(\S+)`)
+	awakeRe          = regexp.MustCompile(`(?:^|\s)(?:mAwake|mScreenOnFully)=(true|false)`)
 )
 
 // Window parses `dumpsys window` (or `dumpsys window policy` /
@@ -93,13 +95,8 @@ func Window(out string) (WindowState, error) {
 	}
 
 	// Rotation.
-	for _, re := range []*regexp.Regexp{rotationRe, rotationAltRe} {
-		if m := re.FindStringSubmatch(out); m != nil {
-			if r, err := strconv.Atoi(m[1]); err == nil && r >= 0 && r <= 3 {
-				w.Rotation, w.RotationKnown, known = r, true, true
-				break
-			}
-		}
+	if r, ok := windowRotation(out); ok {
+		w.Rotation, w.RotationKnown, known = r, true, true
 	}
 
 	// Keyguard and screen: the KeyguardServiceDelegate block is
@@ -164,4 +161,36 @@ func keyguardDelegate(lines []string) map[string]string {
 		break
 	}
 	return f
+}
+
+// windowRotation finds the default display's rotation: the numeric
+// mRotation= of DisplayRotation / WindowManagerService (never the
+// "mRotation=ROTATION_90" of a window's winConfig), then
+// mCurrentRotation=/mDisplayRotation= (a number, or ROTATION_<degrees>),
+// then the DisplayInfo "rotation N".
+func windowRotation(out string) (int, bool) {
+	if m := rotationRe.FindStringSubmatch(out); m != nil {
+		if r, err := strconv.Atoi(m[1]); err == nil && r <= 3 {
+			return r, true
+		}
+	}
+	if m := rotationAltRe.FindStringSubmatch(out); m != nil {
+		if r, err := strconv.Atoi(m[2]); err == nil {
+			if m[1] != "" { // ROTATION_0/90/180/270
+				if r%90 != 0 {
+					return 0, false
+				}
+				r /= 90
+			}
+			if r >= 0 && r <= 3 {
+				return r, true
+			}
+		}
+	}
+	if m := displayInfoRotRe.FindStringSubmatch(out); m != nil {
+		if r, err := strconv.Atoi(m[1]); err == nil && r <= 3 {
+			return r, true
+		}
+	}
+	return 0, false
 }
