@@ -1,0 +1,6 @@
+// Package adbtest is the test harness for everything that talks to phones:
+// it starts Debian's adb server as a child on a private port, N virtual
+// devices (package emulator) on free ports, connects them, waits until each
+// is "device", and tears everything down in t.Cleanup. A missing adb binary
+// fails the test with the install command (`apt-get install -y adb`).
+package adbtest
