@@ -24,6 +24,10 @@ const (
 // maxOutput caps each output stream of one command (stdout, stderr, exec).
 const maxOutput = 64 << 20
 
+// maxShellPacket caps one shell v2 packet (adbd sends at most its max
+// payload, 256 KiB or less).
+const maxShellPacket = 4 << 20
+
 // ErrOutputTooLarge is returned when a command prints more than 64 MiB.
 var ErrOutputTooLarge = errors.New("adb: command output too large")
 
@@ -157,7 +161,7 @@ func readShellPacket(r io.Reader) (byte, []byte, error) {
 		return 0, nil, err
 	}
 	n := binary.LittleEndian.Uint32(hdr[1:])
-	if n > maxOutput {
+	if n > maxShellPacket {
 		return 0, nil, fmt.Errorf("%w: shell packet of %d bytes", ErrProtocol, n)
 	}
 	buf := make([]byte, n)

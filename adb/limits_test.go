@@ -1,0 +1,59 @@
+package adb
+
+import (
+	"context"
+	"runtime"
+	"testing"
+)
+
+func waitFor(cond func() bool) {
+	for !cond() {
+		runtime.Gosched()
+	}
+}
+
+func TestLimiterBusyAndSerialized(t *testing.T) {
+	l := newLimiter(Limits{MaxReads: 2, MaxQueue: 1})
+	ctx := t.Context()
+	in1, err := l.acquire(ctx, opInput)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Reads overlap with the input and with each other.
+	r1, err := l.acquire(ctx, opRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r2, err := l.acquire(ctx, opRead)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A second input waits (queue slot 1) ...
+	got := make(chan error, 1)
+	go func() {
+		rel, err := l.acquire(ctx, opInput)
+		if err == nil {
+			rel()
+		}
+		got <- err
+	}()
+	waitFor(func() bool { return l.waiting.Load() == 1 })
+	// ... and the next caller is refused rather than queued.
+	if _, err := l.acquire(ctx, opRead); !isErr(err, ErrBusy) {
+		t.Fatalf("err = %v, want ErrBusy", err)
+	}
+	in1()
+	if err := <-got; err != nil {
+		t.Fatal(err)
+	}
+	r1()
+	r2()
+	// A waiter gives up with its context.
+	in2, _ := l.acquire(ctx, opInput)
+	defer in2()
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := l.acquire(cctx, opInput); !isErr(err, context.Canceled) {
+		t.Fatalf("err = %v, want Canceled", err)
+	}
+}
