@@ -51,7 +51,7 @@ var deviceListCases = []struct {
 	{
 		name:    "crlf and blank lines",
 		payload: "\r\nabc device product:p model:m device:d\r\n\n",
-		want: []DeviceInfo{{Key: ep + "/abc", Endpoint: ep, Serial: "abc", State: StateDevice, Product: "p", Model: "m", Device: "d", Transport: TransportUSB}},
+		want:    []DeviceInfo{{Key: ep + "/abc", Endpoint: ep, Serial: "abc", State: StateDevice, Product: "p", Model: "m", Device: "d", Transport: TransportUSB}},
 	},
 	{name: "serial only", payload: "abc\n", wantErr: true},
 	{name: "attribute instead of state", payload: "abc model:x\n", wantErr: true},
