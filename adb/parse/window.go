@@ -54,37 +54,44 @@ func Window(out string) (WindowState, error) {
 	known := false
 	lines := splitLines(out)
 
-	// Focus: first mCurrentFocus naming a window (multi-display dumps list
-	// one per display, "null" for displays without focus).
+	// One pass; a regexp runs only on lines holding its literal key, which
+	// keeps a 200 KB dump cheap. The first match of each kind wins.
+	var focusApps []string
 	var focusComp *Component
+	var rotLine, rotAltLine, dispInfoLine, awakeLine string
+	var keyguardLines []string
 	for _, line := range lines {
-		m := currentFocusRe.FindStringSubmatch(line)
-		if m == nil {
-			continue
+		if strings.Contains(line, "mCurrentFocus=") {
+			if m := currentFocusRe.FindStringSubmatch(line); m != nil {
+				known = true
+				w.FocusedWindow, focusComp = pickFocus(m[1], w.FocusedWindow, focusComp)
+			}
 		}
-		known = true
-		if m[1] == "" {
-			continue
+		if strings.Contains(line, "mFocusedApp=") {
+			if m := focusedAppRe.FindStringSubmatch(line); m != nil {
+				known = true
+				focusApps = append(focusApps, m[1])
+			}
 		}
-		title := strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m[1]), "paused=false"))
-		title = strings.TrimSpace(strings.TrimSuffix(title, "paused=true"))
-		if w.FocusedWindow == "" {
-			w.FocusedWindow = title
+		if rotLine == "" && strings.Contains(line, "mRotation=") && rotationRe.MatchString(line) {
+			rotLine = line
 		}
-		if c, err := ParseComponent(title); err == nil {
-			focusComp = &c
-			w.FocusedWindow = title
-			break
+		if rotAltLine == "" && strings.Contains(line, "Rotation=") && rotationAltRe.MatchString(line) {
+			rotAltLine = line
+		}
+		if dispInfoLine == "" && strings.Contains(line, "DisplayInfo{") && displayInfoRotRe.MatchString(line) {
+			dispInfoLine = line
+		}
+		if strings.Contains(line, "Lockscreen=") || strings.Contains(line, "Keyguard") {
+			keyguardLines = append(keyguardLines, line)
+		}
+		if awakeLine == "" && (strings.Contains(line, "mAwake=") || strings.Contains(line, "mScreenOnFully=")) && awakeRe.MatchString(line) {
+			awakeLine = line
 		}
 	}
 	if focusComp == nil {
-		for _, line := range lines {
-			m := focusedAppRe.FindStringSubmatch(line)
-			if m == nil {
-				continue
-			}
-			known = true
-			if c, ok := componentInRecord(m[1]); ok {
+		for _, app := range focusApps {
+			if c, ok := componentInRecord(app); ok {
 				focusComp = &c
 				break
 			}
@@ -95,7 +102,7 @@ func Window(out string) (WindowState, error) {
 	}
 
 	// Rotation.
-	if r, ok := windowRotation(out); ok {
+	if r, ok := windowRotation(rotLine, rotAltLine, dispInfoLine); ok {
 		w.Rotation, w.RotationKnown, known = r, true, true
 	}
 
@@ -106,10 +113,12 @@ func Window(out string) (WindowState, error) {
 		w.KeyguardShowing, w.KeyguardKnown, known = v == "true", true, true
 		w.KeyguardOccluded = delegate["occluded"] == "true"
 	} else {
-		for _, m := range keyguardTrueRe.FindAllStringSubmatch(out, -1) {
-			w.KeyguardKnown, known = true, true
-			if m[1] == "true" {
-				w.KeyguardShowing = true
+		for _, line := range keyguardLines {
+			for _, m := range keyguardTrueRe.FindAllStringSubmatch(line, -1) {
+				w.KeyguardKnown, known = true, true
+				if m[1] == "true" {
+					w.KeyguardShowing = true
+				}
 			}
 		}
 	}
@@ -123,7 +132,7 @@ func Window(out string) (WindowState, error) {
 		// Android 8 prints the int: OFF=0 TURNING_ON=1 ON=2 TURNING_OFF=3.
 		on, onKnown = s == "SCREEN_STATE_ON" || s == "SCREEN_STATE_TURNING_ON" || s == "1" || s == "2", true
 	default:
-		if m := awakeRe.FindStringSubmatch(out); m != nil {
+		if m := awakeRe.FindStringSubmatch(awakeLine); m != nil {
 			on, onKnown = m[1] == "true", true
 		}
 	}
@@ -168,13 +177,13 @@ func keyguardDelegate(lines []string) map[string]string {
 // "mRotation=ROTATION_90" of a window's winConfig), then
 // mCurrentRotation=/mDisplayRotation= (a number, or ROTATION_<degrees>),
 // then the DisplayInfo "rotation N".
-func windowRotation(out string) (int, bool) {
-	if m := rotationRe.FindStringSubmatch(out); m != nil {
+func windowRotation(rotLine, rotAltLine, dispInfoLine string) (int, bool) {
+	if m := rotationRe.FindStringSubmatch(rotLine); m != nil {
 		if r, err := strconv.Atoi(m[1]); err == nil && r <= 3 {
 			return r, true
 		}
 	}
-	if m := rotationAltRe.FindStringSubmatch(out); m != nil {
+	if m := rotationAltRe.FindStringSubmatch(rotAltLine); m != nil {
 		if r, err := strconv.Atoi(m[2]); err == nil {
 			if m[1] != "" { // ROTATION_0/90/180/270
 				if r%90 != 0 {
@@ -187,10 +196,29 @@ func windowRotation(out string) (int, bool) {
 			}
 		}
 	}
-	if m := displayInfoRotRe.FindStringSubmatch(out); m != nil {
+	if m := displayInfoRotRe.FindStringSubmatch(dispInfoLine); m != nil {
 		if r, err := strconv.Atoi(m[1]); err == nil && r <= 3 {
 			return r, true
 		}
 	}
 	return 0, false
+}
+
+// pickFocus folds one mCurrentFocus title into the running choice: the
+// first activity window wins; until one is seen, the first non-null title
+// is kept as FocusedWindow.
+func pickFocus(title, cur string, comp *Component) (string, *Component) {
+	if comp != nil || title == "" {
+		return cur, comp
+	}
+	title = strings.TrimSpace(title)
+	title = strings.TrimSpace(strings.TrimSuffix(title, "paused=false"))
+	title = strings.TrimSpace(strings.TrimSuffix(title, "paused=true"))
+	if c, err := ParseComponent(title); err == nil {
+		return title, &c
+	}
+	if cur == "" {
+		cur = title
+	}
+	return cur, nil
 }
