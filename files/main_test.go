@@ -59,7 +59,7 @@ func (b *syncBuffer) String() string {
 
 // env is a database directory with a Store on it that can be reopened.
 type env struct {
-	t       *testing.T
+	t       testing.TB
 	dataDir string
 	cfg     Config
 	db      *store.DB
@@ -68,7 +68,7 @@ type env struct {
 
 // newEnv opens a real SQLite database in a temp dir and a Store on it with
 // cfg (JanitorInterval -1 unless set: tests sweep explicitly).
-func newEnv(t *testing.T, cfg Config) *env {
+func newEnv(t testing.TB, cfg Config) *env {
 	t.Helper()
 	if cfg.JanitorInterval == 0 {
 		cfg.JanitorInterval = -1

@@ -360,7 +360,7 @@ func TestSweepOrphans(t *testing.T) {
 	orphan := newRef()
 	writeFile(t, filepath.Join(dir, orphan), "orphan")
 	writeFile(t, filepath.Join(dir, "operator-notes.txt"), "not ours") // not a ref name: left alone
-	writeFile(t, filepath.Join(e.st.tmpDir, "put-123"), "interrupted")  // cleared at Open
+	writeFile(t, filepath.Join(e.st.tmpDir, "put-123"), "interrupted") // cleared at Open
 
 	e.reopen()
 	assertLive(t, e, []string{keep.FileRef}, []string{missing.FileRef, truncated.FileRef, orphan})
