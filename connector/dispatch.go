@@ -1,0 +1,231 @@
+package connector
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// The data plane, as seen from one socket (§6–§8):
+//
+//	frame ──► DecodePacket ──(bad)──► error invalid_packet (socket stays open)
+//	  │
+//	  ▼ dispatch[type] ──(absent)──► error unsupported_packet
+//	  │ needs hello? ──(not yet)──► error hello_required
+//	  │ user-level?  ──► envelope connector_channel_id: absent ► connector_channel_id_required,
+//	  │                  unknown ► connection_not_found, other connector_id ►
+//	  │                  connector_channel_connector_mismatch, not open here ► channel_not_open
+//	  ▼
+//	inline (ping, hello: ordered, cheap) or one goroutine per request (bounded by
+//	Config.MaxInFlight) ──► handler ──► ack {request_id echoed, reply_to = packet_id}
+//
+// Every packet sent has schema, packet_id and time (ms); see conn.send.
+
+// route is one dispatch-table entry.
+type route struct {
+	handle func(ctx context.Context, c *conn, p *Packet, ch Channel)
+	// hello: requires a completed connector.hello on this socket.
+	hello bool
+	// channel: a user-level packet; ch is resolved and checked before handle.
+	channel bool
+	// closedOK: a user-level packet that accepts a channel not open here.
+	closedOK bool
+	// inline: run on the reader goroutine (fast, order-sensitive).
+	inline bool
+}
+
+// dispatch is the one table of packet type -> handler. Filled in init to
+// avoid an initialization cycle through the handlers.
+var dispatch map[string]route
+
+func init() {
+	dispatch = map[string]route{
+		TypeHello:         {handle: handleHello, inline: true},
+		TypePing:          {handle: handlePing, inline: true},
+		TypePong:          {handle: handleIgnore, inline: true},
+		TypeError:         {handle: handlePeerError, inline: true},
+		TypeChannelOpen:   {handle: handleChannelOpen, hello: true},
+		TypeChannelClose:  {handle: handleChannelClose, hello: true, channel: true, closedOK: true},
+		TypeDescriptorGet: {handle: handleDescriptorGet, hello: true, channel: true},
+		TypeAuthStart:     {handle: handleAuth, hello: true, channel: true},
+		TypeAuthStatus:    {handle: handleAuth, hello: true, channel: true},
+		TypeAuthCancel:    {handle: handleAuth, hello: true, channel: true},
+		TypeAuthLogout:    {handle: handleAuth, hello: true, channel: true},
+		TypeToolInvoke:    {handle: handleToolInvoke, hello: true, channel: true},
+	}
+}
+
+func (s *Server) handleFrame(c *conn, b []byte) {
+	p, err := DecodePacket(b)
+	if err != nil {
+		s.metrics.packetsIn.WithLabelValues(typeLabelUnrecognised).Inc()
+		c.replyError(&Packet{}, CodeInvalidPacket, strings.TrimPrefix(err.Error(), ErrInvalidPacket.Error()+": "))
+		return
+	}
+	s.metrics.packetsIn.WithLabelValues(knownType(p.Type)).Inc()
+	r, ok := dispatch[p.Type]
+	if !ok {
+		c.replyError(p, CodeUnsupportedPacket, "packet type is not supported by this connector")
+		return
+	}
+	connectorID, _ := c.hello()
+	if r.hello && connectorID == "" {
+		c.replyError(p, CodeHelloRequired, "connector.hello must complete first")
+		return
+	}
+	var ch Channel
+	if r.channel {
+		var e *Error
+		ch, e = s.state.resolve(c, connectorID, p.ChannelID, r.closedOK)
+		if e != nil {
+			c.replyError(p, e.Code, e.Message)
+			return
+		}
+	}
+	if r.inline {
+		r.handle(c.ctx, c, p, ch)
+		return
+	}
+	select {
+	case c.sem <- struct{}{}:
+	case <-c.ctx.Done():
+		return
+	}
+	s.mu.Lock()
+	if s.draining {
+		s.mu.Unlock()
+		<-c.sem
+		c.replyError(p, CodeShuttingDown, "the connector is shutting down")
+		return
+	}
+	s.inflight.Add(1)
+	s.mu.Unlock()
+	c.reqs.Add(1)
+	go func() {
+		defer func() {
+			<-c.sem
+			c.reqs.Done()
+			s.inflight.Done()
+		}()
+		r.handle(c.ctx, c, p, ch)
+	}()
+}
+
+// reply sends an ack of typ for request req.
+func (c *conn) reply(req *Packet, typ string, payload any, e *Error) {
+	p := &Packet{
+		RequestID: req.RequestID,
+		ReplyTo:   req.PacketID,
+		ChannelID: req.ChannelID,
+		Type:      typ,
+		Error:     e,
+	}
+	if payload != nil {
+		b, err := json.Marshal(payload)
+		if err != nil {
+			c.log.Error("marshal ack payload", "type", typ, "err", err)
+			p.Error = &Error{Code: CodeInternal, Message: genericInternalMessage}
+		} else {
+			p.Payload = b
+		}
+	}
+	c.send(p)
+}
+
+// replyError sends a type=error packet for req (§8.23).
+func (c *conn) replyError(req *Packet, code, msg string) {
+	c.log.Debug("protocol error", "code", code, "type", req.Type)
+	c.reply(req, TypeError, nil, &Error{Code: code, Message: msg})
+}
+
+func handlePing(_ context.Context, c *conn, p *Packet, _ Channel) {
+	c.send(&Packet{RequestID: p.RequestID, ReplyTo: p.PacketID, ChannelID: p.ChannelID, Type: TypePong})
+}
+
+func handleIgnore(context.Context, *conn, *Packet, Channel) {}
+
+func handlePeerError(_ context.Context, c *conn, p *Packet, _ Channel) {
+	code := ""
+	if p.Error != nil {
+		code = p.Error.Code
+	}
+	c.log.Debug("peer sent an error packet", "code", code, "reply_to", p.ReplyTo)
+}
+
+type helloPayload struct {
+	CardID            string   `json:"connector_card_id"`
+	ConnectorID       string   `json:"connector_id"`
+	ProtocolVersion   string   `json:"protocol_version"`
+	SupportedProfiles []string `json:"supported_profiles"`
+}
+
+type helloAckPayload struct {
+	CardID          string `json:"connector_card_id"`
+	ConnectorID     string `json:"connector_id"`
+	ProtocolVersion string `json:"protocol_version"`
+}
+
+// handleHello implements §8.1/§8.2 and the lease hand-over of §8.2.
+func handleHello(ctx context.Context, c *conn, p *Packet, _ Channel) {
+	s := c.s
+	var h helloPayload
+	if len(p.Payload) == 0 || json.Unmarshal(p.Payload, &h) != nil {
+		c.replyError(p, CodeInvalidPacket, "connector.hello payload is malformed")
+		return
+	}
+	if h.CardID != s.card.CardID {
+		c.replyError(p, CodeCardIDMismatch, "connector_card_id does not match this connector")
+		return
+	}
+	if !versionAtLeast3(h.ProtocolVersion) {
+		c.replyError(p, CodeUnsupportedProtocolVersion, "protocol_version 3.0 or later is required")
+		return
+	}
+	if h.SupportedProfiles == nil {
+		c.replyError(p, CodeInvalidPacket, "supported_profiles is required")
+		return
+	}
+	var profiles []string
+	for _, prof := range s.card.Supports.Profiles {
+		for _, want := range h.SupportedProfiles {
+			if want == prof {
+				profiles = append(profiles, prof)
+				break
+			}
+		}
+	}
+	if len(profiles) == 0 {
+		c.replyError(p, CodeUnsupportedProfile, "no profile of this connector is in supported_profiles")
+		return
+	}
+	if cur, _ := c.hello(); cur != "" {
+		if h.ConnectorID != "" && h.ConnectorID != cur {
+			c.replyError(p, CodeConnectorIDMismatch, "this socket already completed hello with another connector_id")
+			return
+		}
+		c.setHello(cur, profiles)
+		c.reply(p, TypeHelloAck, helloAckPayload{CardID: s.card.CardID, ConnectorID: cur, ProtocolVersion: ProtocolVersion}, nil)
+		return
+	}
+	id, err := s.state.hello(ctx, c, h.ConnectorID)
+	if err != nil {
+		c.log.Error("hello: persist connector_id", "err", err)
+		c.replyError(p, CodeInternal, genericInternalMessage)
+		return
+	}
+	c.setHello(id, profiles)
+	c.log.Info("hello completed", "connector_id", id, "restored", id == h.ConnectorID, "profiles", profiles)
+	c.reply(p, TypeHelloAck, helloAckPayload{CardID: s.card.CardID, ConnectorID: id, ProtocolVersion: ProtocolVersion}, nil)
+}
+
+// versionAtLeast3 reports whether v is "3.x" with x a non-negative integer.
+func versionAtLeast3(v string) bool {
+	maj, minor, ok := strings.Cut(v, ".")
+	if !ok {
+		return false
+	}
+	m, err1 := strconv.Atoi(maj)
+	n, err2 := strconv.Atoi(minor)
+	return err1 == nil && err2 == nil && m == 3 && n >= 0
+}
