@@ -241,12 +241,15 @@ func (s *Store) Put(ctx context.Context, channelID string, meta Meta, r io.Reade
 		return Ref{}, fmt.Errorf("store file: %w", err)
 	}
 	now := s.cfg.Now()
-	ref.ExpiresAt = now.Add(s.cfg.TTL)
+	// Millisecond precision, as stored and as sent in expires_at.
+	ref.ExpiresAt = time.UnixMilli(now.Add(s.cfg.TTL).UnixMilli())
 	path := s.path(ref.FileRef)
 	if err := os.Rename(tmpName, path); err != nil {
 		return Ref{}, fmt.Errorf("store file: %w", err)
 	}
 	committed = true
+	// No fsync: after a crash the sweep at Open drops rows whose file is
+	// missing or shorter than byte_size.
 	_, err = s.db.Write.ExecContext(ctx, `INSERT INTO files
 		(file_ref, channel_id, mime_type, filename, byte_size, width, height, created_at_ms, expires_at_ms)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
