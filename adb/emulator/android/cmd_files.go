@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"path"
 	"strings"
-	"time"
 
 	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
 )
@@ -164,5 +163,5 @@ func (c *cmdCtx) writeFile(p string, data []byte) error {
 	if _, err := c.d.fs.Stat(path.Dir(p)); err != nil {
 		return err
 	}
-	return c.d.fs.WriteFile(p, data, 0o660, time.Now())
+	return c.d.fs.WriteFile(p, data, 0o660, c.d.now())
 }
