@@ -91,7 +91,11 @@ const (
 func UIDump(data []byte) (*UINode, error) {
 	start := bytes.Index(data, []byte("<hierarchy"))
 	if start < 0 {
-		return nil, formatErr("uiautomator dump", "no <hierarchy> element")
+		// uiautomator explains failures in one line ("ERROR: could not get
+		// idle state.", "ERROR: null root node returned by
+		// UiTestAutomationBridge."); keep it for the caller.
+		first, _, _ := strings.Cut(strings.TrimSpace(string(data[:min(len(data), 512)])), "\n")
+		return nil, formatErr("uiautomator dump", "no <hierarchy> element in "+clip(first))
 	}
 	data = data[start:]
 	if end := bytes.LastIndex(data, []byte("</hierarchy>")); end >= 0 {
