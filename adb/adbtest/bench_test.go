@@ -159,4 +159,3 @@ func heap() int64 {
 	runtime.ReadMemStats(&m)
 	return int64(m.HeapInuse + m.StackInuse)
 }
-
