@@ -92,7 +92,7 @@ func (d *Device) dumpWindow(c *cmdCtx, args []string) {
 		if d.cfg.SDK < 30 {
 			name = "StatusBar"
 		}
-		win = fmt.Sprintf("Window{%s u0 %s}", objID("ns"), name)
+		win = fmt.Sprintf("Window{%s u0 %s}", objID(name), name)
 	}
 	focus := func() {
 		c.printf("  mCurrentFocus=%s\n", win)
@@ -109,7 +109,7 @@ func (d *Device) dumpWindow(c *cmdCtx, args []string) {
 			c.printf("    mLidState=-1 mLidOpenRotation=-1 mCameraLensCoverState=-1 mHdmiPlugged=false\n")
 			c.printf("    mScreenOnEarly=%t mScreenOnFully=%t\n", on, on)
 			c.printf("    mOrientationSensorEnabled=false\n")
-			c.printf("    mStatusBar=Window{%s u0 StatusBar} isStatusBarKeyguard=%t\n", objID("sb"), locked)
+			c.printf("    mStatusBar=Window{%s u0 StatusBar} isStatusBarKeyguard=%t\n", objID("StatusBar"), locked)
 			c.printf("    mShowingLockscreen=%t mShowingDream=false mDreamingLockscreen=false mDreamingSleepToken=null\n", locked)
 		} else {
 			c.printf("    mCameraLensCoverState=CAMERA_LENS_COVER_ABSENT\n")

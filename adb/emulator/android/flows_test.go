@@ -1,0 +1,306 @@
+package android
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"image"
+	"image/png"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// findNode dumps the UI and returns the first node matching pred.
+func findNode(t *testing.T, d *Device, pred func(*uiNode) bool) *uiNode {
+	t.Helper()
+	out := mustRun(t, d, "uiautomator dump /dev/tty")
+	xmlPart, _, _ := strings.Cut(out, "UI hierchary dumped to:")
+	root, err := parseDump([]byte(xmlPart))
+	if err != nil {
+		t.Fatalf("parse dump: %v\n%s", err, out)
+	}
+	var found *uiNode
+	root.walk(func(n *uiNode) bool {
+		if pred(n) {
+			found = n
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+func byText(s string) func(*uiNode) bool { return func(n *uiNode) bool { return n.Text == s } }
+func byID(s string) func(*uiNode) bool   { return func(n *uiNode) bool { return n.ResourceID == s } }
+
+// tapOn taps the centre of the first node matching pred.
+func tapOn(t *testing.T, d *Device, pred func(*uiNode) bool) {
+	t.Helper()
+	n := findNode(t, d, pred)
+	if n == nil {
+		t.Fatalf("node not on screen (%s)", d.ScreenID())
+	}
+	c := n.B.Min.Add(n.B.Max).Div(2)
+	mustRun(t, d, fmt.Sprintf("input tap %d %d", c.X, c.Y))
+}
+
+func wantForeground(t *testing.T, d *Device, pkg string) {
+	t.Helper()
+	if got, _ := d.Foreground(); got != pkg {
+		t.Fatalf("foreground %s, want %s", got, pkg)
+	}
+	if out := mustRun(t, d, "dumpsys window displays"); !strings.Contains(out, "mCurrentFocus=Window{") || !strings.Contains(out, " u0 "+pkg+"/") {
+		t.Fatalf("dumpsys window does not show %s:\n%s", pkg, out)
+	}
+}
+
+func TestLauncherSettingsWifiFlow(t *testing.T) {
+	d := newDevice(t, Config{})
+	wantForeground(t, d, "com.google.android.apps.nexuslauncher")
+	tapOn(t, d, byText("Settings"))
+	wantForeground(t, d, "com.android.settings")
+	tapOn(t, d, byText("Network & internet"))
+	if d.ScreenID() != "wifi" {
+		t.Fatalf("screen %q, want wifi", d.ScreenID())
+	}
+	sw := findNode(t, d, byID("android:id/switch_widget"))
+	if !sw.Checked {
+		t.Fatal("Wi-Fi switch should start checked")
+	}
+	before := d.Screenshot()
+	tapOn(t, d, byID("android:id/switch_widget"))
+	if v := strings.TrimSpace(mustRun(t, d, "settings get global wifi_on")); v != "0" {
+		t.Fatalf("wifi_on = %q after toggle, want 0", v)
+	}
+	if findNode(t, d, byID("android:id/switch_widget")).Checked {
+		t.Fatal("switch still checked in dump")
+	}
+	if bytes.Equal(before.Pix, d.Screenshot().Pix) {
+		t.Fatal("screenshot did not change after toggle")
+	}
+	mustRun(t, d, "input keyevent KEYCODE_BACK")
+	if d.ScreenID() != "settings" {
+		t.Fatalf("after BACK screen %q, want settings", d.ScreenID())
+	}
+	mustRun(t, d, "input keyevent 4")
+	wantForeground(t, d, "com.google.android.apps.nexuslauncher")
+	// Relaunch, then HOME keeps nothing of the launcher's state in front.
+	mustRun(t, d, "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1")
+	wantForeground(t, d, "com.android.settings")
+	mustRun(t, d, "input keyevent HOME")
+	wantForeground(t, d, "com.google.android.apps.nexuslauncher")
+}
+
+func TestLoginFlow(t *testing.T) {
+	d := newDevice(t, Config{Scenario: "login"})
+	wantForeground(t, d, "com.example.login")
+	// Submitting empty fields shows the error screen.
+	tapOn(t, d, byID("com.example.login:id/submit"))
+	if d.ScreenID() != "login_error" {
+		t.Fatalf("screen %q, want login_error", d.ScreenID())
+	}
+	mustRun(t, d, "input keyevent BACK")
+
+	tapOn(t, d, byID("com.example.login:id/username"))
+	if n := findNode(t, d, byID("com.example.login:id/username")); !n.Focused {
+		t.Fatal("username not focused after tap")
+	}
+	mustRun(t, d, "input text 'alice'")
+	tapOn(t, d, byID("com.example.login:id/password"))
+	mustRun(t, d, `input text 's3cr%set'`)
+	if got := d.FieldText("com.example.login:id/password"); got != "s3cr et" {
+		t.Fatalf("password field %q", got)
+	}
+	pw := findNode(t, d, byID("com.example.login:id/password"))
+	if strings.Contains(pw.Text, "s3cr") || pw.Text != strings.Repeat("•", 7) {
+		t.Fatalf("password shown as %q in dump", pw.Text)
+	}
+	mustRun(t, d, "input keyevent KEYCODE_DEL")
+	tapOn(t, d, byText("SIGN IN"))
+	if d.ScreenID() != "welcome" {
+		t.Fatalf("screen %q, want welcome", d.ScreenID())
+	}
+	if findNode(t, d, byText("Welcome, alice!")) == nil {
+		t.Fatal("greeting missing")
+	}
+	_, act := d.Foreground()
+	if act != "com.example.login.WelcomeActivity" {
+		t.Fatalf("activity %s", act)
+	}
+}
+
+func TestLoginSubmitWithEnter(t *testing.T) {
+	d := newDevice(t, Config{Scenario: "login"})
+	tapOn(t, d, byID("com.example.login:id/username"))
+	mustRun(t, d, "input text bob")
+	tapOn(t, d, byID("com.example.login:id/password"))
+	mustRun(t, d, "input text pw && input keyevent 66")
+	if d.ScreenID() != "welcome" {
+		t.Fatalf("screen %q, want welcome", d.ScreenID())
+	}
+}
+
+func TestListScroll(t *testing.T) {
+	d := newDevice(t, Config{Scenario: "list"})
+	if findNode(t, d, byText("Item 1")) == nil || findNode(t, d, byText("Item 20")) != nil {
+		t.Fatal("initial list should show Item 1 and not Item 20")
+	}
+	mustRun(t, d, "input swipe 360 1100 360 300 0")
+	if findNode(t, d, byText("Item 1")) != nil || findNode(t, d, byText("Item 12")) == nil {
+		t.Fatal("after one swipe up Item 1 should be gone and Item 12 shown")
+	}
+	for range 20 {
+		mustRun(t, d, "input touchscreen swipe 360 1100 360 200 0")
+	}
+	if findNode(t, d, byText("Item 100")) == nil {
+		t.Fatal("list end not reached")
+	}
+	last := findNode(t, d, byText("Item 100"))
+	if last.B.Max.Y != 1280 {
+		t.Fatalf("last row bounds %v: list over-scrolled", last.B)
+	}
+	for range 30 {
+		mustRun(t, d, "input swipe 360 300 360 1200 0")
+	}
+	if findNode(t, d, byText("Item 1")) == nil {
+		t.Fatal("scrolling back did not return to the top")
+	}
+	tapOn(t, d, byText("Item 3"))
+	if d.ScreenID() != "detail" {
+		t.Fatalf("tap on a row: screen %q", d.ScreenID())
+	}
+}
+
+func rawHeader(t *testing.T, raw []byte, n int) []uint32 {
+	t.Helper()
+	h := make([]uint32, n)
+	if err := binary.Read(bytes.NewReader(raw), binary.LittleEndian, h); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestScreencapRawAndPNG(t *testing.T) {
+	for _, tc := range []struct {
+		sdk, hdr int
+	}{{33, 16}, {28, 16}, {27, 12}} {
+		t.Run(fmt.Sprint("sdk", tc.sdk), func(t *testing.T) {
+			d := newDevice(t, Config{SDK: tc.sdk, Scenario: "login"})
+			raw := []byte(mustRun(t, d, "screencap"))
+			h := rawHeader(t, raw, tc.hdr/4)
+			if h[0] != 720 || h[1] != 1280 || h[2] != 1 {
+				t.Fatalf("header %v", h)
+			}
+			if len(raw) != tc.hdr+720*1280*4 {
+				t.Fatalf("raw size %d", len(raw))
+			}
+			shot := d.Screenshot()
+			if !bytes.Equal(raw[tc.hdr:], shot.Pix) {
+				t.Fatal("raw pixels differ from the rendering")
+			}
+			img, err := png.Decode(strings.NewReader(mustRun(t, d, "screencap -p")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := image.NewRGBA(img.Bounds())
+			for y := range 1280 {
+				for x := range 720 {
+					got.Set(x, y, img.At(x, y))
+				}
+			}
+			if !bytes.Equal(got.Pix, shot.Pix) {
+				t.Fatal("PNG differs from the rendering")
+			}
+			// Pixels agree with the dump: the submit button is drawn in the accent colour.
+			b := findNode(t, d, byID("com.example.login:id/submit")).B
+			if c := shot.RGBAAt(b.Min.X+3, b.Min.Y+3); c != accent {
+				t.Fatalf("button pixel %v, want %v", c, accent)
+			}
+			mustRun(t, d, "screencap -p /sdcard/s.png")
+			f, err := d.FS().ReadFile("/sdcard/s.png")
+			if err != nil || !bytes.HasPrefix(f, []byte("\x89PNG")) {
+				t.Fatalf("screencap file: %v", err)
+			}
+		})
+	}
+}
+
+func TestRotation(t *testing.T) {
+	d := newDevice(t, Config{})
+	mustRun(t, d, "settings put system user_rotation 1")
+	if d.Rotation() != 1 {
+		t.Fatalf("rotation %d", d.Rotation())
+	}
+	h := rawHeader(t, []byte(mustRun(t, d, "screencap")), 4)
+	if h[0] != 1280 || h[1] != 720 {
+		t.Fatalf("landscape header %v", h)
+	}
+	out := mustRun(t, d, "uiautomator dump /dev/tty")
+	if !strings.Contains(out, `<hierarchy rotation="1">`) || !strings.Contains(out, `bounds="[0,0][1280,720]"`) {
+		t.Fatalf("dump not landscape: %.300s", out)
+	}
+	tapOn(t, d, byText("Settings")) // landscape coordinates map back
+	wantForeground(t, d, "com.android.settings")
+	if err := d.SetRotation(4); err == nil {
+		t.Fatal("rotation 4 accepted")
+	}
+}
+
+func TestKeyguardAndPower(t *testing.T) {
+	d := newDevice(t, Config{})
+	mustRun(t, d, "input keyevent POWER")
+	if d.ScreenOn() {
+		t.Fatal("POWER did not turn the screen off")
+	}
+	if px := d.Screenshot().RGBAAt(10, 10); px != black {
+		t.Fatalf("screen off pixel %v", px)
+	}
+	d.SetLocked(true)
+	mustRun(t, d, "input keyevent KEYCODE_WAKEUP")
+	if findNode(t, d, byID("com.android.systemui:id/keyguard_clock")) == nil {
+		t.Fatal("keyguard not shown")
+	}
+	if !strings.Contains(mustRun(t, d, "dumpsys window"), "      showing=true") {
+		t.Fatal("dumpsys window does not report the keyguard")
+	}
+	mustRun(t, d, "input tap 100 100") // ignored while locked
+	mustRun(t, d, "input swipe 360 1100 360 300 100")
+	if d.Locked() {
+		t.Fatal("swipe up did not unlock")
+	}
+	d.SetLocked(true)
+	mustRun(t, d, "input keyevent 82")
+	if d.Locked() {
+		t.Fatal("MENU did not unlock")
+	}
+}
+
+func TestAmStartVariants(t *testing.T) {
+	d := newDevice(t, Config{})
+	mustRun(t, d, "am start -a android.intent.action.VIEW -d https://example.org")
+	wantForeground(t, d, "com.android.chrome")
+	mustRun(t, d, "am start -n com.example.login/.WelcomeActivity")
+	if d.ScreenID() != "welcome" {
+		t.Fatalf("am start -n of a second activity: screen %q", d.ScreenID())
+	}
+	mustRun(t, d, "am force-stop com.example.login")
+	if pkg, _ := d.Foreground(); pkg == "com.example.login" {
+		t.Fatal("force-stop left the app in front")
+	}
+	mustRun(t, d, "am start -S -W com.example.list")
+	wantForeground(t, d, "com.example.list")
+}
+
+func TestWmSizeOverrideChangesScreen(t *testing.T) {
+	d := newDevice(t, Config{})
+	mustRun(t, d, "wm size 360x640")
+	if b := d.Screenshot().Rect; b != image.Rect(0, 0, 360, 640) {
+		t.Fatalf("screenshot %v after wm size", b)
+	}
+	mustRun(t, d, "wm size reset")
+	if diff := cmp.Diff("Physical size: 720x1280\n", mustRun(t, d, "wm size")); diff != "" {
+		t.Fatal(diff)
+	}
+}
