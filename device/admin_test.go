@@ -1,0 +1,239 @@
+package device
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// startAdmin serves a real AdminService from env on a socket in its data dir.
+func startAdmin(t *testing.T, e *testEnv) string {
+	t.Helper()
+	path := AdminSocketPath(e.dir)
+	svc := &AdminService{Bindings: e.bindings, Pairing: e.pairing, Requests: e.requests, ListDevices: e.listDevices}
+	closeFn, err := ServeAdmin(context.Background(), path, svc, AdminOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := closeFn(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if err := closeFn(); err != nil {
+			t.Errorf("second close: %v", err)
+		}
+		if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("socket left behind: %v", err)
+		}
+	})
+	return path
+}
+
+type rawConn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dialRaw(t *testing.T, path string) *rawConn {
+	t.Helper()
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{c, bufio.NewReader(c)}
+}
+
+func (rc *rawConn) roundTrip(t *testing.T, line string) AdminResponse {
+	t.Helper()
+	if _, err := rc.c.Write([]byte(line + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := rc.r.ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp AdminResponse
+	if err := json.Unmarshal(b, &resp); err != nil {
+		t.Fatalf("response %q: %v", b, err)
+	}
+	return resp
+}
+
+func TestAdminSocketFlows(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	e.setDevices(dev("127.0.0.1:5037", "S1", "device"), dev("127.0.0.1:5037", "S2", "unauthorized"))
+	path := startAdmin(t, e)
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("socket mode = %v, %v; want a 0600 socket", fi.Mode(), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(e.dir, ".admin-*")); len(left) != 0 {
+		t.Errorf("temp dirs left: %v", left)
+	}
+	rc := dialRaw(t, path)
+
+	resp := rc.roundTrip(t, `{"op":"pair","serial":"S1","ttl":"5m"}`)
+	if !resp.OK || resp.Code == "" {
+		t.Fatalf("pair = %+v", resp)
+	}
+	if _, err := e.pairing.RedeemPairing(ctx, "chA", "S1", resp.Code); err != nil {
+		t.Fatalf("redeem the code from the socket: %v", err)
+	}
+	s, err := e.requests.StartRequest(ctx, "chB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp = rc.roundTrip(t, `{"op":"approve","code":"`+strings.ToLower(s.Code)+`","serial":"S2"}`)
+	if !resp.OK || resp.Device != "127.0.0.1:5037/S2" {
+		t.Fatalf("approve = %+v", resp)
+	}
+	resp = rc.roundTrip(t, `{"op":"devices"}`)
+	want := []DeviceRow{
+		{Serial: "S1", Endpoint: "127.0.0.1:5037", State: "device", Model: "Pixel 7", Bound: true},
+		{Serial: "S2", Endpoint: "127.0.0.1:5037", State: "unauthorized", Model: "Pixel 7", Bound: true},
+	}
+	if diff := cmp.Diff(want, resp.Devices); diff != "" || !resp.OK {
+		t.Fatalf("devices (-want +got):\n%s", diff)
+	}
+	resp = rc.roundTrip(t, `{"op":"unbind","serial":"S1"}`)
+	if !resp.OK || resp.Device != "127.0.0.1:5037/S1" {
+		t.Fatalf("unbind = %+v", resp)
+	}
+	if bd, err := e.bindings.ByChannel(ctx, "chA"); err != nil || bd.State != BindingRevoked {
+		t.Fatalf("after unbind chA = %+v, %v; want revoked", bd, err)
+	}
+	// A bound device adb no longer sees is still listed, as offline.
+	e.setDevices()
+	resp = rc.roundTrip(t, `{"op":"devices"}`)
+	if diff := cmp.Diff([]DeviceRow{{Serial: "S2", Endpoint: "127.0.0.1:5037", State: "offline", Bound: true}}, resp.Devices); diff != "" {
+		t.Fatalf("devices with S2 gone (-want +got):\n%s", diff)
+	}
+}
+
+func TestAdminSocketErrors(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.setDevices(dev("e1", "S1", "device"), dev("e2", "S1", "device"))
+	rc := dialRaw(t, startAdmin(t, e))
+	for _, tt := range []struct{ line, code string }{
+		{`not json`, "invalid_argument"},
+		{`{"op":"reboot"}`, "invalid_argument"},
+		{`{"op":"pair"}`, "invalid_argument"},
+		{`{"op":"pair","serial":"S1","ttl":"soon"}`, "invalid_argument"},
+		{`{"op":"pair","serial":"e1/S1","ttl":"72h"}`, "invalid_argument"},
+		{`{"op":"pair","serial":"S1"}`, "ambiguous_serial"},
+		{`{"op":"pair","serial":"NOPE"}`, "unknown_device"},
+		{`{"op":"approve"}`, "invalid_argument"},
+		{`{"op":"approve","code":"AAA-AAA"}`, "invalid_code"},
+		{`{"op":"unbind","serial":"S1"}`, "not_bound"},
+	} {
+		t.Run(tt.line, func(t *testing.T) {
+			resp := rc.roundTrip(t, tt.line)
+			if resp.OK || resp.Error == nil || resp.Error.Code != tt.code || resp.Error.Message == "" {
+				t.Fatalf("%s -> %+v, want error %s", tt.line, resp, tt.code)
+			}
+		})
+	}
+}
+
+func TestServeAdminRefusesLiveAndReplacesStale(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	path := startAdmin(t, e)
+	if _, err := ServeAdmin(context.Background(), path, &AdminService{}, AdminOptions{}); !errors.Is(err, ErrAdminSocketInUse) {
+		t.Fatalf("second server on a live socket: %v", err)
+	}
+
+	dir := t.TempDir()
+	stale := filepath.Join(dir, AdminSocketName)
+	ln, err := net.Listen("unix", stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(false)
+	ln.Close() // leaves a dead socket file behind, like a crashed server
+	ctx, cancel := context.WithCancel(context.Background())
+	closeFn, err := ServeAdmin(ctx, stale, &AdminService{Bindings: e.bindings}, AdminOptions{})
+	if err != nil {
+		t.Fatalf("stale socket not replaced: %v", err)
+	}
+	rc := dialRaw(t, stale)
+	if resp := rc.roundTrip(t, `{"op":"devices"}`); !resp.OK || resp.Devices != nil {
+		t.Fatalf("devices = %+v", resp)
+	}
+	cancel() // the context ends the server
+	if err := closeFn(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rc.r.ReadByte(); err == nil {
+		t.Fatal("connection still open after close")
+	}
+
+	notSock := filepath.Join(dir, "file.sock")
+	if err := os.WriteFile(notSock, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ServeAdmin(context.Background(), notSock, &AdminService{}, AdminOptions{}); err == nil {
+		t.Fatal("served over a regular file")
+	}
+}
+
+func TestAdminIdleConnectionClosed(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	path := AdminSocketPath(e.dir)
+	closeFn, err := ServeAdmin(context.Background(), path, &AdminService{Bindings: e.bindings}, AdminOptions{IdleTimeout: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { closeFn() })
+	rc := dialRaw(t, path)
+	rc.c.SetReadDeadline(time.Now().Add(time.Minute))
+	if _, err := rc.r.ReadByte(); err == nil {
+		t.Fatal("idle connection got data instead of being closed")
+	}
+}
+
+var adminRequestCases = []string{
+	`{"op":"devices"}`,
+	`{"op":"pair","serial":"R58M123ABC","ttl":"15m"}`,
+	`{"op":"approve","code":"K7Q-M2X","serial":""}`,
+	`{"op":"unbind","serial":"127.0.0.1:5037/R58M"}`,
+	`{"op":"pair","serial":"S","ttl":"-1s"}`,
+	`[]`, `null`, `{"op":7}`,
+}
+
+func FuzzDecodeAdminRequest(f *testing.F) {
+	for _, c := range adminRequestCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		req, ttl, err := DecodeAdminRequest(line)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidArgument) {
+				t.Fatalf("error %v is not ErrInvalidArgument", err)
+			}
+			return
+		}
+		if ttl < 0 || len(req.Serial) > 256 || len(req.Code) > 64 {
+			t.Fatalf("accepted %+v ttl %v", req, ttl)
+		}
+		switch req.Op {
+		case OpDevices, OpPair, OpApprove, OpUnbind:
+		default:
+			t.Fatalf("accepted op %q", req.Op)
+		}
+	})
+}
