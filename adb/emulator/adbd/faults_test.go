@@ -10,6 +10,7 @@ import (
 )
 
 func TestUnauthorized(t *testing.T) {
+	t.Parallel()
 	srv, adb, _ := startReal(t, Options{Unauthorized: true})
 	out, _ := adb.Adb("devices")
 	if !strings.Contains(out, srv.Addr()+"\tunauthorized") {
@@ -31,6 +32,7 @@ func TestUnauthorized(t *testing.T) {
 }
 
 func TestDropLink(t *testing.T) {
+	t.Parallel()
 	srv, adb, _ := startReal(t, Options{})
 	n := srv.Accepted()
 	start := time.Now()
@@ -52,6 +54,7 @@ func TestDropLink(t *testing.T) {
 }
 
 func TestVanish(t *testing.T) {
+	t.Parallel()
 	srv, adb, _ := startReal(t, Options{})
 	n := srv.Accepted()
 	start := time.Now()

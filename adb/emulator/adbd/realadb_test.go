@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -42,6 +45,7 @@ func startReal(t *testing.T, opts Options) (*Server, *adbserver.Server, *fakeBac
 }
 
 func TestRealADB(t *testing.T) {
+	t.Parallel()
 	srv, adb, fb := startReal(t, Options{})
 	serial := srv.Addr()
 	run := func(t *testing.T, args ...string) (string, int) {
@@ -119,6 +123,35 @@ func TestRealADB(t *testing.T) {
 		out, code := run(t, "pull", "/sdcard/missing", dst)
 		if code == 0 || !strings.Contains(out, "No such file") {
 			t.Errorf("pull missing: %d %q", code, out)
+		}
+	})
+	t.Run("stdin", func(t *testing.T) {
+		cmd := adb.AdbCmd(context.Background(), "-s", serial, "shell", "cat")
+		in := strings.Repeat("line of input\n", 20000)
+		cmd.Stdin = strings.NewReader(in)
+		out, err := cmd.Output()
+		if err != nil || string(out) != in {
+			t.Errorf("cat: %d bytes (want %d), err %v", len(out), len(in), err)
+		}
+	})
+	t.Run("concurrent", func(t *testing.T) {
+		var wg sync.WaitGroup
+		errs := make(chan string, 16)
+		for i := range 16 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				n := 100000 + i*1000
+				out, err := adb.AdbCmd(context.Background(), "-s", serial, "exec-out", "bytes", strconv.Itoa(n)).Output()
+				if err != nil || !bytes.Equal(out, pattern(n)) {
+					errs <- fmt.Sprintf("stream %d: %d bytes, err %v", i, len(out), err)
+				}
+			}()
+		}
+		wg.Wait()
+		close(errs)
+		for e := range errs {
+			t.Error(e)
 		}
 	})
 	t.Run("root refused", func(t *testing.T) {

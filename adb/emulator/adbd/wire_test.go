@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/binary"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -272,5 +273,41 @@ func TestSyncSplitWrites(t *testing.T) {
 	}
 	if m := h.recv(); m.command != cmdCLSE {
 		t.Errorf("got %s after QUIT, want CLSE", commandName(m.command))
+	}
+}
+
+// TestManyStreams runs 40 streams at once on one connection, acknowledging
+// their WRTEs as they interleave.
+func TestManyStreams(t *testing.T) {
+	srv, _ := startFake(t, Options{})
+	h, _ := dialHost(t, srv.Addr(), 8192)
+	const n = 40
+	want := map[uint32][]byte{}
+	for i := uint32(1); i <= n; i++ {
+		size := 10000 + int(i)*997
+		h.send(cmdOPEN, i, 0, []byte("exec:bytes "+strconv.Itoa(size)+"\x00"))
+		want[i] = pattern(size)
+	}
+	got := map[uint32][]byte{}
+	open, closed := 0, 0
+	for closed < n {
+		m := h.recv()
+		switch m.command {
+		case cmdOKAY:
+			open++
+		case cmdWRTE:
+			got[m.arg1] = append(got[m.arg1], m.data...)
+			h.send(cmdOKAY, m.arg1, m.arg0, nil)
+		case cmdCLSE:
+			closed++
+		}
+	}
+	if open != n {
+		t.Errorf("%d streams opened, want %d", open, n)
+	}
+	for id, w := range want {
+		if !bytes.Equal(got[id], w) {
+			t.Errorf("stream %d: %d bytes, want %d", id, len(got[id]), len(w))
+		}
 	}
 }
