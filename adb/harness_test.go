@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
+	"github.com/adb-connector/adb-connector/adb/parse"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -276,3 +277,5 @@ func contains(s, sub string) bool { return strings.Contains(s, sub) }
 func asErr(err error, target any) bool { return errors.As(err, target) }
 
 var timeZero = time.Unix(0, 0)
+
+func flatten(root *parse.UINode) []parse.UINode { return parse.Flatten(root) }

@@ -1,0 +1,179 @@
+package adb
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb/parse"
+)
+
+// DefaultQueryTimeout bounds the typed read operations (properties, screen,
+// power, battery, foreground app) when the context has no deadline.
+const DefaultQueryTimeout = 15 * time.Second
+
+// scriptSep separates the outputs of several commands run in one shell
+// round trip.
+const scriptSep = "--adbc-sep-7f3a--"
+
+// runParts runs trusted command lines in one shell round trip and returns
+// each one's stdout. The exit status of the script is ignored; each part is
+// checked by its parser.
+func (d *Device) runParts(ctx context.Context, cmds ...string) ([]string, error) {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultQueryTimeout)
+	defer cancel()
+	script := strings.Join(cmds, "; echo "+scriptSep+"; ")
+	res, err := d.shellScript(ctx, opRead, script)
+	if err != nil && !isExit(err) {
+		return nil, err
+	}
+	parts := strings.Split(string(res.Stdout), scriptSep+"\n")
+	if len(parts) != len(cmds) {
+		return nil, fmt.Errorf("%w: expected %d outputs, got %d", ErrProtocol, len(cmds), len(parts))
+	}
+	return parts, nil
+}
+
+func isExit(err error) bool {
+	_, ok := err.(*ExitError)
+	return ok
+}
+
+// Properties returns the device's system properties (getprop). They are
+// cached per device until it goes offline or away; Refresh forces a reload.
+// Default timeout: DefaultQueryTimeout. The returned map is a copy.
+func (d *Device) Properties(ctx context.Context, refresh bool) (map[string]string, error) {
+	d.mu.Lock()
+	cached := d.props
+	d.mu.Unlock()
+	if cached != nil && !refresh {
+		return maps.Clone(cached), nil
+	}
+	ctx, cancel := withDefaultTimeout(ctx, DefaultQueryTimeout)
+	defer cancel()
+	res, err := d.shellScript(ctx, opRead, "getprop")
+	if err != nil {
+		return nil, fmt.Errorf("getprop: %w", err)
+	}
+	props, err := parse.Props(string(res.Stdout))
+	if err != nil {
+		return nil, fmt.Errorf("getprop: %w", err)
+	}
+	d.mu.Lock()
+	d.props = props
+	d.mu.Unlock()
+	return maps.Clone(props), nil
+}
+
+// ScreenInfo is the display geometry.
+type ScreenInfo struct {
+	// Width and Height are the effective size in pixels in the natural
+	// (rotation 0) orientation: the override size when set, else physical.
+	Width, Height int
+	// PhysicalWidth and PhysicalHeight are the panel's size.
+	PhysicalWidth, PhysicalHeight int
+	// Density is the effective density (override when set), in dpi.
+	Density int
+	// Rotation is 0-3 (quarter turns); RotationKnown is false when the
+	// device did not say.
+	Rotation      int
+	RotationKnown bool
+}
+
+// ScreenInfo reads wm size, wm density and the rotation from dumpsys window
+// (dumpsys input as a fallback) in one round trip. Default timeout:
+// DefaultQueryTimeout.
+func (d *Device) ScreenInfo(ctx context.Context) (ScreenInfo, error) {
+	parts, err := d.runParts(ctx, "wm size", "wm density", "dumpsys window", "dumpsys input")
+	if err != nil {
+		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
+	}
+	size, err := parse.WMSize(parts[0])
+	if err != nil {
+		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
+	}
+	dens, err := parse.WMDensity(parts[1])
+	if err != nil {
+		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
+	}
+	var si ScreenInfo
+	si.PhysicalWidth, si.PhysicalHeight = size.Physical.W, size.Physical.H
+	si.Width, si.Height = si.PhysicalWidth, si.PhysicalHeight
+	if size.Override != nil {
+		si.Width, si.Height = size.Override.W, size.Override.H
+	}
+	si.Density = dens.Physical
+	if dens.Override != 0 {
+		si.Density = dens.Override
+	}
+	if w, err := parse.Window(parts[2]); err == nil && w.RotationKnown {
+		si.Rotation, si.RotationKnown = w.Rotation, true
+	} else if r, err := parse.InputRotation(parts[3]); err == nil {
+		si.Rotation, si.RotationKnown = r, true
+	}
+	return si, nil
+}
+
+// PowerState says whether the screen is on and the keyguard is showing.
+type PowerState struct {
+	ScreenOn bool
+	// Locked is true when the keyguard (lock screen) shows; LockKnown is
+	// false when the device did not say.
+	Locked    bool
+	LockKnown bool
+}
+
+// Power reads dumpsys power and dumpsys window in one round trip. Default
+// timeout: DefaultQueryTimeout.
+func (d *Device) Power(ctx context.Context) (PowerState, error) {
+	parts, err := d.runParts(ctx, "dumpsys power", "dumpsys window")
+	if err != nil {
+		return PowerState{}, fmt.Errorf("power: %w", err)
+	}
+	p, err := parse.Power(parts[0])
+	if err != nil {
+		return PowerState{}, fmt.Errorf("power: %w", err)
+	}
+	ps := PowerState{ScreenOn: p.ScreenOn}
+	if w, err := parse.Window(parts[1]); err == nil && w.KeyguardKnown {
+		ps.Locked, ps.LockKnown = w.KeyguardShowing && !w.KeyguardOccluded, true
+	}
+	return ps, nil
+}
+
+// Battery reads dumpsys battery. Default timeout: DefaultQueryTimeout.
+func (d *Device) Battery(ctx context.Context) (parse.BatteryState, error) {
+	parts, err := d.runParts(ctx, "dumpsys battery")
+	if err != nil {
+		return parse.BatteryState{}, fmt.Errorf("battery: %w", err)
+	}
+	b, err := parse.Battery(parts[0])
+	if err != nil {
+		return parse.BatteryState{}, fmt.Errorf("battery: %w", err)
+	}
+	return b, nil
+}
+
+// ForegroundApp returns the package and activity in front, from dumpsys
+// window (dumpsys activity as a fallback). Default timeout:
+// DefaultQueryTimeout.
+func (d *Device) ForegroundApp(ctx context.Context) (pkg, activity string, err error) {
+	parts, err := d.runParts(ctx, "dumpsys window")
+	if err != nil {
+		return "", "", fmt.Errorf("foreground app: %w", err)
+	}
+	if w, err := parse.Window(parts[0]); err == nil && w.FocusedPackage != "" {
+		return w.FocusedPackage, w.FocusedActivity, nil
+	}
+	parts, err = d.runParts(ctx, "dumpsys activity activities")
+	if err != nil {
+		return "", "", fmt.Errorf("foreground app: %w", err)
+	}
+	pkg, activity, err = parse.TopActivity(parts[0])
+	if err != nil {
+		return "", "", fmt.Errorf("foreground app: %w", err)
+	}
+	return pkg, activity, nil
+}

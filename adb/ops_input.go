@@ -1,0 +1,175 @@
+package adb
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// DefaultInputTimeout bounds input operations (tap, swipe, text, key) when
+// the context has no deadline; a swipe's own duration is added.
+const DefaultInputTimeout = 10 * time.Second
+
+// DefaultLongPress is the hold time of LongPress when none is given.
+const DefaultLongPress = 800 * time.Millisecond
+
+// ErrUnsupportedText: `input text` cannot type the text (non-ASCII or
+// control characters); the caller needs an IME-based path.
+var ErrUnsupportedText = errors.New("adb: input text supports printable ASCII only")
+
+// input runs an input command line, serialized with the device's other
+// inputs.
+func (d *Device) input(ctx context.Context, extra time.Duration, cmd string) error {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultInputTimeout+extra)
+	defer cancel()
+	if _, err := d.shellScript(ctx, opInput, cmd); err != nil {
+		return err
+	}
+	return nil
+}
+
+func checkPoint(x, y int) error {
+	if x < 0 || y < 0 || x > 1<<15 || y > 1<<15 {
+		return fmt.Errorf("adb: point (%d,%d) out of range", x, y)
+	}
+	return nil
+}
+
+// Tap taps at (x, y) in screen pixels. Serialized with other inputs.
+// Default timeout: DefaultInputTimeout.
+func (d *Device) Tap(ctx context.Context, x, y int) error {
+	if err := checkPoint(x, y); err != nil {
+		return err
+	}
+	if err := d.input(ctx, 0, fmt.Sprintf("input tap %d %d", x, y)); err != nil {
+		return fmt.Errorf("tap: %w", err)
+	}
+	return nil
+}
+
+// Swipe swipes from (x1, y1) to (x2, y2) over dur (minimum 1 ms).
+// Serialized with other inputs. Default timeout: DefaultInputTimeout + dur.
+func (d *Device) Swipe(ctx context.Context, x1, y1, x2, y2 int, dur time.Duration) error {
+	if err := checkPoint(x1, y1); err != nil {
+		return err
+	}
+	if err := checkPoint(x2, y2); err != nil {
+		return err
+	}
+	ms := max(dur.Milliseconds(), 1)
+	if err := d.input(ctx, dur, fmt.Sprintf("input swipe %d %d %d %d %d", x1, y1, x2, y2, ms)); err != nil {
+		return fmt.Errorf("swipe: %w", err)
+	}
+	return nil
+}
+
+// LongPress holds (x, y) for dur (DefaultLongPress when 0), as a swipe that
+// does not move. Serialized with other inputs.
+func (d *Device) LongPress(ctx context.Context, x, y int, dur time.Duration) error {
+	if dur <= 0 {
+		dur = DefaultLongPress
+	}
+	if err := d.Swipe(ctx, x, y, x, y, dur); err != nil {
+		return fmt.Errorf("long press: %w", err)
+	}
+	return nil
+}
+
+// textChunks prepares text for `input text`, which maps "%s" to a space and
+// splits on spaces: spaces become "%s", and a literal "%s" is split across
+// two calls so it is not turned into a space.
+func textChunks(text string) ([]string, error) {
+	for _, r := range text {
+		if r < 0x20 || r > 0x7e {
+			return nil, fmt.Errorf("%w (got %q)", ErrUnsupportedText, r)
+		}
+	}
+	var chunks []string
+	for {
+		i := strings.Index(text, "%s")
+		if i < 0 {
+			break
+		}
+		chunks = append(chunks, text[:i+1])
+		text = text[i+1:]
+	}
+	chunks = append(chunks, text)
+	out := chunks[:0]
+	for _, c := range chunks {
+		if c != "" {
+			out = append(out, strings.ReplaceAll(c, " ", "%s"))
+		}
+	}
+	return out, nil
+}
+
+// Text types text into the focused field with `input text`. Only printable
+// ASCII is accepted (ErrUnsupportedText otherwise); each argument is quoted
+// for the device shell. Serialized with other inputs. Default timeout:
+// DefaultInputTimeout.
+func (d *Device) Text(ctx context.Context, text string) error {
+	chunks, err := textChunks(text)
+	if err != nil {
+		return err
+	}
+	if len(chunks) == 0 {
+		return nil
+	}
+	cmds := make([]string, len(chunks))
+	for i, c := range chunks {
+		q, err := QuoteArgs("input", "text", c)
+		if err != nil {
+			return err
+		}
+		cmds[i] = q
+	}
+	if err := d.input(ctx, 0, strings.Join(cmds, " && ")); err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	return nil
+}
+
+// KeyEvent sends key events by name ("KEYCODE_HOME", "HOME") or number
+// ("3"), in order. Serialized with other inputs. Default timeout:
+// DefaultInputTimeout.
+func (d *Device) KeyEvent(ctx context.Context, keys ...string) error {
+	if len(keys) == 0 {
+		return errors.New("adb: no key")
+	}
+	argv := []string{"input", "keyevent"}
+	for _, k := range keys {
+		k = strings.ToUpper(strings.TrimSpace(k))
+		if _, err := strconv.Atoi(k); err != nil {
+			if !validKeyName(k) {
+				return fmt.Errorf("adb: bad key %q", k)
+			}
+			if !strings.HasPrefix(k, "KEYCODE_") {
+				k = "KEYCODE_" + k
+			}
+		}
+		argv = append(argv, k)
+	}
+	cmd, err := QuoteArgs(argv...)
+	if err != nil {
+		return err
+	}
+	if err := d.input(ctx, 0, cmd); err != nil {
+		return fmt.Errorf("keyevent: %w", err)
+	}
+	return nil
+}
+
+func validKeyName(k string) bool {
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	for _, r := range k {
+		if (r < 'A' || r > 'Z') && (r < '0' || r > '9') && r != '_' {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,218 @@
+package adb
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"image"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb/parse"
+)
+
+// Default timeouts of the media operations.
+const (
+	// DefaultScreencapTimeout bounds ScreencapPNG and ScreencapRaw.
+	DefaultScreencapTimeout = 15 * time.Second
+	// DefaultUIDumpTimeout bounds UIDump.
+	DefaultUIDumpTimeout = 20 * time.Second
+	// DefaultLogcatTimeout bounds Logcat.
+	DefaultLogcatTimeout = 15 * time.Second
+	// MaxScreenRecord is the longest ScreenRecord (screenrecord's limit).
+	MaxScreenRecord = 180 * time.Second
+)
+
+// ErrScreenOff: the UI cannot be dumped (screen off or no window).
+var ErrScreenOff = errors.New("adb: no UI to dump (screen off?)")
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+// ScreencapPNG returns a PNG screenshot (exec-out screencap -p). Default
+// timeout: DefaultScreencapTimeout. Counted as a read.
+func (d *Device) ScreencapPNG(ctx context.Context) ([]byte, error) {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
+	defer cancel()
+	b, err := d.execScript(ctx, opRead, "screencap -p")
+	if err != nil {
+		return nil, fmt.Errorf("screencap: %w", err)
+	}
+	if !bytes.HasPrefix(b, pngMagic) {
+		return nil, fmt.Errorf("screencap: %w: not a PNG (%q)", ErrProtocol, clip(b))
+	}
+	return b, nil
+}
+
+// ScreencapRaw returns a screenshot from the raw screencap format (exec-out
+// screencap, no PNG encoding on the device: usually faster), converted to
+// RGBA. Default timeout: DefaultScreencapTimeout. Counted as a read.
+func (d *Device) ScreencapRaw(ctx context.Context) (*image.RGBA, error) {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
+	defer cancel()
+	b, err := d.execScript(ctx, opRead, "screencap")
+	if err != nil {
+		return nil, fmt.Errorf("screencap raw: %w", err)
+	}
+	img, err := decodeRawScreencap(b)
+	if err != nil {
+		return nil, fmt.Errorf("screencap raw: %w", err)
+	}
+	return img, nil
+}
+
+// decodeRawScreencap converts raw screencap output to RGBA.
+func decodeRawScreencap(b []byte) (*image.RGBA, error) {
+	w, h, format, hl, err := parse.RawScreencapHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	pix := b[hl:]
+	img := image.NewRGBA(image.Rect(0, 0, w, h))
+	dst := img.Pix
+	switch format {
+	case parse.PixelFormatRGBA8888:
+		copy(dst, pix)
+	case parse.PixelFormatRGBX8888:
+		copy(dst, pix)
+		for i := 3; i < len(dst); i += 4 {
+			dst[i] = 0xff
+		}
+	case parse.PixelFormatBGRA8888:
+		for i := 0; i+3 < len(pix); i += 4 {
+			dst[i], dst[i+1], dst[i+2], dst[i+3] = pix[i+2], pix[i+1], pix[i], pix[i+3]
+		}
+	case parse.PixelFormatRGB888:
+		for i, j := 0, 0; i+2 < len(pix); i, j = i+3, j+4 {
+			dst[j], dst[j+1], dst[j+2], dst[j+3] = pix[i], pix[i+1], pix[i+2], 0xff
+		}
+	case parse.PixelFormatRGB565:
+		for i, j := 0, 0; i+1 < len(pix); i, j = i+2, j+4 {
+			v := binary.LittleEndian.Uint16(pix[i:])
+			r, g, bl := byte(v>>11), byte(v>>5&0x3f), byte(v&0x1f)
+			dst[j], dst[j+1], dst[j+2], dst[j+3] = r<<3|r>>2, g<<2|g>>4, bl<<3|bl>>2, 0xff
+		}
+	default:
+		return nil, fmt.Errorf("%w: pixel format %d", ErrProtocol, format)
+	}
+	return img, nil
+}
+
+func clip(b []byte) []byte {
+	if len(b) > 64 {
+		return b[:64]
+	}
+	return b
+}
+
+func tmpName(prefix, ext string) string {
+	var r [6]byte
+	_, _ = rand.Read(r[:])
+	return "/data/local/tmp/" + prefix + hex.EncodeToString(r[:]) + ext
+}
+
+// UIDump dumps the UI hierarchy (uiautomator dump to a temporary file, cat,
+// rm) and parses it. A screen with no UI gives ErrScreenOff. Serialized with
+// inputs (uiautomator cannot run twice at once, and a dump reflects the
+// inputs before it). Default timeout: DefaultUIDumpTimeout.
+func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultUIDumpTimeout)
+	defer cancel()
+	f := tmpName("adbc-ui-", ".xml")
+	script := fmt.Sprintf("uiautomator dump %s && cat %s; rm -f %s", f, f, f)
+	res, err := d.shellScript(ctx, opInput, script)
+	if err != nil && !isExit(err) {
+		return nil, fmt.Errorf("ui dump: %w", err)
+	}
+	out := res.Stdout
+	i := bytes.Index(out, []byte("<?xml"))
+	if i < 0 {
+		msg := strings.TrimSpace(string(clip(append(out, res.Stderr...))))
+		if strings.Contains(msg, "null root node") || strings.Contains(msg, "could not get idle state") {
+			return nil, fmt.Errorf("ui dump: %w: %s", ErrScreenOff, msg)
+		}
+		return nil, fmt.Errorf("ui dump: %w: %q", ErrProtocol, msg)
+	}
+	xml := out[i:]
+	if j := bytes.LastIndex(xml, []byte("</hierarchy>")); j >= 0 {
+		xml = xml[:j+len("</hierarchy>")]
+	}
+	root, err := parse.UIDump(xml)
+	if err != nil {
+		return nil, fmt.Errorf("ui dump: %w", err)
+	}
+	return root, nil
+}
+
+// ScreenRecord records the screen for limit (1 s to MaxScreenRecord) with
+// screenrecord, pulls the MP4 into w, and removes it from the device.
+// Default timeout: limit + 30 s. Counted as a read.
+func (d *Device) ScreenRecord(ctx context.Context, limit time.Duration, w io.Writer) error {
+	secs := int(limit.Round(time.Second) / time.Second)
+	if secs < 1 || limit > MaxScreenRecord {
+		return fmt.Errorf("adb: screen record limit %v out of range", limit)
+	}
+	ctx, cancel := withDefaultTimeout(ctx, limit+30*time.Second)
+	defer cancel()
+	f := tmpName("adbc-rec-", ".mp4")
+	defer func() {
+		// Best effort clean-up, even when ctx is done.
+		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer ccancel()
+		_, _ = d.runShellV2(cctx, "rm -f "+f)
+	}()
+	cmd := "screenrecord --time-limit " + strconv.Itoa(secs) + " " + f
+	if _, err := d.shellScript(ctx, opRead, cmd); err != nil {
+		return fmt.Errorf("screenrecord: %w", err)
+	}
+	if err := d.Pull(ctx, f, w); err != nil {
+		return fmt.Errorf("screenrecord: %w", err)
+	}
+	return nil
+}
+
+// LogcatOptions selects log lines. The zero value returns the last 200
+// lines of the main buffers.
+type LogcatOptions struct {
+	// Lines is how many of the most recent lines (default 200, max 10000).
+	Lines int
+	// Filters are logcat filter specs ("ActivityManager:I", "*:S").
+	Filters []string
+}
+
+// Logcat returns recent log lines (logcat -d -v threadtime -t N). Default
+// timeout: DefaultLogcatTimeout.
+func (d *Device) Logcat(ctx context.Context, opt LogcatOptions) ([]parse.LogLine, error) {
+	n := opt.Lines
+	if n <= 0 {
+		n = 200
+	}
+	n = min(n, 10000)
+	argv := []string{"logcat", "-d", "-v", "threadtime", "-t", strconv.Itoa(n)}
+	for _, f := range opt.Filters {
+		if f == "" || strings.HasPrefix(f, "-") || strings.ContainsAny(f, " \t\n") {
+			return nil, fmt.Errorf("adb: bad logcat filter %q", f)
+		}
+		argv = append(argv, f)
+	}
+	cmd, err := QuoteArgs(argv...)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := withDefaultTimeout(ctx, DefaultLogcatTimeout)
+	defer cancel()
+	res, err := d.shellScript(ctx, opRead, cmd)
+	if err != nil {
+		return nil, fmt.Errorf("logcat: %w", err)
+	}
+	lines, err := parse.Logcat(string(res.Stdout))
+	if err != nil {
+		return nil, fmt.Errorf("logcat: %w", err)
+	}
+	return lines, nil
+}
