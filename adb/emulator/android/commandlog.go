@@ -41,7 +41,7 @@ func (d *Device) Commands() []Command {
 	defer d.mu.Unlock()
 	out := make([]Command, len(d.cmdlog.cmds))
 	for i, c := range d.cmdlog.cmds {
-		c.Argv = slices.Clone(c.Argv)
+		c.Argv = cloneArgv(c.Argv)
 		out[i] = c
 	}
 	return out
@@ -68,7 +68,7 @@ func (d *Device) WaitCommand(ctx context.Context, match func(Command) bool) (Com
 		for _, c := range cmds[seen:] {
 			if match(c) {
 				d.mu.Unlock()
-				c.Argv = slices.Clone(c.Argv)
+				c.Argv = cloneArgv(c.Argv)
 				return c, nil
 			}
 		}
@@ -121,4 +121,12 @@ func (d *Device) applyFaults(ctx context.Context, stderr io.Writer) (status int,
 		return code, true
 	}
 	return 0, false
+}
+
+func cloneArgv(a [][]string) [][]string {
+	out := make([][]string, len(a))
+	for i, v := range a {
+		out[i] = slices.Clone(v)
+	}
+	return out
 }
