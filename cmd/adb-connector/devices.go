@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/adminclient"
+)
+
+// The operator commands (devices, pair, approve, unbind) talk to a running
+// `adb-connector serve` over the admin socket in its data directory; the
+// server is the only database writer. Helpers shared by the four live here.
+
+// dataDirEnv overrides the default data directory, for serve and the operator commands.
+const dataDirEnv = "ADB_CONNECTOR_DATA_DIR"
+
+// adminDataDirFlag adds --data-dir with serve's default (./data, or $ADB_CONNECTOR_DATA_DIR).
+func adminDataDirFlag(fs *flag.FlagSet) *string {
+	def := "./data"
+	if v := os.Getenv(dataDirEnv); v != "" {
+		def = v
+	}
+	return fs.String("data-dir", def, "data directory of the running server (env "+dataDirEnv+")")
+}
+
+// parseInterspersed parses flags that may come after positional arguments
+// (`pair SERIAL --ttl 5m`) and returns the positionals.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		if fs.NArg() == 0 {
+			return pos, nil
+		}
+		pos = append(pos, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+// withAdmin dials the admin socket of dataDir, runs f and closes the connection.
+func withAdmin(dataDir string, f func(ctx context.Context, c *adminclient.Client) error) error {
+	ctx := context.Background()
+	path := device.AdminSocketPath(dataDir)
+	c, err := adminclient.Dial(ctx, path)
+	if errors.Is(err, adminclient.ErrNotRunning) {
+		return fmt.Errorf("cannot reach the admin socket %s: is `adb-connector serve` running with --data-dir %s?", path, dataDir)
+	}
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	return f(ctx, c)
+}
+
+func init() {
+	register("devices", "list the devices the running server sees and whether they are bound", runDevices)
+}
+
+func runDevices(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: adb-connector devices [--json] [--data-dir DIR]")
+		fs.PrintDefaults()
+	}
+	dataDir := adminDataDirFlag(fs)
+	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound}")
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 0 {
+		fs.Usage()
+		return errUsage
+	}
+	return withAdmin(*dataDir, func(ctx context.Context, c *adminclient.Client) error {
+		rows, err := c.Devices(ctx)
+		if err != nil {
+			return err
+		}
+		if *asJSON {
+			enc := json.NewEncoder(stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(rows)
+		}
+		if len(rows) == 0 {
+			_, err := fmt.Fprintln(stdout, "no devices")
+			return err
+		}
+		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tBOUND")
+		for _, r := range rows {
+			model := r.Model
+			if model == "" {
+				model = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, model, strconv.FormatBool(r.Bound))
+		}
+		return tw.Flush()
+	})
+}
