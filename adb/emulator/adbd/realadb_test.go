@@ -117,8 +117,15 @@ func TestRealADB(t *testing.T) {
 			t.Errorf("pulled %d bytes, differ from pushed", len(got))
 		}
 		out, _ := run(t, "ls", "/sdcard/x")
-		if !strings.Contains(out, "in.bin") {
+		if !strings.Contains(out, "in.bin") || !strings.Contains(out, " ..\n") {
 			t.Errorf("ls: %q", out)
+		}
+		// A directory pull walks LIS2 listings (skipping . and ..).
+		if out, code := run(t, "pull", "/sdcard/x", filepath.Join(dir, "tree")); code != 0 {
+			t.Fatalf("pull dir: %s", out)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, "tree", "in.bin")); !bytes.Equal(got, data) {
+			t.Errorf("dir pull: %d bytes", len(got))
 		}
 		out, code := run(t, "pull", "/sdcard/missing", dst)
 		if code == 0 || !strings.Contains(out, "No such file") {

@@ -90,7 +90,17 @@ func inode(p string) uint64 {
 // syncList answers LIST (DENT entries) or LIS2 (DNT2 entries), then DONE.
 // A missing directory yields an empty listing, as adbd does.
 func syncList(w *bufio.Writer, fsys FileSystem, req syncRequest) error {
-	entries, _ := fsys.ReadDir(req.path)
+	entries, err := fsys.ReadDir(req.path)
+	if err == nil {
+		// readdir on Linux yields "." and ".." too; adb's pull skips them.
+		self, _ := fsys.Stat(req.path)
+		parent, perr := fsys.Stat(path.Dir(path.Clean(req.path)))
+		if perr != nil {
+			parent = self
+		}
+		self.Name, parent.Name = ".", ".."
+		entries = append([]FileInfo{self, parent}, entries...)
+	}
 	var b []byte
 	for _, e := range entries {
 		b = b[:0]
@@ -116,7 +126,7 @@ func syncList(w *bufio.Writer, fsys FileSystem, req syncRequest) error {
 	}
 	b = putU32(b[:0], syncDONE)
 	b = append(b, make([]byte, size-4)...)
-	_, err := w.Write(b)
+	_, err = w.Write(b)
 	return err
 }
 
