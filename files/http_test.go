@@ -15,7 +15,7 @@ import (
 )
 
 // newServer serves st the way the connector mounts it: a ServeMux pattern.
-func newServer(t *testing.T, st *Store) *httptest.Server {
+func newServer(t testing.TB, st *Store) *httptest.Server {
 	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle(RoutePattern, st.Handler())
