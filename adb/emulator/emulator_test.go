@@ -225,3 +225,21 @@ func TestCloseIdempotent(t *testing.T) {
 		t.Error("Vanish after Close: no error")
 	}
 }
+
+// TestScenarios starts each shipped scenario and checks the foreground app
+// seen through adb.
+func TestScenarios(t *testing.T) {
+	for _, tc := range []struct{ scenario, want string }{
+		{"launcher", "launcher"},
+		{"login", "com.example.login"},
+		{"list", "com.example.list"},
+	} {
+		t.Run(tc.scenario, func(t *testing.T) {
+			env := adbtest.Start(t, adbtest.Options{Scenario: tc.scenario})
+			out, _, code := adbRun(t, env, env.Devices[0], "shell", "dumpsys", "window")
+			if code != 0 || !strings.Contains(out, "mCurrentFocus") || !strings.Contains(out, tc.want) {
+				t.Errorf("dumpsys window (%d) lacks %q:\n%.600s", code, tc.want, out)
+			}
+		})
+	}
+}

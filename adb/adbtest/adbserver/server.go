@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -75,6 +76,8 @@ func (s *Server) start() error {
 		return errors.New("already running")
 	}
 	cmd := exec.Command(s.bin, "-P", strconv.Itoa(s.Port), "nodaemon", "server")
+	// If the test binary dies without cleanup, the server dies with it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	s.log = &syncBuffer{}
 	cmd.Stdout = s.log
 	cmd.Stderr = s.log
