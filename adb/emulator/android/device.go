@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"sync"
 	"time"
 
@@ -29,7 +30,9 @@ type Config struct {
 	// SDK >= 28 makes raw screencap output carry a 16-byte header.
 	Release string
 	SDK     int
-	// Properties are extra or overriding getprop values.
+	// Properties are extra or overriding getprop values. Precedence, lowest
+	// first: defaults, the scenario's properties, the fields above when set,
+	// Properties.
 	Properties map[string]string
 	// Logger receives debug logs of commands run. Default: discard.
 	Logger *slog.Logger
@@ -66,6 +69,16 @@ var _ adbd.Backend = (*Device)(nil)
 
 // New builds a device from cfg, loading its scenario.
 func New(cfg Config) (*Device, error) {
+	explicit := map[string]string{}
+	for k, v := range map[string]string{"ro.serialno": cfg.Serial, "ro.product.model": cfg.Model, "ro.product.name": cfg.Product,
+		"ro.product.device": cfg.Device, "ro.product.manufacturer": cfg.Manufacturer, "ro.build.version.release": cfg.Release} {
+		if v != "" {
+			explicit[k] = v
+		}
+	}
+	if cfg.SDK != 0 {
+		explicit["ro.build.version.sdk"] = strconv.Itoa(cfg.SDK)
+	}
 	def := func(s *string, v string) {
 		if *s == "" {
 			*s = v
@@ -93,7 +106,7 @@ func New(cfg Config) (*Device, error) {
 	}
 	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc}
 	d.fs = newFS(cfg.Now)
-	d.props = buildProps(cfg, sc)
+	d.props = buildProps(cfg, sc, explicit)
 	d.cmdlog.changed = make(chan struct{})
 	d.initState()
 	return d, nil

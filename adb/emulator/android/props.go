@@ -7,8 +7,9 @@ import (
 )
 
 // buildProps returns the device's system properties: defaults derived from
-// cfg, then the scenario's, then cfg.Properties.
-func buildProps(cfg Config, sc *Scenario) map[string]string {
+// cfg, then the scenario's, then the explicitly set Config fields, then
+// cfg.Properties.
+func buildProps(cfg Config, sc *Scenario, explicit map[string]string) map[string]string {
 	p := map[string]string{
 		"ro.product.model":                cfg.Model,
 		"ro.product.name":                 cfg.Product,
@@ -44,6 +45,7 @@ func buildProps(cfg Config, sc *Scenario) map[string]string {
 		"gsm.operator.alpha":              "",
 	}
 	maps.Copy(p, sc.Properties)
+	maps.Copy(p, explicit)
 	maps.Copy(p, cfg.Properties)
 	return p
 }
