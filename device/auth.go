@@ -15,6 +15,20 @@ import (
 	"time"
 )
 
+// Auth flow identifiers and form fields, as the Card declares them (§4.1 auth_flows).
+const (
+	// FlowPairing is the form flow: the user types a serial and the
+	// operator's one-time code (fields FieldSerial and FieldPairingCode, the
+	// latter a secret password field).
+	FlowPairing = "device_pairing"
+	// FlowRequest is the polling flow: auth.start shows a request code the
+	// operator approves; auth.status polls until authenticated or expired.
+	FlowRequest = "device_request"
+
+	FieldSerial      = "serial"
+	FieldPairingCode = "pairing_code"
+)
+
 // Errors callers branch on (errors.Is). Their messages are safe to show to a
 // user or an agent: they never contain a code, a secret or a full serial.
 var (

@@ -105,3 +105,20 @@ func ComputeState(in StateInput) State {
 	}
 	return offline
 }
+
+// ToolState is one Descriptor tools[] entry (§9).
+type ToolState struct {
+	ToolID                string          `json:"tool_id"`
+	Status                ToolStatus      `json:"status"`
+	TargetPermissionState PermissionState `json:"target_permission_state"`
+}
+
+// Tools returns the tools[] entries for the given tool IDs (the Card's
+// tools, in Card order), all in this state.
+func (s State) Tools(toolIDs ...string) []ToolState {
+	out := make([]ToolState, len(toolIDs))
+	for i, id := range toolIDs {
+		out[i] = ToolState{ToolID: id, Status: s.Tool, TargetPermissionState: s.Permission}
+	}
+	return out
+}

@@ -52,3 +52,15 @@ func TestPresenceFromADBState(t *testing.T) {
 		}
 	}
 }
+
+func TestStateTools(t *testing.T) {
+	t.Parallel()
+	got := ComputeState(StateInput{BindingBound, PresenceUnauthorized, true}).Tools("android_device_status", "android_tap")
+	want := []ToolState{
+		{"android_device_status", ToolDeniedByTarget, PermissionDenied},
+		{"android_tap", ToolDeniedByTarget, PermissionDenied},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Tools (-want +got):\n%s", diff)
+	}
+}

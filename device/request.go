@@ -143,6 +143,26 @@ func (r *Requests) shown(id string) string {
 	return r.codes[id].code
 }
 
+// Message is a readable status line for auth.start.ack / auth.status.ack.
+// It holds the request code (shown to the user anyway in qr_code_text),
+// never a pairing code or a device serial.
+func (s AuthSession) Message() string {
+	switch s.Status {
+	case AuthPending:
+		if s.Code == "" {
+			return "Waiting for the operator's approval. Refresh to show the request code again."
+		}
+		return "Give the lab operator this request code: " + s.Code + " (they run: adb-connector approve " + s.Code + ")"
+	case AuthAuthenticated:
+		return "A device is bound to this connection"
+	case AuthExpired:
+		return "The request code expired; refresh to get a new one"
+	case AuthUnauthenticated:
+		return "The device was unbound; start again to request a device"
+	}
+	return string(s.Status)
+}
+
 // StartRequest opens a session for channelID (auth.start). A channel that is
 // already bound gets an authenticated session at once; otherwise the new
 // session is pending with a fresh code and replaces the channel's earlier

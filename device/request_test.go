@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -202,5 +203,24 @@ func TestRequestUnknownSession(t *testing.T) {
 	}
 	if _, err := e.requests.StartRequest(ctx, ""); !errors.Is(err, ErrInvalidArgument) {
 		t.Fatalf("StartRequest empty channel: %v", err)
+	}
+}
+
+func TestAuthSessionMessage(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		s    AuthSession
+		want string
+	}{
+		{AuthSession{Status: AuthPending, Code: "K7Q-M2X"}, "K7Q-M2X"},
+		{AuthSession{Status: AuthPending}, "Refresh"},
+		{AuthSession{Status: AuthAuthenticated, DeviceKey: "127.0.0.1:5037/SECRETSERIAL"}, "bound"},
+		{AuthSession{Status: AuthExpired}, "expired"},
+		{AuthSession{Status: AuthUnauthenticated}, "unbound"},
+	} {
+		got := tt.s.Message()
+		if !strings.Contains(got, tt.want) || strings.Contains(got, "SECRETSERIAL") || strings.Contains(got, "127.0.0.1") {
+			t.Errorf("Message(%+v) = %q, want it to contain %q and no device key", tt.s, got, tt.want)
+		}
 	}
 }
