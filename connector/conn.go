@@ -101,7 +101,9 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 
 func (c *conn) readLoop() {
 	for {
-		typ, b, err := c.ws.Read(c.ctx)
+		// Not c.ctx: a canceled read context makes the library drop the
+		// socket without a close frame; the reader ends when the socket closes.
+		typ, b, err := c.ws.Read(context.Background())
 		if err != nil {
 			return
 		}

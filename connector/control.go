@@ -8,15 +8,17 @@ import (
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/adb-connector/adb-connector/internal/buildinfo"
 )
 
 // Health is the GET /health body (§4.3).
 type Health struct {
-	Status          string `json:"status"`
-	CardID          string `json:"connector_card_id"`
-	CardVersion     string `json:"connector_card_version"`
-	ProtocolVersion string `json:"protocol_version"`
-	Build           any    `json:"build"`
+	Status          string         `json:"status"`
+	CardID          string         `json:"connector_card_id"`
+	CardVersion     string         `json:"connector_card_version"`
+	ProtocolVersion string         `json:"protocol_version"`
+	Build           buildinfo.Info `json:"build"`
 }
 
 func (s *Server) routes() {

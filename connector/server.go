@@ -104,6 +104,7 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
+	log = newRedactingLogger(log, cfg.APIKey)
 	card := BuildCard(cfg.Card, cfg.Registry)
 	card.Security.APIKeyRequired = cfg.APIKey != ""
 	if err := ValidateCard(&card); err != nil {

@@ -1,0 +1,217 @@
+package connector_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+
+	"github.com/adb-connector/adb-connector/connector"
+)
+
+func invoke(tool string) map[string]any {
+	return map[string]any{"tool_id": tool, "arguments": map[string]any{"connector_channel_id": "cch_model", "x": 1},
+		"context": map[string]any{"session_id": "s1", "tool_call_id": "call_1"}}
+}
+
+func TestToolInvoke(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{key: apiKey})
+	ctx := ctxT(t)
+	c, _ := e.helloed(t, apiKey, "")
+	ch, _, err := c.OpenChannel(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, _ := c.Request(ctx, connector.TypeToolInvoke, ch, invoke("echo"))
+	p := payloadOf(t, r)
+	res, _ := p["result"].(map[string]any)
+	if r.Type != connector.TypeToolInvokeAck || r.Error != nil || p["tool_id"] != "echo" || res["channel"] != ch || res["tool_call_id"] != "call_1" {
+		t.Fatalf("echo ack = %s %v", r.Payload, r.Error)
+	}
+	if args := res["arguments"].(map[string]any); args["x"] != float64(1) {
+		t.Errorf("arguments not passed unchanged: %v", args)
+	}
+	cases := []struct{ tool, code string }{
+		{"nope", connector.CodeToolNotFound},
+		{"fail", connector.CodeToolInvokeFailed},
+		{"offline", "device_offline"},
+		{"panic", connector.CodeToolInvokeFailed},
+	}
+	for _, tc := range cases {
+		t.Run(tc.tool, func(t *testing.T) {
+			r, _ := c.Request(ctx, connector.TypeToolInvoke, ch, invoke(tc.tool))
+			wantError(t, r, connector.TypeToolInvokeAck, tc.code)
+			if strings.Contains(r.Error.Message, apiKey) || strings.Contains(r.Error.Message, "exec failed") {
+				t.Errorf("error message leaks detail: %q", r.Error.Message)
+			}
+		})
+	}
+	r, _ = c.Request(ctx, connector.TypeToolInvoke, ch, map[string]any{"arguments": map[string]any{}})
+	wantError(t, r, connector.TypeError, connector.CodeInvalidPacket)
+	r, _ = c.Request(ctx, connector.TypeToolInvoke, ch, map[string]any{"tool_id": "echo", "arguments": []int{1}})
+	wantError(t, r, connector.TypeToolInvokeAck, connector.CodeInvalidArguments)
+
+	r, _ = c.Request(ctx, connector.TypeToolInvoke, ch, invoke("progress"))
+	if r.Type != connector.TypeToolInvokeAck || r.Error != nil {
+		t.Fatalf("progress ack = %+v", r)
+	}
+	push, err := c.WaitPush(ctx, connector.TypeToolProgressPush)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pp := payloadOf(t, push)
+	if push.ChannelID != ch || push.RequestID != r.RequestID || pp["progress"] != 0.5 || pp["message"] != "half way" || pp["status"] != "running" {
+		t.Errorf("progress push = %+v %s", push, push.Payload)
+	}
+	// Secrets scan: no byte the server sent and no log line holds the key.
+	for _, f := range c.Raw() {
+		if bytes.Contains(f, []byte(apiKey)) {
+			t.Fatalf("API key sent on the wire: %s", f)
+		}
+	}
+	if strings.Contains(e.logs.String(), apiKey) {
+		t.Fatal("API key in logs")
+	}
+}
+
+// TestBlockingToolDoesNotDelayOthers: a tool blocked (on a channel, not a
+// sleep) never delays ping or another channel's calls.
+func TestBlockingToolDoesNotDelayOthers(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	ctx := ctxT(t)
+	c, _ := e.helloed(t, "", "")
+	chA, _, _ := c.OpenChannel(ctx, "")
+	chB, _, _ := c.OpenChannel(ctx, "")
+	blocked := make(chan *connector.Packet, 1)
+	go func() {
+		r, _ := c.Request(ctx, connector.TypeToolInvoke, chA, invoke("block"))
+		blocked <- r
+	}()
+	if got := <-e.started; got != chA {
+		t.Fatalf("block started on %s", got)
+	}
+	for i := 0; i < 20; i++ {
+		if r, err := c.Request(ctx, connector.TypePing, "", nil); err != nil || r.Type != connector.TypePong {
+			t.Fatalf("ping while a tool blocks: %v %v", r, err)
+		}
+	}
+	r, _ := c.Request(ctx, connector.TypeToolInvoke, chB, invoke("echo"))
+	if r.Type != connector.TypeToolInvokeAck || r.Error != nil {
+		t.Fatalf("other channel while a tool blocks: %+v", r)
+	}
+	r, _ = c.Request(ctx, connector.TypeDescriptorGet, chA, nil)
+	if r.Type != connector.TypeDescriptorGetAck {
+		t.Fatalf("same channel descriptor while a tool blocks: %+v", r)
+	}
+	select {
+	case r := <-blocked:
+		t.Fatalf("blocked tool answered early: %+v", r)
+	default:
+	}
+	e.releaseAll()
+	if r := <-blocked; r == nil || r.Error != nil || payloadOf(t, r)["result"].(map[string]any)["released"] != true {
+		t.Fatalf("released tool ack = %+v", r)
+	}
+}
+
+func TestShutdownDrainsThenGoingAway(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	ctx := ctxT(t)
+	c, _ := e.helloed(t, "", "")
+	ch, _, _ := c.OpenChannel(ctx, "")
+	acked := make(chan *connector.Packet, 1)
+	go func() {
+		r, _ := c.Request(ctx, connector.TypeToolInvoke, ch, invoke("block"))
+		acked <- r
+	}()
+	<-e.started
+	shut := make(chan error, 1)
+	go func() { shut <- e.srv.Shutdown(ctx) }()
+	e.releaseAll() // the in-flight call finishes during the drain
+	if err := <-shut; err != nil {
+		t.Fatalf("Shutdown = %v", err)
+	}
+	if r := <-acked; r == nil || r.Type != connector.TypeToolInvokeAck || r.Error != nil {
+		t.Fatalf("in-flight call lost on shutdown: %+v", r)
+	}
+	if got := c.CloseStatus(); got != websocket.StatusGoingAway {
+		t.Errorf("close status = %v, want 1001", got)
+	}
+}
+
+func TestShutdownCancelsAfterDeadline(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	ctx := ctxT(t)
+	c, _ := e.helloed(t, "", "")
+	ch, _, _ := c.OpenChannel(ctx, "")
+	acked := make(chan *connector.Packet, 1)
+	go func() {
+		r, _ := c.Request(ctx, connector.TypeToolInvoke, ch, invoke("block"))
+		acked <- r
+	}()
+	<-e.started
+	sctx, cancel := context.WithCancel(ctx)
+	cancel() // drain deadline already passed: in-flight work is canceled
+	if err := e.srv.Shutdown(sctx); err == nil {
+		t.Error("Shutdown with an expired context reported success")
+	}
+	if got := c.CloseStatus(); got != websocket.StatusGoingAway {
+		t.Errorf("close status = %v, want 1001", got)
+	}
+	<-acked
+}
+
+func TestSlowPeerIsDropped(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{cfg: func(c *connector.Config) {
+		c.WriteQueue = 4
+		c.MaxInFlight = 2
+		c.WriteTimeout = 100 * time.Millisecond
+	}})
+	ctx := ctxT(t)
+	// A raw peer: hello and channel.open, then it writes and never reads.
+	raw, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(e.url, "http")+"/ws",
+		&websocket.DialOptions{Subprotocols: []string{connector.Subprotocol}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.CloseNow()
+	raw.SetReadLimit(-1)
+	send := func(s string) error {
+		wctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
+		return raw.Write(wctx, websocket.MessageText, []byte(s))
+	}
+	send(`{"schema":"xagent.connector.packet/v1","packet_id":"p1","request_id":"r1","type":"connector.hello","payload":{"connector_card_id":"device.adb","protocol_version":"3.0","supported_profiles":["xagent.device.v1"]}}`)
+	send(`{"schema":"xagent.connector.packet/v1","packet_id":"p2","request_id":"r2","type":"channel.open","payload":{}}`)
+	var ch string
+	for ch == "" {
+		_, b, err := raw.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p, _ := connector.DecodePacket(b); p != nil && p.Type == connector.TypeChannelOpenAck {
+			ch = p.ChannelID
+		}
+	}
+	// Each echo answers ~256 KiB; the peer reads none of it.
+	big := `{"schema":"xagent.connector.packet/v1","packet_id":"p","request_id":"r","connector_channel_id":"` + ch +
+		`","type":"tool.invoke","payload":{"tool_id":"echo","arguments":{"pad":"` + strings.Repeat("x", 256<<10) + `"}}}`
+	var werr error
+	for i := 0; i < 2000 && werr == nil; i++ {
+		werr = send(big)
+	}
+	if werr == nil {
+		t.Fatal("server kept buffering for a peer that never reads")
+	}
+	waitFor(t, func() bool {
+		return strings.Contains(e.logs.String(), "peer is not reading") || strings.Contains(e.logs.String(), "write failed")
+	})
+}

@@ -1,0 +1,163 @@
+package connector_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/coder/websocket"
+
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/connector/xagenttest"
+)
+
+func hello(card, connID, version string, profiles any) map[string]any {
+	m := map[string]any{"connector_card_id": card, "connector_id": connID}
+	if version != "" {
+		m["protocol_version"] = version
+	}
+	if profiles != nil {
+		m["supported_profiles"] = profiles
+	}
+	return m
+}
+
+func TestHelloErrors(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{key: apiKey})
+	dev := []string{connector.ProfileDeviceV1}
+	cases := []struct {
+		name    string
+		typ     string
+		payload any
+		code    string
+	}{
+		{"user packet before hello", connector.TypeChannelOpen, map[string]any{}, connector.CodeHelloRequired},
+		{"descriptor before hello", connector.TypeDescriptorGet, map[string]any{}, connector.CodeHelloRequired},
+		{"card id mismatch", connector.TypeHello, hello("im.wechat", "", "3.0", dev), connector.CodeCardIDMismatch},
+		{"protocol version missing", connector.TypeHello, hello(cardID, "", "", dev), connector.CodeUnsupportedProtocolVersion},
+		{"protocol version 2.0", connector.TypeHello, hello(cardID, "", "2.0", dev), connector.CodeUnsupportedProtocolVersion},
+		{"protocol version garbage", connector.TypeHello, hello(cardID, "", "three", dev), connector.CodeUnsupportedProtocolVersion},
+		{"supported_profiles missing", connector.TypeHello, hello(cardID, "", "3.0", nil), connector.CodeInvalidPacket},
+		{"no common profile", connector.TypeHello, hello(cardID, "", "3.0", []string{connector.ProfileIMV2}), connector.CodeUnsupportedProfile},
+		{"hello payload missing", connector.TypeHello, nil, connector.CodeInvalidPacket},
+		{"unknown type", "chat.message", map[string]any{}, connector.CodeUnsupportedPacket},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := xagenttest.New(t, e.url, xagenttest.Options{APIKey: apiKey})
+			r, err := c.Request(ctxT(t), tc.typ, "", tc.payload)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantError(t, r, connector.TypeError, tc.code)
+			// The socket stays usable.
+			if _, err := c.Hello(ctxT(t), cardID, ""); err != nil {
+				t.Fatalf("hello after error: %v", err)
+			}
+		})
+	}
+}
+
+func TestInvalidEnvelopeKeepsSocket(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	frames := []string{
+		`not json`,
+		`{"schema":"xagent.connector.packet/v1","type":"ping"}`,
+		`{"schema":"wrong","packet_id":"p","type":"ping"}`,
+		`{"schema":"xagent.connector.packet/v1","packet_id":"p","type":"ping","payload":"x"}`,
+	}
+	c := xagenttest.New(t, e.url, xagenttest.Options{})
+	for _, f := range frames {
+		if err := c.SendRaw(ctxT(t), websocket.MessageText, []byte(f)); err != nil {
+			t.Fatal(err)
+		}
+		p, err := c.WaitPush(ctxT(t), connector.TypeError)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantError(t, p, connector.TypeError, connector.CodeInvalidPacket)
+	}
+	r, err := c.Request(ctxT(t), connector.TypePing, "", nil)
+	if err != nil || r.Type != connector.TypePong {
+		t.Fatalf("ping after invalid packets: %v %v", r, err)
+	}
+}
+
+func TestPingPong(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	c := xagenttest.New(t, e.url, xagenttest.Options{})
+	// ping works before hello too: it is not user-level.
+	r, err := c.Request(ctxT(t), connector.TypePing, "", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Type != connector.TypePong || r.RequestID == "" || r.PacketID == "" || r.Time == 0 {
+		t.Errorf("pong = %+v", r)
+	}
+}
+
+func TestHelloAck(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	c := xagenttest.New(t, e.url, xagenttest.Options{})
+	r, err := c.Request(ctxT(t), connector.TypeHello, "", hello(cardID, "", "3.0", []string{"xagent.im.v2", connector.ProfileDeviceV1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Type != connector.TypeHelloAck {
+		t.Fatalf("got %s %v", r.Type, r.Error)
+	}
+	p := payloadOf(t, r)
+	id, _ := p["connector_id"].(string)
+	if p["connector_card_id"] != cardID || p["protocol_version"] != "3.0" || !strings.HasPrefix(id, "conn_device_adb_") {
+		t.Errorf("hello.ack payload = %v", p)
+	}
+	// A second hello on the same socket with another connector_id is refused.
+	r, err = c.Request(ctxT(t), connector.TypeHello, "", hello(cardID, "conn_other", "3.0", []string{connector.ProfileDeviceV1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, r, connector.TypeError, connector.CodeConnectorIDMismatch)
+}
+
+func TestFrameLimits(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	t.Run("binary frame", func(t *testing.T) {
+		t.Parallel()
+		c := xagenttest.New(t, e.url, xagenttest.Options{})
+		c.SendRaw(ctxT(t), websocket.MessageBinary, []byte(`{}`))
+		if got := c.CloseStatus(); got != websocket.StatusUnsupportedData {
+			t.Errorf("close status = %v, want 1003", got)
+		}
+	})
+	t.Run("oversized frame", func(t *testing.T) {
+		t.Parallel()
+		c := xagenttest.New(t, e.url, xagenttest.Options{})
+		big := append([]byte(`{"schema":"xagent.connector.packet/v1","packet_id":"p","type":"ping","pad":"`), bytes.Repeat([]byte("a"), connector.MaxPacketBytes)...)
+		big = append(big, `"}`...)
+		c.SendRaw(ctxT(t), websocket.MessageText, big)
+		if got := c.CloseStatus(); got != websocket.StatusMessageTooBig {
+			t.Errorf("close status = %v, want 1009", got)
+		}
+	})
+	t.Run("largest frame accepted", func(t *testing.T) {
+		t.Parallel()
+		c := xagenttest.New(t, e.url, xagenttest.Options{})
+		pre := `{"schema":"xagent.connector.packet/v1","packet_id":"p","request_id":"r1","type":"ping","pad":"`
+		b := append([]byte(pre), bytes.Repeat([]byte("a"), connector.MaxPacketBytes-len(pre)-2)...)
+		b = append(b, `"}`...)
+		if !json.Valid(b) || len(b) != connector.MaxPacketBytes {
+			t.Fatal("bad test frame")
+		}
+		c.SendRaw(ctxT(t), websocket.MessageText, b)
+		if _, err := c.WaitPush(ctxT(t), connector.TypePong); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
