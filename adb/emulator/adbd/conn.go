@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"sync"
+	"sync/atomic"
 )
 
 // conn is one host connection. Its serve goroutine is the only reader of
@@ -22,8 +23,10 @@ type conn struct {
 	ctx    context.Context // canceled when the connection ends
 	cancel context.CancelFunc
 
-	wmu  sync.Mutex // serializes writes of whole messages
-	wbuf []byte
+	wmu sync.Mutex // serializes writes of whole messages
+	hdr []byte     // header scratch, under wmu
+	// skipSum: the host's version allows a zero data checksum.
+	skipSum atomic.Bool
 
 	mu        sync.Mutex
 	streams   map[uint32]*stream
@@ -58,15 +61,15 @@ func (c *conn) close() {
 	})
 }
 
-// write sends one message; it fails once the connection is closed.
+// write sends one message (header and payload in one writev, without
+// copying the payload); it fails once the connection is closed.
 func (c *conn) write(m message) error {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	c.wbuf = appendMessage(c.wbuf[:0], m)
-	_, err := c.nc.Write(c.wbuf)
-	if cap(c.wbuf) > 64<<10 {
-		c.wbuf = nil // do not pin a 1 MiB buffer per idle connection
-	}
+	c.hdr = appendMessage(c.hdr[:0], message{command: m.command, arg0: m.arg0, arg1: m.arg1})
+	fixHeader(c.hdr, m.data, c.skipSum.Load())
+	bufs := net.Buffers{c.hdr, m.data}
+	_, err := bufs.WriteTo(c.nc)
 	if err != nil {
 		c.close()
 	}
@@ -148,6 +151,7 @@ func (c *conn) handleCNXN(m message) error {
 	c.mu.Lock()
 	c.maxData = max
 	c.mu.Unlock()
+	c.skipSum.Store(m.arg0 >= protocolVersion)
 	c.log.Debug("adbd: CNXN", "version", m.arg0, "maxdata", m.arg1)
 	if c.srv.unauthorized() {
 		c.mu.Lock()

@@ -123,3 +123,15 @@ func appendMessage(buf []byte, m message) []byte {
 	buf = append(buf, h[:]...)
 	return append(buf, m.data...)
 }
+
+// fixHeader sets the length and checksum fields of an encoded header h for
+// payload data sent separately; the checksum is 0 when skipSum (hosts of
+// version >= 0x01000001 do not check it).
+func fixHeader(h []byte, data []byte, skipSum bool) {
+	binary.LittleEndian.PutUint32(h[12:], uint32(len(data)))
+	sum := uint32(0)
+	if !skipSum {
+		sum = checksum(data)
+	}
+	binary.LittleEndian.PutUint32(h[16:], sum)
+}
