@@ -329,7 +329,7 @@ func (s *adminServer) handle(line []byte) (resp AdminResponse) {
 		if ae.Code == "internal" {
 			s.opts.Log.Error("admin request failed", "op", req.Op, "err", err)
 		} else {
-			s.opts.Log.Debug("admin request refused", "op", req.Op, "code", ae.Code)
+			s.opts.Log.Debug("admin request refused", "op", req.Op, "error_code", ae.Code)
 		}
 		return AdminResponse{Error: ae}
 	}

@@ -2,13 +2,16 @@ package device
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -120,6 +123,60 @@ func TestAdminSocketFlows(t *testing.T) {
 	if diff := cmp.Diff([]DeviceRow{{Serial: "S2", Endpoint: "127.0.0.1:5037", State: "offline", Bound: true}}, resp.Devices); diff != "" {
 		t.Fatalf("devices with S2 gone (-want +got):\n%s", diff)
 	}
+}
+
+func TestAdminLogsNoSecrets(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	e.setDevices(dev("127.0.0.1:5037", "S1", "device"))
+	var logBuf safeBuffer
+	log := slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	path := filepath.Join(e.dir, "logged.sock")
+	svc := &AdminService{Bindings: e.bindings, Pairing: e.pairing, Requests: e.requests, ListDevices: e.listDevices}
+	closeFn, err := ServeAdmin(ctx, path, svc, AdminOptions{Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := dialRaw(t, path)
+	pair := rc.roundTrip(t, `{"op":"pair","serial":"S1"}`)
+	s, err := e.requests.StartRequest(ctx, "ch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.roundTrip(t, `{"op":"approve","code":"`+s.Code+`","serial":"NOPE"}`) // refused, logged at Debug
+	rc.roundTrip(t, `{"op":"approve","code":"`+s.Code+`","serial":"S1"}`)
+	rc.roundTrip(t, `{"op":"pair","serial":"S1","ttl":"x`+pair.Code+`"}`)
+	if err := closeFn(); err != nil {
+		t.Fatal(err)
+	}
+	out := logBuf.String()
+	if !strings.Contains(out, "refused") {
+		t.Fatalf("expected Debug lines for refusals, log:\n%s", out)
+	}
+	for _, secret := range []string{pair.Code, s.Code, normalizeCode(pair.Code), normalizeCode(s.Code)} {
+		if strings.Contains(out, secret) {
+			t.Fatalf("log holds a code %q:\n%s", secret, out)
+		}
+	}
+}
+
+// safeBuffer is a bytes.Buffer safe for the server's concurrent writes.
+type safeBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *safeBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *safeBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func TestAdminSocketErrors(t *testing.T) {

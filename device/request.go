@@ -168,6 +168,16 @@ func (s AuthSession) Message() string {
 // session is pending with a fresh code and replaces the channel's earlier
 // pending sessions.
 func (r *Requests) StartRequest(ctx context.Context, channelID string) (AuthSession, error) {
+	for range 3 { // a fresh code collides with a live one with odds of about 2^-30
+		s, err := r.startRequest(ctx, channelID)
+		if !errors.Is(err, errCodeTaken) {
+			return s, err
+		}
+	}
+	return AuthSession{}, fmt.Errorf("start request: %w", errCodeTaken)
+}
+
+func (r *Requests) startRequest(ctx context.Context, channelID string) (AuthSession, error) {
 	if channelID == "" {
 		return AuthSession{}, fmt.Errorf("start request: %w: empty channel", ErrInvalidArgument)
 	}
