@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/store"
 )
 
 func TestPairingRedeem(t *testing.T) {
@@ -202,5 +204,49 @@ func TestNormalizeCode(t *testing.T) {
 		if got := normalizeCode(in); got != want {
 			t.Errorf("normalizeCode(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+var codeInputCases = []string{"abcd-efgh", "o0Il-1", " k7q m2x ", "", "7K3M-Q9XD", "ünïcødé", "\x00\xff"}
+
+// FuzzNormalizeCode: typed codes (outside input) normalise idempotently, and
+// a typed code matches its issued form however it is cased or grouped.
+func FuzzNormalizeCode(f *testing.F) {
+	for _, c := range codeInputCases {
+		f.Add(c)
+	}
+	secret := []byte("0123456789abcdef0123456789abcdef")
+	f.Fuzz(func(t *testing.T, in string) {
+		n := normalizeCode(in)
+		if normalizeCode(n) != n {
+			t.Fatalf("not idempotent: %q -> %q -> %q", in, n, normalizeCode(n))
+		}
+		if !equalHash(codeHash(secret, pairingPurpose, in), codeHash(secret, pairingPurpose, strings.ToLower(n))) {
+			t.Fatalf("%q and its normal form hash differently", in)
+		}
+	})
+}
+
+func TestPairingCodeSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	code, err := e.pairing.IssuePairingCode(ctx, "e/S1", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.db.Close()
+	db, err := store.Open(ctx, e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	secret, err := LoadOrCreateSecret(e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := NewPairing(NewBindings(db, BindingsOptions{Now: e.clock.Now}), secret, PairingOptions{Now: e.clock.Now})
+	if got, err := p.RedeemPairing(ctx, "ch", "S1", code); err != nil || got != "e/S1" {
+		t.Fatalf("redeem after restart = %q, %v", got, err)
 	}
 }
