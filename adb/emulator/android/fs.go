@@ -41,7 +41,7 @@ var _ adbd.FileSystem = (*FS)(nil)
 
 func newFS(now func() time.Time) *FS {
 	f := &FS{nodes: map[string]*fsNode{}, now: now}
-	for _, d := range []string{"/", "/sdcard", "/storage", "/storage/emulated", "/storage/emulated/0",
+	for _, d := range []string{"/", "/sdcard", "/storage", "/storage/emulated", "/storage/self", "/mnt",
 		"/data", "/data/local", "/data/local/tmp", "/system", "/system/bin", "/dev", "/proc"} {
 		f.nodes[d] = &fsNode{dir: true, perm: 0o771, mtime: now()}
 	}
@@ -49,14 +49,24 @@ func newFS(now func() time.Time) *FS {
 	return f
 }
 
-// cleanPath makes p absolute (relative to cwd) and cleans it. /sdcard is
-// kept as its own directory (on a phone it is a symlink to
-// /storage/emulated/0; here both exist separately).
+// sdcardAliases are the paths that reach the shared storage on a phone
+// (symlinks or bind mounts of /storage/emulated/0); here they all name
+// /sdcard.
+var sdcardAliases = []string{"/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard", "/mnt/user/0/primary"}
+
+// cleanPath makes p absolute (relative to cwd), cleans it and maps the
+// shared-storage aliases to /sdcard.
 func cleanPath(cwd, p string) string {
 	if !strings.HasPrefix(p, "/") {
 		p = cwd + "/" + p
 	}
-	return path.Clean(p)
+	p = path.Clean(p)
+	for _, a := range sdcardAliases {
+		if p == a || strings.HasPrefix(p, a+"/") {
+			return "/sdcard" + p[len(a):]
+		}
+	}
+	return p
 }
 
 func pathErr(op, p string, err error) error { return &fs.PathError{Op: op, Path: p, Err: err} }

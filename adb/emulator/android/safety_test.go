@@ -223,3 +223,17 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("%d commands logged, want 80", n)
 	}
 }
+
+func TestSharedStorageAliases(t *testing.T) {
+	d := newDevice(t, Config{})
+	mustRun(t, d, "echo hi > /storage/emulated/0/a.txt")
+	if err := d.Files().WriteFile("/storage/self/primary/b.txt", []byte("b"), 0o644, fixedNow()); err != nil {
+		t.Fatal(err)
+	}
+	if got := mustRun(t, d, "cat /sdcard/a.txt; ls /sdcard"); got != "hi\na.txt\nb.txt\n" {
+		t.Fatalf("got %q", got)
+	}
+	if _, err := d.Files().ReadFile("/mnt/sdcard/a.txt"); err != nil {
+		t.Fatal(err)
+	}
+}
