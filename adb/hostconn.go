@@ -3,11 +3,13 @@ package adb
 import (
 	"bufio"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -25,6 +27,9 @@ const maxHostPayload = 0xffff
 // FAIL followed by a length-prefixed message. It is not safe for concurrent
 // use; a cancelled or expired context closes it at once.
 type hostConn struct {
+	// tid is the adb server's transport id of the device this connection
+	// was switched to (openService), 0 if unknown.
+	tid  int64
 	nc   net.Conn
 	br   *bufio.Reader
 	ctx  context.Context
@@ -151,13 +156,30 @@ func hostQuery(ctx context.Context, addr, req string, dialTimeout time.Duration)
 
 // openService connects to serial's transport on the adb server at addr and
 // opens service on the device. The returned connection carries the
-// service's raw stream.
+// service's raw stream and knows the transport id (host:tport:serial:,
+// adb 1.0.41+; host:transport: on older servers), so a device that dropped
+// and reconnected during the stream is told apart from one that stayed.
 func openService(ctx context.Context, addr, serial, service string, dialTimeout time.Duration) (*hostConn, error) {
 	c, err := dialHost(ctx, addr, dialTimeout)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.request("host:transport:" + serial); err != nil {
+	err = c.request("host:tport:serial:" + serial)
+	if err == nil {
+		var id [8]byte
+		if _, err = io.ReadFull(c.br, id[:]); err != nil {
+			c.Close()
+			return nil, c.fail("read transport id", err)
+		}
+		c.tid = int64(binary.LittleEndian.Uint64(id[:]))
+	} else if fe := (*FailError)(nil); errors.As(err, &fe) && strings.Contains(fe.Message, "unknown host service") {
+		c.Close()
+		if c, err = dialHost(ctx, addr, dialTimeout); err != nil {
+			return nil, err
+		}
+		err = c.request("host:transport:" + serial)
+	}
+	if err != nil {
 		c.Close()
 		return nil, err
 	}

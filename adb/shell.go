@@ -211,7 +211,7 @@ func (d *Device) execScript(ctx context.Context, kind opKind, cmd string) ([]byt
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx, "exec", ctx.Err())
 	}
-	if err := d.checkOnline(ctx); err != nil {
+	if err := d.checkOnline(ctx, hc.tid); err != nil {
 		return nil, fmt.Errorf("exec: %w", err)
 	}
 	return buf.Bytes(), nil
@@ -224,7 +224,7 @@ func (d *Device) streamError(ctx context.Context, hc *hostConn, op string, err e
 		return cerr
 	}
 	if isDrop(err) {
-		if serr := d.checkOnline(context.WithoutCancel(ctx)); serr != nil {
+		if serr := d.checkOnline(context.WithoutCancel(ctx), hc.tid); serr != nil {
 			return fmt.Errorf("%s: stream ended early: %w", op, serr)
 		}
 		return fmt.Errorf("%s: stream ended early: %w", op, ErrDeviceOffline)
@@ -232,23 +232,30 @@ func (d *Device) streamError(ctx context.Context, hc *hostConn, op string, err e
 	return fmt.Errorf("%s: %w", op, err)
 }
 
-// checkOnline asks the adb server for the device's state; nil means
-// "device".
-func (d *Device) checkOnline(ctx context.Context) error {
+// checkOnline asks the adb server whether the device is still the one a
+// stream was opened on: listed, in state "device", and (when tid is known)
+// on the same transport, i.e. not dropped and reconnected meanwhile. nil
+// means yes.
+func (d *Device) checkOnline(ctx context.Context, tid int64) error {
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Second)
 	defer cancel()
-	st, err := hostQuery(ctx, d.endpoint, "host-serial:"+d.serial+":get-state", d.c.cfg.DialTimeout)
+	list, err := d.c.endpointDevices(ctx, d.endpoint)
 	if err != nil {
-		if errors.Is(err, ErrDeviceNotFound) {
-			return fmt.Errorf("%w (%w)", ErrDeviceOffline, err)
-		}
 		return err
 	}
-	switch State(strings.TrimSpace(st)) {
-	case StateDevice:
+	for _, info := range list {
+		if info.Serial != d.serial {
+			continue
+		}
+		switch {
+		case info.State == StateUnauthorized || info.State == StateAuthorizing:
+			return ErrUnauthorized
+		case info.State != StateDevice:
+			return fmt.Errorf("%w: state %s", ErrDeviceOffline, info.State)
+		case tid != 0 && info.TransportID != 0 && info.TransportID != tid:
+			return fmt.Errorf("%w: device reconnected during the command", ErrDeviceOffline)
+		}
 		return nil
-	case StateUnauthorized, StateAuthorizing:
-		return ErrUnauthorized
 	}
-	return fmt.Errorf("%w: state %s", ErrDeviceOffline, st)
+	return fmt.Errorf("%w: %s no longer listed", ErrDeviceOffline, d.serial)
 }

@@ -198,3 +198,25 @@ func TestShellUnauthorized(t *testing.T) {
 		t.Fatalf("err = %v, want ErrUnauthorized", err)
 	}
 }
+
+// A link drop that the adb server repairs at once (DropLink: the device
+// reconnects) must still fail the exec stream, not return its partial
+// bytes as if complete: the transport id changed.
+func TestExecDropWithQuickReconnect(t *testing.T) {
+	c, td, d := shellEnv(t)
+	started := make(chan struct{}, 1)
+	td.backend.setHandler(blockingHandler(started))
+	go func() {
+		<-started
+		td.srv.DropLink()
+	}()
+	out, err := d.ExecOut(t.Context(), "sleep", "100")
+	if !isErr(err, ErrDeviceOffline) {
+		t.Fatalf("err = %v (out %q), want ErrDeviceOffline", err, out)
+	}
+	waitState(t, c, td.Key, StateDevice)
+	td.backend.setHandler(nil)
+	if _, err := d.ExecOut(t.Context(), "true"); err != nil {
+		t.Fatalf("after reconnect: %v", err)
+	}
+}
