@@ -1,0 +1,136 @@
+package device
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/adb/parse"
+)
+
+// launcherIcon returns the centre of the launcher icon labelled label, from
+// the phone's own UI dump.
+func (e *toolsEnv) launcherIcon(t *testing.T, i int, label string) parse.Point {
+	t.Helper()
+	d, err := e.resolver.client.Device(adb.DeviceKey(e.adb.ServerAddr, e.device(i).Serial()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := d.UIDump(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range parse.Flatten(root) {
+		if n.Text == label || n.ContentDesc == label {
+			return n.Center
+		}
+	}
+	t.Fatalf("no %q on the launcher", label)
+	return parse.Point{}
+}
+
+func TestTapOnVirtualPhone(t *testing.T) {
+	e := newToolsEnv(t, 1, func(c *ToolsConfig) { c.ProgressAfter = 5 * time.Millisecond })
+	dev := e.device(0)
+	ph := dev.Android()
+	home := func(t *testing.T) {
+		t.Helper()
+		if _, err := e.adb.Adb("-s", dev.Serial(), "shell", "input", "keyevent", "KEYCODE_HOME"); err != nil {
+			t.Fatal(err)
+		}
+		ph.ClearCommands()
+	}
+
+	t.Run("tap launcher icon once, duplicate replays", func(t *testing.T) {
+		home(t)
+		c := e.launcherIcon(t, 0, "Settings")
+		ph.ClearCommands()
+		args := fmt.Sprintf(`{"x":%d,"y":%d}`, c.X, c.Y)
+		first := e.call(t, t.Context(), devChannel(0), "android_tap", args, "call_tap_1", nil)
+		var res TapResult
+		mustOK(t, first, &res)
+		if diff := cmp.Diff(TapResult{Tapped: TapPoint{X: c.X, Y: c.Y}}, res); diff != "" {
+			t.Errorf("result (-want +got):\n%s", diff)
+		}
+		if pkg, _ := ph.Foreground(); pkg != "com.android.settings" {
+			t.Errorf("foreground = %q, want com.android.settings", pkg)
+		}
+		again := e.call(t, t.Context(), devChannel(0), "android_tap", args, "call_tap_1", nil)
+		if diff := cmp.Diff(first, again); diff != "" {
+			t.Errorf("replayed ack differs (-first +again):\n%s", diff)
+		}
+		want := []string{fmt.Sprintf("input tap %d %d", c.X, c.Y)}
+		if diff := cmp.Diff(want, inputCommands(dev)); diff != "" {
+			t.Errorf("input commands (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("concurrent duplicates act once", func(t *testing.T) {
+		home(t)
+		c := e.launcherIcon(t, 0, "Chrome")
+		ph.ClearCommands()
+		ph.SetLatency(300 * time.Millisecond) // the first call is still running when the others arrive
+		t.Cleanup(func() { ph.SetLatency(0) })
+		args := fmt.Sprintf(`{"x":%d,"y":%d}`, c.X, c.Y)
+		const n = 6
+		acks := make([]ackOf, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { acks[i] = e.call(t, t.Context(), devChannel(0), "android_tap", args, "call_tap_concurrent", nil) })
+		}
+		wg.Wait()
+		mustOK(t, acks[0], nil)
+		for i := 1; i < n; i++ {
+			if diff := cmp.Diff(acks[0], acks[i]); diff != "" {
+				t.Errorf("ack %d differs (-0 +%d):\n%s", i, i, diff)
+			}
+		}
+		if got := inputCommands(dev); len(got) != 1 {
+			t.Errorf("input commands = %q, want exactly one tap", got)
+		}
+		if pkg, _ := ph.Foreground(); pkg != "com.android.chrome" {
+			t.Errorf("foreground = %q, want com.android.chrome", pkg)
+		}
+	})
+
+	t.Run("long press", func(t *testing.T) {
+		home(t)
+		a := e.call(t, t.Context(), devChannel(0), "android_tap", `{"x":10,"y":20,"duration_ms":600}`, "", nil)
+		var res TapResult
+		mustOK(t, a, &res)
+		if !res.LongPress {
+			t.Errorf("long_press = false")
+		}
+		if diff := cmp.Diff([]string{"input swipe 10 20 10 20 600"}, inputCommands(dev)); diff != "" {
+			t.Errorf("input commands (-want +got):\n%s", diff)
+		}
+	})
+
+	t.Run("progress while slow", func(t *testing.T) {
+		home(t)
+		ph.SetLatency(200 * time.Millisecond)
+		t.Cleanup(func() { ph.SetLatency(0) })
+		var mu sync.Mutex
+		var msgs []string
+		returned := false
+		a := e.call(t, t.Context(), devChannel(0), "android_tap", `{"x":5,"y":5}`, "", func(msg string, f float64) {
+			mu.Lock()
+			defer mu.Unlock()
+			if returned {
+				t.Errorf("progress after the ack: %q", msg)
+			}
+			msgs = append(msgs, msg)
+		})
+		mu.Lock()
+		returned = true
+		mu.Unlock()
+		mustOK(t, a, nil)
+		if len(msgs) == 0 {
+			t.Error("no tool.progress.push for a call slower than ProgressAfter")
+		}
+	})
+}
