@@ -25,6 +25,8 @@ func cmdAm(c *cmdCtx) int {
 		d.mu.Unlock()
 		return 0
 	case "start", "start-activity":
+	case "broadcast":
+		return amBroadcast(c)
 	default:
 		c.errorf("Error: Unknown command: %s\n", c.args[1])
 		return 255

@@ -301,3 +301,29 @@ func TestWmSizeOverrideChangesScreen(t *testing.T) {
 		t.Fatal(diff)
 	}
 }
+
+func TestADBKeyboardUnicode(t *testing.T) {
+	d := newDevice(t, Config{Scenario: "login"})
+	tapOn(t, d, byID("com.example.login:id/username"))
+	// Before the IME is selected, broadcasts do nothing.
+	mustRun(t, d, "am broadcast -a ADB_INPUT_TEXT --es msg 'x'")
+	if got := d.FieldText("com.example.login:id/username"); got != "" {
+		t.Fatalf("typed %q without the IME", got)
+	}
+	if got := mustRun(t, d, "ime list -s"); !strings.Contains(got, "com.android.adbkeyboard/.AdbIME\n") {
+		t.Fatalf("ime list %q", got)
+	}
+	mustRun(t, d, "ime enable com.android.adbkeyboard/.AdbIME && ime set com.android.adbkeyboard/.AdbIME")
+	out := mustRun(t, d, "am broadcast -a ADB_INPUT_TEXT --es msg 'Grüße 😀'")
+	if out != "Broadcasting: Intent { act=ADB_INPUT_TEXT flg=0x400000 (has extras) }\nBroadcast completed: result=0\n" {
+		t.Fatalf("broadcast output %q", out)
+	}
+	mustRun(t, d, "am broadcast -a ADB_INPUT_B64 --es msg IQ==") // "!"
+	if got := d.FieldText("com.example.login:id/username"); got != "Grüße 😀!" {
+		t.Fatalf("field %q", got)
+	}
+	mustRun(t, d, "am broadcast -a ADB_CLEAR_TEXT")
+	if got := d.FieldText("com.example.login:id/username"); got != "" {
+		t.Fatalf("field after clear %q", got)
+	}
+}

@@ -100,7 +100,7 @@ func TestOtherOutputsParse(t *testing.T) {
 		t.Errorf("battery %+v %v", b, err)
 	}
 	pk, err := parse.Packages(mustRun(t, d, "pm list packages -f -3"))
-	if err != nil || len(pk) != 2 || pk[0].Name != "com.example.login" || !strings.HasSuffix(pk[0].Path, "/base.apk") {
+	if err != nil || len(pk) != 3 || pk[0].Name != "com.example.login" || !strings.HasSuffix(pk[0].Path, "/base.apk") {
 		t.Errorf("packages %+v %v", pk, err)
 	}
 	if paths, err := parse.PMPath(mustRun(t, d, "pm path com.android.settings")); err != nil || len(paths) != 1 {

@@ -75,6 +75,7 @@ func init() {
 		"screenrecord": cmdScreenrecord,
 		"logcat":       cmdLogcat,
 		"grep":         cmdGrep,
+		"ime":          cmdIme,
 		"head":         func(c *cmdCtx) int { return headTail(c, false) },
 		"tail":         func(c *cmdCtx) int { return headTail(c, true) },
 		"wc":           cmdWc,
