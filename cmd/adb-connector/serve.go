@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/skills"
+	"github.com/adb-connector/adb-connector/store"
+)
+
+func init() {
+	register("serve", "serve xAgent: control plane, /ws data plane, device tools", runServe)
+}
+
+// serveConfig is the parsed configuration of `serve` (flags, else env, else default).
+type serveConfig struct {
+	Listen     string
+	DataDir    string
+	APIKey     string // from ADB_CONNECTOR_API_KEY or the key file; never a flag
+	LeaseGrace time.Duration
+	LogLevel   slog.Level
+	DrainTime  time.Duration
+}
+
+// serveWiring is what a serve hook may change before the server starts.
+type serveWiring struct {
+	Card     *connector.CardConfig
+	Registry *connector.Registry
+	Profile  connector.Profile // set by the device layer; nil = channels stay "created"
+	DB       *store.DB
+	Log      *slog.Logger
+	DataDir  string
+	// Mount runs once the Server exists and before it serves: mount handlers
+	// (srv.Handle), register collectors (srv.Registry()), keep srv for
+	// PushDescriptor.
+	Mount []func(srv *connector.Server) error
+	// Stop runs after the server stopped, before the DB closes (reverse order).
+	Stop []func()
+}
+
+// serveHook lets another file plug the device layer into serve with a few
+// lines: Flags registers its flags, Wire fills serveWiring.
+type serveHook struct {
+	Flags func(fs *flag.FlagSet)
+	Wire  func(ctx context.Context, w *serveWiring) error
+}
+
+var serveHooks []serveHook
+
+// registerServeHook is called from init in the file that wires a layer in.
+//
+//lint:ignore U1000 the device layer's wiring file (serve_device.go) calls it.
+func registerServeHook(h serveHook) { serveHooks = append(serveHooks, h) }
+
+// deviceCard is the static part of the Connector Card (DESIGN.md "Card").
+func deviceCard() connector.CardConfig {
+	return connector.CardConfig{
+		CardID: "device.adb",
+		Connector: connector.CardConnector{
+			Name:        "ADB Device Connector",
+			Version:     "0.1.0",
+			Vendor:      "adb-connector",
+			Description: "Android phones on a lab host, driven over ADB: observe the screen and act on it.",
+		},
+		Supports: connector.CardSupports{
+			UserChannelMode: "multiple",
+			TargetTypes:     []string{"device"},
+			Targets:         []connector.CardTarget{{TargetType: "device", Provider: "adb", Label: "Android Device"}},
+			Profiles:        []string{connector.ProfileDeviceV1},
+		},
+		Security: connector.CardSecurity{
+			TrustLevel:  "local",
+			DataClasses: []string{"screen_image", "ui_text", "app_list", "device_state", "logs"},
+		},
+	}
+}
+
+func envOr(key, def string) string {
+	if v, ok := os.LookupEnv(key); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	listen := fs.String("listen", envOr("ADB_CONNECTOR_LISTEN", "127.0.0.1:8080"), "HTTP listen address (env ADB_CONNECTOR_LISTEN)")
+	dataDir := fs.String("data-dir", envOr("ADB_CONNECTOR_DATA_DIR", "./data"), "data directory, created 0700 (env ADB_CONNECTOR_DATA_DIR)")
+	keyFile := fs.String("api-key-file", envOr("ADB_CONNECTOR_API_KEY_FILE", ""), "file holding the system API key (env ADB_CONNECTOR_API_KEY_FILE; or put the key itself in ADB_CONNECTOR_API_KEY)")
+	graceDef, err := time.ParseDuration(envOr("ADB_CONNECTOR_LEASE_GRACE", "1h"))
+	if err != nil {
+		return serveConfig{}, fmt.Errorf("ADB_CONNECTOR_LEASE_GRACE: %w", err)
+	}
+	grace := fs.Duration("lease-grace", graceDef, "how long a connector_id and its channels survive with no xAgent connected (env ADB_CONNECTOR_LEASE_GRACE)")
+	level := fs.String("log-level", envOr("ADB_CONNECTOR_LOG_LEVEL", "info"), "debug, info, warn or error (env ADB_CONNECTOR_LOG_LEVEL)")
+	drain := fs.Duration("drain-timeout", 15*time.Second, "on SIGTERM, how long in-flight requests may finish")
+	for _, h := range serveHooks {
+		if h.Flags != nil {
+			h.Flags(fs)
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return serveConfig{}, err
+	}
+	if fs.NArg() > 0 {
+		return serveConfig{}, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	}
+	cfg := serveConfig{Listen: *listen, DataDir: *dataDir, LeaseGrace: *grace, DrainTime: *drain}
+	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
+		return serveConfig{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)
+	}
+	if cfg.LeaseGrace <= 0 {
+		return serveConfig{}, errors.New("--lease-grace must be positive")
+	}
+	cfg.APIKey, err = loadAPIKey(*keyFile, os.Getenv("ADB_CONNECTOR_API_KEY"))
+	return cfg, err
+}
+
+// loadAPIKey returns the key from file (when set) or env. A named file that
+// is missing, unreadable or empty is an error: never a silent open server.
+func loadAPIKey(file, env string) (string, error) {
+	if file != "" && env != "" {
+		return "", errors.New("set either --api-key-file (ADB_CONNECTOR_API_KEY_FILE) or ADB_CONNECTOR_API_KEY, not both")
+	}
+	if file == "" {
+		return strings.TrimSpace(env), nil
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", fmt.Errorf("API key file: %w", err) // the error names the path, never the content
+	}
+	key := strings.TrimSpace(string(b))
+	if key == "" {
+		return "", fmt.Errorf("API key file %s is empty", file)
+	}
+	if strings.ContainsAny(key, "\r\n\t ") {
+		return "", fmt.Errorf("API key file %s must hold one key on one line", file)
+	}
+	return key, nil
+}
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseServeFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: cfg.LogLevel}))
+	return serve(ctx, cfg, log, nil)
+}
+
+// serve runs the server until ctx ends, then drains and stops. ready, when
+// non-nil, receives the bound address.
+func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- string) error {
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		return fmt.Errorf("data dir: %w", err)
+	}
+	db, err := store.Open(ctx, cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+
+	card := deviceCard()
+	w := &serveWiring{Card: &card, Registry: connector.NewRegistry(), DB: db, Log: log, DataDir: cfg.DataDir}
+	defer func() {
+		for i := len(w.Stop) - 1; i >= 0; i-- {
+			w.Stop[i]()
+		}
+	}()
+	for _, h := range serveHooks {
+		if h.Wire != nil {
+			if err := h.Wire(ctx, w); err != nil {
+				return err
+			}
+		}
+	}
+	srv, err := newConnectorServer(ctx, cfg, w)
+	if err != nil {
+		return err
+	}
+	for _, m := range w.Mount {
+		if err := m(srv); err != nil {
+			return err
+		}
+	}
+
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "card", card.CardID,
+		"api_key_required", cfg.APIKey != "", "lease_grace", cfg.LeaseGrace.String())
+	if ready != nil {
+		ready <- ln.Addr().String()
+	}
+	select {
+	case <-ctx.Done():
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	}
+	log.Info("shutting down", "drain_timeout", cfg.DrainTime.String())
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.DrainTime)
+	defer cancel()
+	herr := make(chan error, 1)
+	go func() { herr <- hs.Shutdown(sctx) }()
+	if err := srv.Shutdown(sctx); err != nil {
+		log.Warn("drain incomplete; in-flight requests canceled", "err", err)
+	}
+	<-herr
+	<-errc
+	log.Info("stopped")
+	return nil
+}
+
+// newConnectorServer builds the connector.Server from the serve config and
+// the wiring (card, registry, profile). A bad Card is an error here.
+func newConnectorServer(ctx context.Context, cfg serveConfig, w *serveWiring) (*connector.Server, error) {
+	skill, _ := skills.Primary()
+	return connector.New(ctx, connector.Config{
+		Card:       *w.Card,
+		Registry:   w.Registry,
+		Profile:    w.Profile,
+		DB:         w.DB,
+		APIKey:     cfg.APIKey,
+		Skill:      skill,
+		LeaseGrace: cfg.LeaseGrace,
+		Logger:     w.Log,
+	})
+}
