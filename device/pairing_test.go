@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -248,5 +250,36 @@ func TestPairingCodeSurvivesRestart(t *testing.T) {
 	p := NewPairing(NewBindings(db, BindingsOptions{Now: e.clock.Now}), secret, PairingOptions{Now: e.clock.Now})
 	if got, err := p.RedeemPairing(ctx, "ch", "S1", code); err != nil || got != "e/S1" {
 		t.Fatalf("redeem after restart = %q, %v", got, err)
+	}
+}
+
+func TestPairingRaceOneWinner(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	const rounds, racers = 20, 5 // 5: the per-serial burst, so no attempt is rate limited
+	for r := range rounds {
+		serial := fmt.Sprintf("S%d", r)
+		code, err := e.pairing.IssuePairingCode(ctx, "e/"+serial, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		errs := make([]error, racers)
+		for g := range racers {
+			wg.Go(func() { _, errs[g] = e.pairing.RedeemPairing(ctx, fmt.Sprintf("c%d-%d", r, g), serial, code) })
+		}
+		wg.Wait()
+		won := 0
+		for _, err := range errs {
+			if err == nil {
+				won++
+			} else if !errors.Is(err, ErrPairingFailed) {
+				t.Fatalf("round %d: %v", r, err)
+			}
+		}
+		if won != 1 {
+			t.Fatalf("round %d: one code bound %d channels", r, won)
+		}
 	}
 }
