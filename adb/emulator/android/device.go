@@ -126,8 +126,10 @@ func (d *Device) FS() *FS { return d.fs }
 // Serial returns ro.serialno.
 func (d *Device) Serial() string { return d.props["ro.serialno"] }
 
-// Run runs one command line as `sh -c cmdline` would on the device. See
-// adbd.Backend.
+// Run runs one command line as `sh -c cmdline` would on the device (see
+// adbd.Backend) and returns its exit status: 127 for unknown commands, 130
+// when ctx ends first. stdin is not connected: commands that read standard
+// input outside a pipeline see it empty. Every call is logged (Commands).
 func (d *Device) Run(ctx context.Context, cmdline string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return d.run(ctx, cmdline, stdin, stdout, stderr)
 }

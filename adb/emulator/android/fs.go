@@ -2,7 +2,6 @@ package android
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -10,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
@@ -213,9 +213,11 @@ func (f *FS) Remove(p string, recursive bool) error {
 	return nil
 }
 
+// Errors without an io/fs sentinel are Linux errno values, so the sync
+// service can send them as they are.
 var (
-	errIsDir  = fmt.Errorf("is a directory")
-	errNotDir = fmt.Errorf("not a directory")
+	errIsDir  error = syscall.EISDIR
+	errNotDir error = syscall.ENOTDIR
 )
 
 // openFile opens a virtual file for the shell (redirects). Writes are
