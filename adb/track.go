@@ -56,6 +56,7 @@ const (
 	// trackPollInterval is how often the device list is polled besides the
 	// track stream.
 	trackPollInterval = 500 * time.Millisecond
+	trackPollTimeout  = 3 * time.Second
 )
 
 // tracker follows host:track-devices-l on every endpoint and fans events out
@@ -231,7 +232,7 @@ func (t *tracker) serverDown(ep string) {
 // run follows one endpoint until ctx is done.
 func (t *tracker) run(ctx context.Context, ep string) {
 	backoff := trackBackoffMin
-	down := false
+	up := true // assume up until the first failure, so that is logged
 	for ctx.Err() == nil {
 		got, err := t.follow(ctx, ep)
 		if ctx.Err() != nil {
@@ -239,10 +240,11 @@ func (t *tracker) run(ctx context.Context, ep string) {
 		}
 		if got {
 			backoff = trackBackoffMin
+			up = true
 		}
-		if !down {
-			t.c.log.Info("adb server lost, retrying", "endpoint", ep, "err", err)
-			down = true
+		if up {
+			t.c.log.Warn("adb server unreachable, retrying", "endpoint", ep, "err", err)
+			up = false
 		}
 		t.serverDown(ep)
 		timer := time.NewTimer(backoff)
@@ -253,9 +255,6 @@ func (t *tracker) run(ctx context.Context, ep string) {
 		case <-timer.C:
 		}
 		backoff = min(backoff*2, trackBackoffMax)
-		if got {
-			down = false
-		}
 	}
 }
 
@@ -312,7 +311,11 @@ func (t *tracker) follow(ctx context.Context, ep string) (got bool, err error) {
 			}
 			payload = m.payload
 		case <-poll.C:
-			s, err := hostQuery(ctx, ep, "host:devices-l", t.c.cfg.DialTimeout)
+			// A poll that does not answer in time also detects a hung server
+			// behind a quiet track stream.
+			pctx, pcancel := context.WithTimeout(ctx, trackPollTimeout)
+			s, err := hostQuery(pctx, ep, "host:devices-l", t.c.cfg.DialTimeout)
+			pcancel()
 			if err != nil {
 				return got, err
 			}
@@ -323,7 +326,7 @@ func (t *tracker) follow(ctx context.Context, ep string) (got bool, err error) {
 			return got, err
 		}
 		if !got {
-			t.c.log.Debug("adb server tracking", "endpoint", ep)
+			t.c.log.Info("adb server tracked", "endpoint", ep)
 		}
 		got = true
 		t.apply(ep, list)
