@@ -52,6 +52,10 @@ type idempotency struct {
 	mu        sync.Mutex
 	inflight  map[idemKey]*flight
 	lastSweep time.Time
+
+	// onWait, when set (tests), is called as a duplicate starts waiting
+	// for the running call with its key.
+	onWait func()
 }
 
 func newIdempotency(db *store.DB, ttl time.Duration, now func() time.Time, log *slog.Logger) *idempotency {
@@ -67,6 +71,9 @@ func (s *idempotency) claim(ctx context.Context, key idemKey, toolID string, h [
 		s.mu.Unlock()
 		if f.toolID != toolID || f.argsHash != h {
 			return nil, ack{}, false, errCallIDReused
+		}
+		if s.onWait != nil {
+			s.onWait()
 		}
 		select {
 		case <-f.done:

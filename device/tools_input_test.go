@@ -2,6 +2,7 @@ package device
 
 import (
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -80,7 +81,9 @@ func TestTapOnVirtualPhone(t *testing.T) {
 		acks := make([]ackOf, n)
 		var wg sync.WaitGroup
 		for i := range n {
-			wg.Go(func() { acks[i] = e.call(t, t.Context(), devChannel(0), "android_tap", args, "call_tap_concurrent", nil) })
+			wg.Go(func() {
+				acks[i] = e.call(t, t.Context(), devChannel(0), "android_tap", args, "call_tap_concurrent", nil)
+			})
 		}
 		wg.Wait()
 		mustOK(t, acks[0], nil)
@@ -133,4 +136,65 @@ func TestTapOnVirtualPhone(t *testing.T) {
 			t.Error("no tool.progress.push for a call slower than ProgressAfter")
 		}
 	})
+}
+
+// badArgCases send every argument of every tool wrong: wrong type, out of
+// range, missing, extra, outside the screen (720x1280 portrait).
+var badArgCases = []struct {
+	tool, args, field string
+}{
+	{"android_device_status", `{"verbose":true}`, "verbose"},
+	{"android_device_status", `{"serial":"R58M123ABC"}`, "serial"},
+	{"android_screenshot", `{"max_side":"640"}`, "max_side"},
+	{"android_screenshot", `{"max_side":63}`, "max_side"},
+	{"android_screenshot", `{"max_side":4097}`, "max_side"},
+	{"android_screenshot", `{"max_side":100.5}`, "max_side"},
+	{"android_screenshot", `{"format":"gif"}`, "format"},
+	{"android_screenshot", `{"format":1}`, "format"},
+	{"android_screenshot", `{"format":"jpeg","quality":0}`, "quality"},
+	{"android_screenshot", `{"format":"jpeg","quality":101}`, "quality"},
+	{"android_screenshot", `{"format":"jpeg","quality":"high"}`, "quality"},
+	{"android_screenshot", `{"quality":50}`, "quality"},
+	{"android_screenshot", `{"path":"/sdcard/x.png"}`, "path"},
+	{"android_tap", `{"y":10}`, "x"},
+	{"android_tap", `{"x":10}`, "y"},
+	{"android_tap", `{"x":"10","y":10}`, "x"},
+	{"android_tap", `{"x":10,"y":null}`, "y"},
+	{"android_tap", `{"x":-1,"y":10}`, "x"},
+	{"android_tap", `{"x":10,"y":-5}`, "y"},
+	{"android_tap", `{"x":1.5,"y":10}`, "x"},
+	{"android_tap", `{"x":10,"y":10,"duration_ms":-1}`, "duration_ms"},
+	{"android_tap", `{"x":10,"y":10,"duration_ms":10001}`, "duration_ms"},
+	{"android_tap", `{"x":10,"y":10,"duration_ms":"long"}`, "duration_ms"},
+	{"android_tap", `{"x":10,"y":10,"serial":"R58M123ABC"}`, "serial"},
+	{"android_tap", `{"x":720,"y":10}`, "x"},
+	{"android_tap", `{"x":10,"y":1280}`, "y"},
+	{"android_tap", `{"x":100000,"y":10}`, "x"},
+}
+
+func TestBadArgumentsLeaveDeviceUntouched(t *testing.T) {
+	e := newToolsEnv(t, 1, func(c *ToolsConfig) { c.ScreenCacheTTL = -1 })
+	dev := e.device(0)
+	dev.Android().ClearCommands()
+	for _, tc := range badArgCases {
+		t.Run(tc.tool+" "+tc.args, func(t *testing.T) {
+			a := e.call(t, t.Context(), devChannel(0), tc.tool, tc.args, "", nil)
+			if a.Err == nil || a.Err.Code != "invalid_arguments" {
+				t.Fatalf("ack = %+v, want invalid_arguments", a)
+			}
+			if !strings.Contains(a.Err.Message, tc.field) {
+				t.Errorf("message %q does not name %q", a.Err.Message, tc.field)
+			}
+			if strings.Contains(a.Err.Message, "R58M123ABC") {
+				t.Errorf("message %q echoes the value", a.Err.Message)
+			}
+		})
+	}
+	for _, c := range dev.Android().Commands() {
+		for _, argv := range c.Argv {
+			if len(argv) > 0 && (argv[0] == "input" || argv[0] == "screencap") {
+				t.Errorf("device ran %q for invalid arguments", c.Line)
+			}
+		}
+	}
 }
