@@ -165,3 +165,33 @@ func cmdType(c *cmdCtx) int {
 	}
 	return status
 }
+
+// cmdID is toybox id for the adb shell user.
+func cmdID(c *cmdCtx) int {
+	if len(c.args) > 1 && c.args[1] == "-u" {
+		c.printf("2000\n")
+		return 0
+	}
+	c.printf("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:shell:s0\n")
+	return 0
+}
+
+// cmdUname is toybox uname (-a, -r, -m, -s).
+func cmdUname(c *cmdCtx) int {
+	const (
+		rel  = "5.10.157-android13-4-00001-g5c7ff5dc7aac-ab10381520"
+		ver  = "#1 SMP PREEMPT Fri Jun 23 14:11:48 UTC 2023"
+		arch = "aarch64"
+	)
+	switch {
+	case len(c.args) == 1 || c.args[1] == "-s":
+		c.printf("Linux\n")
+	case c.args[1] == "-r":
+		c.printf("%s\n", rel)
+	case c.args[1] == "-m":
+		c.printf("%s\n", arch)
+	default:
+		c.printf("Linux localhost %s %s %s Toybox\n", rel, ver, arch)
+	}
+	return 0
+}

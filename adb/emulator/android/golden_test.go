@@ -79,6 +79,8 @@ func TestGolden(t *testing.T) {
 		{name: "screenrecord", cmd: "screenrecord --time-limit 2 /sdcard/r.mp4 && ls -l /sdcard; screenrecord --time-limit 0 /sdcard/x.mp4; screenrecord"},
 		{name: "command_type", cmd: "command -v getprop; command -v nope; echo $?; type input nope"},
 		{name: "env", cmd: "echo $HOME $USER $TMPDIR $PATH; pwd"},
+		{name: "sh", cmd: `sh -c 'echo "$0:$1:$2"; exit 5' zero one two; echo st=$?; echo 'echo piped; getprop ro.serialno' | sh; echo 'echo file $1' > /data/local/tmp/s.sh; sh /data/local/tmp/s.sh arg; /system/bin/sh -c 'cd /sdcard && pwd'; sh /nope`},
+		{name: "id_uname", cmd: "id; whoami; uname; uname -a"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

