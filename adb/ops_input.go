@@ -2,8 +2,10 @@ package adb
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,9 +18,12 @@ const DefaultInputTimeout = 10 * time.Second
 // DefaultLongPress is the hold time of LongPress when none is given.
 const DefaultLongPress = 800 * time.Millisecond
 
-// ErrUnsupportedText: `input text` cannot type the text (non-ASCII or
-// control characters); the caller needs an IME-based path.
-var ErrUnsupportedText = errors.New("adb: input text supports printable ASCII only")
+// ErrUnsupportedText: the text is not printable ASCII and the ADB Keyboard
+// IME (com.android.adbkeyboard) is not installed on the device.
+var ErrUnsupportedText = errors.New("adb: non-ASCII text needs the ADB Keyboard IME (com.android.adbkeyboard) on the device")
+
+// adbKeyboardIME is the input method id of ADB Keyboard.
+const adbKeyboardIME = "com.android.adbkeyboard/.AdbIME"
 
 // input runs an input command line, serialized with the device's other
 // inputs.
@@ -106,12 +111,17 @@ func textChunks(text string) ([]string, error) {
 	return out, nil
 }
 
-// Text types text into the focused field with `input text`. Only printable
-// ASCII is accepted (ErrUnsupportedText otherwise); each argument is quoted
-// for the device shell. Serialized with other inputs. Default timeout:
+// Text types text into the focused field. Printable ASCII goes through
+// `input text` (each argument quoted for the device shell); anything else
+// goes through the ADB Keyboard IME when installed (selected with `ime set`
+// and left selected, text sent base64-encoded with ADB_INPUT_B64), else
+// ErrUnsupportedText. Serialized with other inputs. Default timeout:
 // DefaultInputTimeout.
 func (d *Device) Text(ctx context.Context, text string) error {
 	chunks, err := textChunks(text)
+	if errors.Is(err, ErrUnsupportedText) {
+		return d.textIME(ctx, text)
+	}
 	if err != nil {
 		return err
 	}
@@ -172,4 +182,30 @@ func validKeyName(k string) bool {
 		}
 	}
 	return true
+}
+
+// textIME types text with the ADB Keyboard IME.
+func (d *Device) textIME(ctx context.Context, text string) error {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultInputTimeout)
+	defer cancel()
+	parts, err := d.runParts(ctx, "ime list -s", "settings get secure default_input_method")
+	if err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	if !slices.Contains(strings.Fields(parts[0]), adbKeyboardIME) {
+		return ErrUnsupportedText
+	}
+	var script []string
+	if strings.TrimSpace(parts[1]) != adbKeyboardIME {
+		script = append(script, "ime enable "+adbKeyboardIME+" >/dev/null", "ime set "+adbKeyboardIME+" >/dev/null")
+	}
+	bc, err := QuoteArgs("am", "broadcast", "-a", "ADB_INPUT_B64", "--es", "msg", base64.StdEncoding.EncodeToString([]byte(text)))
+	if err != nil {
+		return err
+	}
+	script = append(script, bc)
+	if _, err := d.shellScript(ctx, opInput, strings.Join(script, " && ")); err != nil {
+		return fmt.Errorf("text: %w", err)
+	}
+	return nil
 }

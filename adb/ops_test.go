@@ -175,8 +175,13 @@ func TestOpsAppsAndInput(t *testing.T) {
 	if got := vd.Android().FieldText(fieldID); got != typed {
 		t.Errorf("field text = %q, want %q", got, typed)
 	}
-	if err := d.Text(ctx, "héllo"); !isErr(err, ErrUnsupportedText) {
-		t.Errorf("non-ASCII: %v", err)
+	// Non-ASCII goes through the ADB Keyboard IME (installed in the
+	// launcher scenario).
+	if err := d.Text(ctx, " héllo 日本\n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := vd.Android().FieldText(fieldID); got != typed+" héllo 日本\n" {
+		t.Errorf("field text after IME = %q", got)
 	}
 	if err := d.KeyEvent(ctx, "HOME"); err != nil {
 		t.Fatal(err)

@@ -220,3 +220,38 @@ func TestExecDropWithQuickReconnect(t *testing.T) {
 		t.Fatalf("after reconnect: %v", err)
 	}
 }
+
+func TestTextWithoutIME(t *testing.T) {
+	_, td, d := shellEnv(t)
+	td.backend.setHandler(func(ctx context.Context, cmdline string, stdout, stderr io.Writer) int {
+		// ime list -s; echo SEP; settings get secure default_input_method
+		fmt.Fprintf(stdout, "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME\n%s\nnull\n", scriptSep)
+		return 0
+	})
+	if err := d.Text(t.Context(), "héllo"); !isErr(err, ErrUnsupportedText) {
+		t.Fatalf("err = %v, want ErrUnsupportedText", err)
+	}
+}
+
+func TestTextChunks(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"", []string{}},
+		{"a b", []string{"a%sb"}},
+		{"100%sure", []string{"100%", "sure"}},
+		{"%s%s", []string{"%", "s%", "s"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := textChunks(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
