@@ -60,6 +60,8 @@ type Device struct {
 	cmdlog   commandLog
 	render   renderCache
 	logcat   []logEntry
+	logSeq   uint64
+	logWake  chan struct{} // closed when a log entry is appended
 	latency  time.Duration
 	failNext int
 	failCode int

@@ -9,6 +9,7 @@ import (
 
 // logEntry is one line of the device log (the main buffer).
 type logEntry struct {
+	seq      uint64
 	t        time.Time
 	pid, tid int
 	level    byte // V D I W E F
@@ -29,16 +30,35 @@ func (d *Device) seedLogcat() {
 		if pid == 0 {
 			pid = 1234
 		}
-		d.logcat = append(d.logcat, logEntry{t: d.now(), pid: pid, tid: pid, level: lv, tag: l.Tag, msg: l.Message})
+		d.appendLog(logEntry{t: d.now(), pid: pid, tid: pid, level: lv, tag: l.Tag, msg: l.Message})
 	}
 }
 
 // logf appends a line to the device log (d.mu held).
 func (d *Device) logf(level byte, tag, format string, a ...any) {
-	d.logcat = append(d.logcat, logEntry{t: d.now(), pid: 567, tid: 890, level: level, tag: tag, msg: fmt.Sprintf(format, a...)})
+	d.appendLog(logEntry{t: d.now(), pid: 567, tid: 890, level: level, tag: tag, msg: fmt.Sprintf(format, a...)})
+}
+
+// appendLog adds an entry and wakes followers (d.mu held).
+func (d *Device) appendLog(e logEntry) {
+	d.logSeq++
+	e.seq = d.logSeq
+	d.logcat = append(d.logcat, e)
 	if len(d.logcat) > maxLogEntries {
 		d.logcat = d.logcat[len(d.logcat)-maxLogEntries:]
 	}
+	if d.logWake != nil {
+		close(d.logWake)
+		d.logWake = nil
+	}
+}
+
+// logWaiter returns a channel closed at the next appended entry (d.mu held).
+func (d *Device) logWaiter() <-chan struct{} {
+	if d.logWake == nil {
+		d.logWake = make(chan struct{})
+	}
+	return d.logWake
 }
 
 // logActivityStart logs what ActivityTaskManager logs on a start.
@@ -58,7 +78,8 @@ func (d *Device) Log(level byte, tag, msg string) {
 // cmdLogcat: `logcat -d [-t N] [-v brief|threadtime|time|tag] [-s] [-b B]
 // [TAG:LEVEL ...]`. Without -d (or -t) a real logcat follows the log
 // forever; here it prints what there is and then waits for the stream to
-// close. Default format threadtime (Android 7+).
+// close, printing new lines as they are logged. Default format threadtime
+// (Android 7+).
 func cmdLogcat(c *cmdCtx) int {
 	format := "threadtime"
 	tail := -1
@@ -134,16 +155,21 @@ func cmdLogcat(c *cmdCtx) int {
 		}
 		filter[tag] = rank
 	}
-	c.d.mu.Lock()
-	var lines []logEntry
-	for _, e := range c.d.logcat {
+	pass := func(e logEntry) bool {
 		min, ok := filter[e.tag]
 		if !ok {
 			min = filter["*"]
 		}
-		if levelRank[e.level] >= min {
+		return levelRank[e.level] >= min
+	}
+	c.d.mu.Lock()
+	var lines []logEntry
+	var last uint64
+	for _, e := range c.d.logcat {
+		if pass(e) {
 			lines = append(lines, e)
 		}
+		last = e.seq
 	}
 	c.d.mu.Unlock()
 	if tail >= 0 && len(lines) > tail {
@@ -153,9 +179,30 @@ func cmdLogcat(c *cmdCtx) int {
 	for _, e := range lines {
 		c.printf("%s\n", formatLog(format, e))
 	}
-	if !dump {
-		<-c.ctx.Done()
-		return exitCanceled
+	for !dump {
+		c.d.mu.Lock()
+		wake := c.d.logWaiter()
+		var fresh []logEntry
+		for _, e := range c.d.logcat {
+			if e.seq > last {
+				last = e.seq
+				if pass(e) {
+					fresh = append(fresh, e)
+				}
+			}
+		}
+		c.d.mu.Unlock()
+		for _, e := range fresh {
+			c.printf("%s\n", formatLog(format, e))
+		}
+		if len(fresh) > 0 {
+			continue
+		}
+		select {
+		case <-wake:
+		case <-c.ctx.Done():
+			return exitCanceled
+		}
 	}
 	return 0
 }

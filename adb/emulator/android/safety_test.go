@@ -3,6 +3,7 @@ package android
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -238,5 +239,50 @@ func TestSharedStorageAliases(t *testing.T) {
 	}
 	if _, err := d.Files().ReadFile("/mnt/sdcard/a.txt"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// syncBuffer is a goroutine-safe strings.Builder that signals each write.
+type syncBuffer struct {
+	mu    sync.Mutex
+	b     strings.Builder
+	wrote chan struct{}
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b.Write(p)
+	select {
+	case s.wrote <- struct{}{}:
+	default:
+	}
+	return len(p), nil
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func TestLogcatFollow(t *testing.T) {
+	d := newDevice(t, Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &syncBuffer{wrote: make(chan struct{}, 1)}
+	done := make(chan int)
+	go func() { done <- d.Run(ctx, "logcat -v brief MyTag:D '*:S'", nil, out, io.Discard) }()
+	<-out.wrote // the "beginning of main" header
+	d.Log('I', "MyTag", "hello follower")
+	d.Log('I', "Other", "filtered out")
+	for !strings.Contains(out.String(), "hello follower") {
+		<-out.wrote
+	}
+	cancel()
+	if st := <-done; st != exitCanceled {
+		t.Fatalf("status %d", st)
+	}
+	if got := out.String(); strings.Contains(got, "filtered out") || !strings.Contains(got, "I/MyTag   (  567): hello follower\n") {
+		t.Fatalf("followed output %q", got)
 	}
 }
