@@ -42,7 +42,8 @@ func isExit(err error) bool {
 }
 
 // Properties returns the device's system properties (getprop). They are
-// cached per device until it goes offline or away; Refresh forces a reload.
+// cached per device until tracking sees it leave state "device" or go away
+// (with Config.NoTracking, until refresh); refresh forces a reload.
 // Default timeout: DefaultQueryTimeout. The returned map is a copy.
 func (d *Device) Properties(ctx context.Context, refresh bool) (map[string]string, error) {
 	d.mu.Lock()
