@@ -106,9 +106,12 @@ func (d *Device) launchLocked(pkg, screen string) bool {
 		return false
 	}
 	i := slices.IndexFunc(d.st.tasks, func(t *task) bool { return t.pkg == pkg })
-	if i > 0 {
+	if i >= 0 {
 		t := d.st.tasks[i]
 		d.st.tasks = append(slices.Delete(d.st.tasks, i, i+1), t)
+		if screen != "" && t.screens[len(t.screens)-1] != screen {
+			t.screens = append(t.screens, screen)
+		}
 	} else {
 		first := a.Screen
 		if first == "" {

@@ -122,7 +122,17 @@ func cmdAm(c *cmdCtx) int {
 		d.forceStopLocked(target)
 	}
 	cold := !slices.ContainsFunc(d.st.tasks, func(t *task) bool { return t.pkg == target })
+	sameScreen := func(t *task) bool { return screen == "" || t.screens[len(t.screens)-1] == screen }
+	onTop := d.top().pkg == target && sameScreen(d.top())
+	broughtFront := slices.ContainsFunc(d.st.tasks, func(t *task) bool { return t.pkg == target && sameScreen(t) })
 	d.launchLocked(target, screen)
+	// am prints these on stdout (ActivityManagerShellCommand.runStartActivity).
+	switch {
+	case onTop:
+		c.printf("Warning: Activity not started, intent has been delivered to currently running top-most instance.\n")
+	case broughtFront:
+		c.printf("Warning: Activity not started, its current task has been brought to the front\n")
+	}
 	if wait {
 		_, act := d.foreground()
 		state := "WARM"

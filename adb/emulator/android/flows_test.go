@@ -278,6 +278,7 @@ func TestAmStartVariants(t *testing.T) {
 	d := newDevice(t, Config{})
 	mustRun(t, d, "am start -a android.intent.action.VIEW -d https://example.org")
 	wantForeground(t, d, "com.android.chrome")
+	mustRun(t, d, "am start -n com.example.login/.LoginActivity && input keyevent HOME")
 	mustRun(t, d, "am start -n com.example.login/.WelcomeActivity")
 	if d.ScreenID() != "welcome" {
 		t.Fatalf("am start -n of a second activity: screen %q", d.ScreenID())

@@ -47,6 +47,7 @@ func TestGolden(t *testing.T) {
 		{name: "uiautomator_screen_off", setup: []string{"input keyevent 26"}, cmd: "uiautomator dump"},
 		{name: "am_start_n", cmd: "am start -n com.android.settings/.Settings"},
 		{name: "am_start_W", cmd: "am start -W -n com.example.login/.LoginActivity"},
+		{name: "am_start_again", setup: []string{"am start -n com.android.settings/.Settings", "input keyevent HOME"}, cmd: "am start -n com.android.settings/.Settings; am start -n com.android.settings/.Settings"},
 		{name: "am_start_unknown", cmd: "am start -n com.nope/.Main"},
 		{name: "am_start_view", cmd: "am start -a android.intent.action.VIEW -d https://example.com/path?q=1; dumpsys window windows | grep -c mCurrentFocus"},
 		{name: "am_start_view_unresolved", cmd: "am start -a android.intent.action.VIEW -d market://details?id=x"},
