@@ -84,10 +84,12 @@ type ScreenInfo struct {
 }
 
 // ScreenInfo reads wm size, wm density and the rotation from dumpsys window
-// (dumpsys input as a fallback) in one round trip. Default timeout:
-// DefaultQueryTimeout.
+// in one round trip (and dumpsys input in a second one when the window dump
+// does not give the rotation). Default timeout: DefaultQueryTimeout.
 func (d *Device) ScreenInfo(ctx context.Context) (ScreenInfo, error) {
-	parts, err := d.runParts(ctx, "wm size", "wm density", "dumpsys window", "dumpsys input")
+	ctx, cancel := withDefaultTimeout(ctx, DefaultQueryTimeout)
+	defer cancel()
+	parts, err := d.runParts(ctx, "wm size", "wm density", "dumpsys window")
 	if err != nil {
 		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
 	}
@@ -111,8 +113,12 @@ func (d *Device) ScreenInfo(ctx context.Context) (ScreenInfo, error) {
 	}
 	if w, err := parse.Window(parts[2]); err == nil && w.RotationKnown {
 		si.Rotation, si.RotationKnown = w.Rotation, true
-	} else if r, err := parse.InputRotation(parts[3]); err == nil {
-		si.Rotation, si.RotationKnown = r, true
+		return si, nil
+	}
+	if in, err := d.runParts(ctx, "dumpsys input"); err == nil {
+		if r, err := parse.InputRotation(in[0]); err == nil {
+			si.Rotation, si.RotationKnown = r, true
+		}
 	}
 	return si, nil
 }
