@@ -2,6 +2,7 @@ package device
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -41,23 +42,53 @@ type auditRow struct {
 	replayed   bool
 }
 
-// writeAudit inserts the row; a failure is logged, never returned (the
-// call already happened). It runs even when ctx is canceled.
-func (t *Tools) writeAudit(ctx context.Context, r auditRow) {
+// persist writes the audit row and, for a call that claimed a
+// tool_call_id, its idempotency record, in one transaction; then it
+// releases the duplicates waiting on f. A failure is logged, never
+// returned (the call already happened). It runs even when ctx is canceled:
+// the device may have acted.
+func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
+	ctx = context.WithoutCancel(ctx)
+	err := func() error {
+		tx, err := t.cfg.DB.Write.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if f != nil && recordable(a) {
+			if err := t.idem.insert(ctx, tx, f, a); err != nil {
+				return err
+			}
+		}
+		if err := insertAudit(ctx, tx, r); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}()
+	if err != nil {
+		t.log.Warn("audit row or idempotency record not written", "tool", r.toolID, "err", err)
+	}
+	if f != nil {
+		t.idem.release(f.key, f, a)
+	}
+}
+
+func insertAudit(ctx context.Context, tx *sql.Tx, r auditRow) error {
 	args := []byte("{}")
 	if r.args != nil {
 		if b, err := json.Marshal(r.args); err == nil {
 			args = b
 		}
 	}
-	_, err := t.cfg.DB.Write.ExecContext(context.WithoutCancel(ctx), `INSERT INTO tool_audit
+	_, err := tx.ExecContext(ctx, `INSERT INTO tool_audit
 		(at_ms, channel_id, device_hint, tool_id, tool_call_id, args, outcome, latency_ms, replayed)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.at.UnixMilli(), r.channelID, r.deviceHint, r.toolID, r.toolCallID, string(args), r.outcome,
 		r.latency.Milliseconds(), r.replayed)
 	if err != nil {
-		t.log.Warn("audit row not written", "tool", r.toolID, "err", err)
+		return fmt.Errorf("audit row: %w", err)
 	}
+	return nil
 }
 
 // redactArgs keeps what an auditor needs and nothing sensitive: numbers,

@@ -62,6 +62,11 @@ func newIdempotency(db *store.DB, ttl time.Duration, now func() time.Time, log *
 	return &idempotency{db: db, ttl: ttl, now: now, log: log, inflight: map[idemKey]*flight{}}
 }
 
+// recordable reports whether an ack is kept for replays: every outcome but
+// rate_limited, which acted on nothing and says "retry later" (a retry
+// with the same tool_call_id then runs).
+func recordable(a ack) bool { return a.Err == nil || a.Err.Code != CodeRateLimited }
+
 // claim either returns the ack of an earlier or running call with the same
 // key (replayed true; it waits for a running one while ctx allows), or
 // claims the key and returns the flight the caller must finish.
@@ -101,18 +106,8 @@ func (s *idempotency) claim(ctx context.Context, key idemKey, toolID string, h [
 	return f, ack{}, false, nil
 }
 
-// finish records a (unless record is false) and wakes the duplicates
-// waiting on f. The record is written even when ctx is canceled: the
-// device may have acted.
-func (s *idempotency) finish(ctx context.Context, f *flight, a ack, record bool) {
-	if record {
-		if err := s.store(context.WithoutCancel(ctx), f.key, f, a); err != nil {
-			s.log.Warn("idempotency record not written", "tool", f.toolID, "err", err)
-		}
-	}
-	s.release(f.key, f, a)
-}
-
+// release publishes a as f's ack and wakes the duplicates waiting on f.
+// The record must be written first (see Tools.persist).
 func (s *idempotency) release(key idemKey, f *flight, a ack) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -156,8 +151,9 @@ func (s *idempotency) lookup(ctx context.Context, key idemKey) (idemRecord, bool
 	return r, true, nil
 }
 
-// store writes the record and, at most once a minute, drops expired ones.
-func (s *idempotency) store(ctx context.Context, key idemKey, f *flight, a ack) error {
+// insert writes the record of f's completed call in tx and, at most once a
+// minute, drops expired records.
+func (s *idempotency) insert(ctx context.Context, tx *sql.Tx, f *flight, a ack) error {
 	now := s.now()
 	var result sql.NullString
 	var code, message string
@@ -166,10 +162,10 @@ func (s *idempotency) store(ctx context.Context, key idemKey, f *flight, a ack) 
 	} else {
 		result = sql.NullString{String: string(a.Result), Valid: true}
 	}
-	_, err := s.db.Write.ExecContext(ctx, `INSERT OR REPLACE INTO tool_idempotency
+	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tool_idempotency
 		(channel_id, tool_call_id, tool_id, args_hash, result, error_code, error_message, created_at, expires_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		key.channel, key.callID, f.toolID, bytes.Clone(f.argsHash[:]), result, code, message,
+		f.key.channel, f.key.callID, f.toolID, bytes.Clone(f.argsHash[:]), result, code, message,
 		now.UnixMilli(), now.Add(s.ttl).UnixMilli())
 	if err != nil {
 		return fmt.Errorf("idempotency record: %w", err)
@@ -181,7 +177,7 @@ func (s *idempotency) store(ctx context.Context, key idemKey, f *flight, a ack) 
 	}
 	s.mu.Unlock()
 	if sweep {
-		if _, err := s.db.Write.ExecContext(ctx, `DELETE FROM tool_idempotency WHERE expires_at <= ?`, now.UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM tool_idempotency WHERE expires_at <= ?`, now.UnixMilli()); err != nil {
 			return fmt.Errorf("idempotency sweep: %w", err)
 		}
 	}

@@ -40,14 +40,14 @@ func (t *Tools) handler(d *toolDef) connector.ToolHandler {
 	return func(ctx context.Context, call connector.ToolCall) (any, error) {
 		start := t.cfg.Now()
 		rec := auditRow{at: start, channelID: call.Channel.ID, toolID: d.tool.ID, toolCallID: call.ToolCallID}
-		a, replayed := t.invoke(ctx, d, call, &rec)
+		a, replayed, f := t.invoke(ctx, d, call, &rec)
 		rec.outcome = outcomeOK
 		if a.Err != nil {
 			rec.outcome = a.Err.Code
 		}
 		rec.replayed = replayed
 		rec.latency = t.cfg.Now().Sub(start)
-		t.writeAudit(ctx, rec)
+		t.persist(ctx, rec, f, a)
 		t.metrics.observe(d.tool.ID, rec.outcome, replayed, rec.latency)
 		if a.Err != nil {
 			return nil, a.Err
@@ -56,33 +56,27 @@ func (t *Tools) handler(d *toolDef) connector.ToolHandler {
 	}
 }
 
-// invoke runs the pipeline up to the recorded ack; rec gets the redacted
-// arguments and the device hint as they become known.
-func (t *Tools) invoke(ctx context.Context, d *toolDef, call connector.ToolCall, rec *auditRow) (a ack, replayed bool) {
+// invoke runs the pipeline up to the ack; rec gets the redacted arguments
+// and the device hint as they become known. f is the claimed tool_call_id,
+// if any, for persist to record and release.
+func (t *Tools) invoke(ctx context.Context, d *toolDef, call connector.ToolCall, rec *auditRow) (a ack, replayed bool, f *flight) {
 	args, err := d.schema.validate(call.Arguments)
 	if err != nil {
-		return ack{Err: WireError(err)}, false
+		return ack{Err: WireError(err)}, false, nil
 	}
 	rec.args = redactArgs(d.schema, args)
 
-	var f *flight
 	if call.ToolCallID != "" {
 		key := idemKey{channel: call.Channel.ID, callID: call.ToolCallID}
 		f, a, replayed, err = t.idem.claim(ctx, key, d.tool.ID, argsHash(call.Arguments))
 		if err != nil {
-			return ack{Err: WireError(err)}, false
+			return ack{Err: WireError(err)}, false, nil
 		}
 		if replayed {
-			return a, true
+			return a, true, nil
 		}
 	}
-	a = t.execute(ctx, d, call, args, rec)
-	if f != nil {
-		// rate_limited acts on nothing and says "retry later": not recorded,
-		// so a retry with the same tool_call_id runs.
-		t.idem.finish(ctx, f, a, a.Err == nil || a.Err.Code != CodeRateLimited)
-	}
-	return a, false
+	return t.execute(ctx, d, call, args, rec), false, f
 }
 
 // execute applies the rate limit, resolves the device and runs the tool.
