@@ -128,7 +128,7 @@ func (d *Device) dumpWindow(c *cmdCtx, args []string) {
 		ds := d.displaySize()
 		c.printf("WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n")
 		c.printf("  Display: mDisplayId=0 rootTasks=%d\n", len(d.st.tasks))
-		c.printf("    init=%dx%d %ddpi cur=%dx%d app=%dx%d rng=%dx%d-%dx%d\n", d.sc.Screen.Width, d.sc.Screen.Height, d.sc.Screen.Density,
+		c.printf("    init=%dx%d %ddpi cur=%dx%d app=%dx%d rng=%dx%d-%dx%d\n", d.screen.Width, d.screen.Height, d.screen.Density,
 			ds.X, ds.Y, ds.X, ds.Y, min(ds.X, ds.Y), min(ds.X, ds.Y), max(ds.X, ds.Y), max(ds.X, ds.Y))
 		if modern {
 			c.printf("    deferred=false mLayoutNeeded=false mTouchExcludeRegion=SkRegion((0,0,%d,%d))\n\n", ds.X, ds.Y)
@@ -146,7 +146,7 @@ func (d *Device) dumpWindow(c *cmdCtx, args []string) {
 		c.printf("WINDOW MANAGER WINDOWS (dumpsys window windows)\n")
 		c.printf("  Window #0 %s:\n    mDisplayId=0 rootTaskId=1 mSession=Session{%s 1234:u0a10123} mClient=android.os.BinderProxy@%s\n", win, objID("s", pkg), objID("b", pkg))
 		c.printf("    mHasSurface=%t isReadyForDisplay()=%t mWindowRemovalAllowed=false\n", on, on)
-		c.printf("\n  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw%ddp %s}\n", d.sc.Screen.Width*160/d.sc.Screen.Density, map[bool]string{true: "land", false: "port"}[d.st.rotation%2 == 1])
+		c.printf("\n  mGlobalConfiguration={1.0 ?mcc?mnc [en_US] ldltr sw%ddp %s}\n", d.screen.Width*160/d.screen.Density, map[bool]string{true: "land", false: "port"}[d.st.rotation%2 == 1])
 		c.printf("  mHasPermanentDpad=false\n")
 		if !modern || !all {
 			focus()
@@ -213,7 +213,7 @@ func (d *Device) dumpInput(c *cmdCtx) {
 	if d.cfg.SDK >= 33 {
 		c.printf("Input Manager Service (Java) State:\n  Touch Associations:\nInput Reader State (Nums of device: 1):\n  Viewports:\n")
 		c.printf("    Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation=%d, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n",
-			d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, d.sc.Screen.Width, d.sc.Screen.Height)
+			d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, d.screen.Width, d.screen.Height)
 		return
 	}
 	c.printf("Input Reader State:\n  Device 5: virtual_touchscreen\n    Touch Input Mapper (mode - DIRECT):\n")

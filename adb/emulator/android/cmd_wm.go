@@ -20,7 +20,7 @@ func cmdWm(c *cmdCtx) int {
 	switch c.args[1] {
 	case "size":
 		if len(c.args) == 2 {
-			c.printf("Physical size: %dx%d\n", d.sc.Screen.Width, d.sc.Screen.Height)
+			c.printf("Physical size: %dx%d\n", d.screen.Width, d.screen.Height)
 			if d.st.wmSize != (image.Point{}) {
 				c.printf("Override size: %dx%d\n", d.st.wmSize.X, d.st.wmSize.Y)
 			}
@@ -40,7 +40,7 @@ func cmdWm(c *cmdCtx) int {
 		d.changed()
 	case "density":
 		if len(c.args) == 2 {
-			c.printf("Physical density: %d\n", d.sc.Screen.Density)
+			c.printf("Physical density: %d\n", d.screen.Density)
 			if d.st.wmDens != 0 {
 				c.printf("Override density: %d\n", d.st.wmDens)
 			}

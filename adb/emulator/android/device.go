@@ -30,6 +30,10 @@ type Config struct {
 	// SDK >= 28 makes raw screencap output carry a 16-byte header.
 	Release string
 	SDK     int
+	// Screen overrides the scenario's physical display size and density
+	// (portrait); the scenario's layout is scaled to it. Zero fields keep
+	// the scenario's values.
+	Screen ScreenSpec
 	// Properties are extra or overriding getprop values. Precedence, lowest
 	// first: defaults, the scenario's properties, the fields above when set,
 	// Properties.
@@ -54,6 +58,9 @@ type Device struct {
 	fs    *FS
 	props map[string]string // immutable after New
 	sc    *Scenario
+	// screen is the physical display; scenario layouts (in sc.Screen
+	// coordinates) are scaled to it.
+	screen ScreenSpec
 
 	mu       sync.Mutex // guards everything below
 	st       state
@@ -108,7 +115,14 @@ func New(cfg Config) (*Device, error) {
 	}
 	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc}
 	d.fs = newFS(cfg.Now)
-	d.props = buildProps(cfg, sc, explicit)
+	d.screen = sc.Screen
+	if cfg.Screen.Width > 0 && cfg.Screen.Height > 0 {
+		d.screen.Width, d.screen.Height = cfg.Screen.Width, cfg.Screen.Height
+	}
+	if cfg.Screen.Density > 0 {
+		d.screen.Density = cfg.Screen.Density
+	}
+	d.props = buildProps(cfg, sc, d.screen, explicit)
 	d.cmdlog.changed = make(chan struct{})
 	d.initState()
 	return d, nil

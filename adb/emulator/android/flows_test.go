@@ -328,3 +328,15 @@ func TestADBKeyboardUnicode(t *testing.T) {
 		t.Fatalf("field after clear %q", got)
 	}
 }
+
+func TestScreenOverride(t *testing.T) {
+	d := newDevice(t, Config{Screen: ScreenSpec{Width: 1080, Height: 1920, Density: 480}})
+	if got := mustRun(t, d, "wm size; wm density; getprop ro.sf.lcd_density"); got != "Physical size: 1080x1920\nPhysical density: 480\n480\n" {
+		t.Fatalf("got %q", got)
+	}
+	if b := d.Screenshot().Rect; b.Dx() != 1080 || b.Dy() != 1920 {
+		t.Fatalf("screenshot %v", b)
+	}
+	tapOn(t, d, byText("Settings")) // scaled layout still hit-tests
+	wantForeground(t, d, "com.android.settings")
+}

@@ -9,7 +9,7 @@ import (
 // buildProps returns the device's system properties: defaults derived from
 // cfg, then the scenario's, then the explicitly set Config fields, then
 // cfg.Properties.
-func buildProps(cfg Config, sc *Scenario, explicit map[string]string) map[string]string {
+func buildProps(cfg Config, sc *Scenario, screen ScreenSpec, explicit map[string]string) map[string]string {
 	p := map[string]string{
 		"ro.product.model":                cfg.Model,
 		"ro.product.name":                 cfg.Product,
@@ -33,7 +33,7 @@ func buildProps(cfg Config, sc *Scenario, explicit map[string]string) map[string
 		"ro.debuggable":                   "0",
 		"ro.secure":                       "1",
 		"ro.adb.secure":                   "1",
-		"ro.sf.lcd_density":               strconv.Itoa(sc.Screen.Density),
+		"ro.sf.lcd_density":               strconv.Itoa(screen.Density),
 		"ro.kernel.qemu":                  "0",
 		"sys.boot_completed":              "1",
 		"dev.bootcomplete":                "1",

@@ -89,7 +89,7 @@ func (d *Device) renderLocked() *image.RGBA {
 		}
 	}
 	draw.Draw(img, img.Rect, image.NewUniform(white), image.Point{}, draw.Src)
-	dens := d.sc.Screen.Density
+	dens := d.screen.Density
 	if d.st.wmDens != 0 {
 		dens = d.st.wmDens
 	}

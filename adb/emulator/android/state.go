@@ -107,7 +107,7 @@ func (d *Device) screenDef(id string) *ScreenDef {
 // displaySize is the current screen size in pixels (rotation applied,
 // wm size override applied).
 func (d *Device) displaySize() image.Point {
-	w, h := d.sc.Screen.Width, d.sc.Screen.Height
+	w, h := d.screen.Width, d.screen.Height
 	if d.st.wmSize != (image.Point{}) {
 		w, h = d.st.wmSize.X, d.st.wmSize.Y
 	}
