@@ -1,0 +1,420 @@
+package device
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/files"
+	"github.com/adb-connector/adb-connector/store"
+)
+
+// Descriptor target fields of this connector (Card supports.targets[0]).
+const (
+	TargetProvider = "adb"
+	TargetLabel    = "Android Device"
+	// unboundDisplayName is target.display_name of a channel with no device.
+	unboundDisplayName = "No device bound"
+)
+
+// Pusher sends connection.descriptor.push for a channel; *connector.Server
+// implements it. PushDescriptor must not wait for the peer.
+type Pusher interface {
+	PushDescriptor(ctx context.Context, channelID string) error
+}
+
+// DefaultProbeTimeout bounds the probe that confirms a device answers
+// before its binding is projected as connected.
+const DefaultProbeTimeout = 5 * time.Second
+
+// ServiceConfig configures a Service. DB and ADB are required; the zero
+// value of every other field means its default.
+type ServiceConfig struct {
+	// DB holds bindings, pairing codes and request sessions. Required.
+	DB *store.DB
+	// ADB is the adb client whose device tracking feeds the presence map
+	// (it must not be built with NoTracking). Required.
+	ADB *adb.Client
+	// Files is the file_ref store; a released or logged-out channel's files
+	// are deleted. Nil: no files to delete.
+	Files *files.Store
+	// Logger receives Debug lines for device events and pushes, Warn for
+	// failures. Default: discard.
+	Logger *slog.Logger
+	// Now is the clock of the auth flows. Default time.Now.
+	Now func() time.Time
+	// Pusher receives descriptor pushes; it can be set later with SetPusher
+	// (the connector.Server is built after the Service). Nil: no pushes.
+	Pusher Pusher
+	// ToolIDs lists the Card's tool ids in Card order, for Descriptor
+	// tools[] (e.g. (*Tools).IDs). Nil: no tools.
+	ToolIDs func() []string
+	// Secret keys the code HMACs. Default: LoadOrCreateSecret in the
+	// database's directory.
+	Secret []byte
+	// PairingRateLimit bounds pairing attempts per channel and per serial.
+	// Default 5 per minute.
+	PairingRateLimit RateLimit
+	// RequestTTL is a device_request code's lifetime. Default DefaultRequestTTL.
+	RequestTTL time.Duration
+	// PollInterval is the suggested auth.status polling interval. Default
+	// DefaultPollInterval.
+	PollInterval time.Duration
+	// ProbeTimeout bounds the `true` shell command that confirms a device
+	// answers. Default DefaultProbeTimeout.
+	ProbeTimeout time.Duration
+}
+
+// Service is the xagent.device.v1 Profile: it implements connector.Profile
+// (Descriptor and auth.*) over the binding table and the two auth flows,
+// DeviceResolver for the tools, and keeps an in-memory map of device
+// presence fed by adb tracking, pushing a channel's Descriptor whenever its
+// computed state changes. Safe for concurrent use. Close stops it.
+type Service struct {
+	cfg      ServiceConfig
+	log      *slog.Logger
+	bindings *Bindings
+	pairing  *Pairing
+	requests *Requests
+	admin    *AdminService
+
+	ctx    context.Context // canceled by Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	once   sync.Once
+
+	pusherMu sync.RWMutex
+	pusher   Pusher
+
+	// bindMu serialises refreshes of the binding cache, so the newest read
+	// of the database is always applied last.
+	bindMu sync.Mutex
+
+	mu        sync.RWMutex
+	byChannel map[string]Binding // bound and revoked rows
+	byDevice  map[string]string  // device key -> channel (bound only)
+	presence  map[string]*devicePresence
+	epDown    map[string]bool           // adb endpoints whose server is lost
+	lastSeen  map[string]descriptorView // what the peer last received per channel
+	forms     map[string]formSession    // device_pairing sessions by id
+	updated   chan struct{}             // closed and replaced on every presence or binding change
+
+	dirtyMu sync.Mutex
+	dirty   map[string]bool
+	kick    chan struct{}
+}
+
+var (
+	_ connector.Profile = (*Service)(nil)
+	_ DeviceResolver    = (*Service)(nil)
+)
+
+// NewService loads the bindings, starts following adb device events and
+// the push worker. Restored bindings are offline until their device answers.
+func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
+	if cfg.DB == nil {
+		return nil, errors.New("device service: nil DB")
+	}
+	if cfg.ADB == nil {
+		return nil, errors.New("device service: nil ADB client")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.ToolIDs == nil {
+		cfg.ToolIDs = func() []string { return nil }
+	}
+	if cfg.ProbeTimeout <= 0 {
+		cfg.ProbeTimeout = DefaultProbeTimeout
+	}
+	if cfg.Secret == nil {
+		sec, err := LoadOrCreateSecret(filepath.Dir(cfg.DB.Path))
+		if err != nil {
+			return nil, fmt.Errorf("device service: %w", err)
+		}
+		cfg.Secret = sec
+	}
+	s := &Service{
+		cfg:       cfg,
+		log:       cfg.Logger,
+		pusher:    cfg.Pusher,
+		byChannel: map[string]Binding{},
+		byDevice:  map[string]string{},
+		presence:  map[string]*devicePresence{},
+		epDown:    map[string]bool{},
+		lastSeen:  map[string]descriptorView{},
+		forms:     map[string]formSession{},
+		updated:   make(chan struct{}),
+		dirty:     map[string]bool{},
+		kick:      make(chan struct{}, 1),
+	}
+	s.bindings = NewBindings(cfg.DB, BindingsOptions{Now: cfg.Now, OnChange: s.bindingsChanged})
+	s.pairing = NewPairing(s.bindings, cfg.Secret, PairingOptions{Now: cfg.Now, RateLimit: cfg.PairingRateLimit})
+	s.requests = NewRequests(s.bindings, cfg.Secret, RequestOptions{
+		Now: cfg.Now, TTL: cfg.RequestTTL, PollInterval: cfg.PollInterval, Devices: s.liveDevices,
+	})
+	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices}
+	list, err := s.bindings.List(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("device service: %w", err)
+	}
+	for _, b := range list {
+		s.byChannel[b.ChannelID] = b
+		if b.State == BindingBound {
+			s.byDevice[b.DeviceKey] = b.ChannelID
+		}
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.wg.Go(s.track)
+	s.wg.Go(s.pushLoop)
+	return s, nil
+}
+
+// Close stops tracking and pushing and waits for every goroutine the
+// Service started (probes included). Idempotent. It closes neither the DB,
+// the adb client nor the file store.
+func (s *Service) Close() error {
+	s.once.Do(func() {
+		s.cancel()
+		s.wg.Wait()
+	})
+	return nil
+}
+
+// SetPusher sets (or replaces) where Descriptor pushes go; call it once the
+// connector.Server exists.
+func (s *Service) SetPusher(p Pusher) {
+	s.pusherMu.Lock()
+	s.pusher = p
+	s.pusherMu.Unlock()
+}
+
+// Bindings returns the binding table the Service keeps its cache of.
+func (s *Service) Bindings() *Bindings { return s.bindings }
+
+// Pairing returns the device_pairing flow (IssuePairingCode for operators).
+func (s *Service) Pairing() *Pairing { return s.pairing }
+
+// Requests returns the device_request flow (Approve for operators).
+func (s *Service) Requests() *Requests { return s.requests }
+
+// AdminHandler returns the operator socket's handler (ServeAdmin): devices
+// are listed live from adb tracking with their bound flag; pair, approve and
+// unbind go through the same tables, so their changes are pushed.
+func (s *Service) AdminHandler() AdminHandler { return s.admin }
+
+// Devices lists the devices adb tracking sees, with their bound flag, then
+// bound devices it does not see (adb-connector devices --json).
+func (s *Service) Devices(ctx context.Context) ([]DeviceRow, error) { return s.admin.Devices(ctx) }
+
+// descriptorView is what a channel's Descriptor shows; comparable, so a
+// change can be detected.
+type descriptorView struct {
+	state  State
+	target connector.DescriptorTarget
+}
+
+// viewLocked computes a channel's Descriptor view from the caches; s.mu
+// must be held.
+func (s *Service) viewLocked(channelID string) descriptorView {
+	v := descriptorView{target: connector.DescriptorTarget{Provider: TargetProvider, Label: TargetLabel, DisplayName: unboundDisplayName}}
+	b, ok := s.byChannel[channelID]
+	if !ok {
+		v.state = ComputeState(StateInput{Binding: BindingNone})
+		return v
+	}
+	ep, serial := SplitDeviceKey(b.DeviceKey)
+	in := StateInput{Binding: b.State, Presence: PresenceUnknown, EndpointUp: !s.epDown[ep]}
+	model := ""
+	if p := s.presence[b.DeviceKey]; p != nil {
+		in.Presence, model = p.presence, p.model
+	}
+	v.state = ComputeState(in)
+	v.target.DisplayName = DisplayName(model, serial)
+	v.target.AccountHint = SerialHint(serial)
+	return v
+}
+
+// Descriptor implements connector.Profile: binding state and device
+// presence from memory, through ComputeState. It records what it returned
+// so later changes are pushed.
+func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector.DescriptorState, error) {
+	s.mu.Lock()
+	v := s.viewLocked(ch.ID)
+	s.lastSeen[ch.ID] = v
+	s.mu.Unlock()
+	ids := s.cfg.ToolIDs()
+	tools := make([]connector.DescriptorTool, len(ids))
+	for i, t := range v.state.Tools(ids...) {
+		tools[i] = connector.DescriptorTool{ToolID: t.ToolID, Status: string(t.Status), TargetPermissionState: string(t.TargetPermissionState)}
+	}
+	return connector.DescriptorState{
+		Status:     string(v.state.Status),
+		TargetType: TargetType,
+		Target:     v.target,
+		Tools:      tools,
+	}, nil
+}
+
+// DeviceFor implements DeviceResolver: the bound, online, authorized device
+// of channelID. Not bound or revoked: ErrNotBound; offline, not yet seen or
+// adb server down: adb.ErrDeviceOffline; unauthorized: adb.ErrUnauthorized.
+func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, DeviceMeta, error) {
+	s.mu.RLock()
+	b, ok := s.byChannel[channelID]
+	var pres Presence = PresenceUnknown
+	model := ""
+	if ok {
+		if p := s.presence[b.DeviceKey]; p != nil {
+			pres, model = p.presence, p.model
+		}
+		if ep, _ := SplitDeviceKey(b.DeviceKey); s.epDown[ep] {
+			pres = PresenceOffline
+		}
+	}
+	s.mu.RUnlock()
+	if !ok || b.State != BindingBound {
+		return nil, DeviceMeta{}, ErrNotBound
+	}
+	_, serial := SplitDeviceKey(b.DeviceKey)
+	meta := DeviceMeta{Key: b.DeviceKey, Model: cleanModel(model), Hint: SerialHint(serial)}
+	switch pres {
+	case PresenceOnline:
+	case PresenceUnauthorized:
+		return nil, meta, fmt.Errorf("device %s: %w", meta.Hint, adb.ErrUnauthorized)
+	default:
+		return nil, meta, fmt.Errorf("device %s: %w", meta.Hint, adb.ErrDeviceOffline)
+	}
+	d, err := s.cfg.ADB.Device(b.DeviceKey)
+	if err != nil {
+		return nil, meta, fmt.Errorf("device %s: %w", meta.Hint, err)
+	}
+	return d, meta, nil
+}
+
+// bindingsChanged is Bindings' OnChange: it re-reads the changed channels'
+// rows into the cache and queues their pushes.
+func (s *Service) bindingsChanged(channelIDs ...string) {
+	s.bindMu.Lock()
+	defer s.bindMu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for _, ch := range channelIDs {
+		b, err := s.bindings.ByChannel(ctx, ch)
+		if err != nil && !errors.Is(err, ErrNotBound) {
+			s.log.Warn("binding cache refresh failed", "err", err)
+			continue
+		}
+		s.mu.Lock()
+		if old, ok := s.byChannel[ch]; ok && s.byDevice[old.DeviceKey] == ch {
+			delete(s.byDevice, old.DeviceKey)
+		}
+		if err == nil {
+			s.byChannel[ch] = b
+			if b.State == BindingBound {
+				s.byDevice[b.DeviceKey] = ch
+			}
+		} else {
+			delete(s.byChannel, ch)
+		}
+		s.notifyLocked()
+		s.mu.Unlock()
+	}
+	s.markDirty(channelIDs...)
+}
+
+// markDirty queues channels for the push worker.
+func (s *Service) markDirty(channelIDs ...string) {
+	if len(channelIDs) == 0 {
+		return
+	}
+	s.dirtyMu.Lock()
+	for _, ch := range channelIDs {
+		s.dirty[ch] = true
+	}
+	s.dirtyMu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// pushLoop pushes the Descriptor of every dirty channel whose view differs
+// from what its peer last received. Channels never described (not open
+// since start) are skipped: channel.open will read their state.
+func (s *Service) pushLoop() {
+	for {
+		select {
+		case <-s.ctx.Done():
+			return
+		case <-s.kick:
+		}
+		s.dirtyMu.Lock()
+		batch := s.dirty
+		s.dirty = map[string]bool{}
+		s.dirtyMu.Unlock()
+		s.pusherMu.RLock()
+		p := s.pusher
+		s.pusherMu.RUnlock()
+		for ch := range batch {
+			s.mu.RLock()
+			last, seen := s.lastSeen[ch]
+			cur := s.viewLocked(ch)
+			s.mu.RUnlock()
+			if !seen || cur == last || p == nil {
+				continue
+			}
+			ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
+			err := p.PushDescriptor(ctx, ch)
+			cancel()
+			switch {
+			case errors.Is(err, connector.ErrChannelNotFound):
+				s.mu.Lock()
+				delete(s.lastSeen, ch)
+				s.mu.Unlock()
+			case err != nil:
+				s.log.Warn("descriptor push failed", "status", string(cur.state.Status), "err", err)
+			default:
+				s.log.Debug("descriptor pushed", "status", string(cur.state.Status), "device", cur.target.AccountHint)
+			}
+		}
+	}
+}
+
+// notifyLocked wakes everyone waiting on Updated. s.mu must be held.
+func (s *Service) notifyLocked() {
+	close(s.updated)
+	s.updated = make(chan struct{})
+}
+
+// Updated returns a channel closed at the next change of device presence
+// or of the binding cache: a signal for tests and monitors to re-read
+// state, without polling.
+func (s *Service) Updated() <-chan struct{} {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.updated
+}
+
+// forgetChannels drops per-channel memory of released channels.
+func (s *Service) forgetChannels(channelIDs []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ch := range channelIDs {
+		delete(s.lastSeen, ch)
+		for id, f := range s.forms {
+			if f.channelID == ch {
+				delete(s.forms, id)
+			}
+		}
+	}
+}

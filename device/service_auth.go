@@ -1,0 +1,392 @@
+package device
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/adb-connector/adb-connector/connector"
+)
+
+// Auth ack statuses beyond the request flow's AuthStatus values.
+const (
+	authFailed AuthStatus = "failed"
+)
+
+// Limits on auth.* input, checked before any work.
+const (
+	maxSerialLen    = 256
+	maxCodeLen      = 64
+	maxSessionIDLen = 128
+	formSessionTTL  = 10 * time.Minute
+	maxFormSessions = 10000
+)
+
+// Messages of auth acks. None holds a code, a secret or a full serial.
+const (
+	msgBound         = "A device is bound to this connection"
+	msgAlreadyBound  = "This connection is already bound to a device"
+	msgInUse         = "That device is in use by another connection"
+	msgAuthCanceled  = "Authentication canceled"
+	msgAuthIgnored   = "Authentication already completed"
+	msgAuthNoSession = "No such authentication session"
+	msgLoggedOut     = "The device was released"
+)
+
+// formSession remembers a device_pairing auth.start so auth.status and
+// auth.cancel can answer for it (a form flow completes at once).
+type formSession struct {
+	channelID string
+	flowID    string
+	status    AuthStatus // authenticated or failed
+	deviceKey string
+	expires   time.Time
+}
+
+// authStartPayload is auth.start's payload (§8.7).
+type authStartPayload struct {
+	FlowID string          `json:"flow_id"`
+	Input  json.RawMessage `json:"input"`
+}
+
+// pairingInput is device_pairing's form input.
+type pairingInput struct {
+	Serial      string `json:"serial"`
+	PairingCode string `json:"pairing_code"`
+}
+
+// authStatusPayload is auth.status's and auth.cancel's payload (§8.9, §8.11).
+type authStatusPayload struct {
+	FlowID    string `json:"flow_id"`
+	SessionID string `json:"auth_session_id"`
+	Refresh   bool   `json:"refresh"`
+}
+
+// authAck is the payload of auth.start.ack and auth.status.ack (§8.8, §8.10).
+type authAck struct {
+	ChannelID          string `json:"connector_channel_id"`
+	FlowID             string `json:"flow_id,omitempty"`
+	SessionID          string `json:"auth_session_id,omitempty"`
+	Status             string `json:"status"`
+	QRCodeText         string `json:"qr_code_text,omitempty"`
+	ExpiresAt          int64  `json:"expires_at,omitempty"`
+	PollIntervalMillis int64  `json:"poll_interval_millis,omitempty"`
+	Message            string `json:"message,omitempty"`
+}
+
+// cancelAck is auth.cancel.ack's payload (§8.12).
+type cancelAck struct {
+	ChannelID  string `json:"connector_channel_id"`
+	SessionID  string `json:"auth_session_id"`
+	Status     string `json:"status"`
+	AuthStatus string `json:"auth_status"`
+	Message    string `json:"message"`
+}
+
+// logoutAck is auth.logout.ack's payload (§8.14); the Server adds the Descriptor.
+type logoutAck struct {
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+func invalidAuth(msg string) error {
+	return connector.NewError(connector.CodeInvalidArguments, msg)
+}
+
+// decodeObject unmarshals an optional JSON object payload; null or empty is {}.
+func decodeObject(raw json.RawMessage, v any) error {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		return nil
+	}
+	if raw[0] != '{' {
+		return errors.New("not a JSON object")
+	}
+	return json.Unmarshal(raw, v)
+}
+
+// decodeAuthStart parses auth.start: a known flow_id and, for
+// device_pairing, the form fields.
+func decodeAuthStart(raw json.RawMessage) (authStartPayload, pairingInput, error) {
+	var p authStartPayload
+	if err := decodeObject(raw, &p); err != nil {
+		return p, pairingInput{}, invalidAuth("auth.start payload must be an object with flow_id and input")
+	}
+	var in pairingInput
+	switch p.FlowID {
+	case FlowRequest:
+	case FlowPairing:
+		if err := decodeObject(p.Input, &in); err != nil {
+			return p, in, invalidAuth("input must be an object with string fields serial and pairing_code")
+		}
+		if in.Serial == "" || in.PairingCode == "" {
+			return p, in, invalidAuth("serial and pairing_code are required")
+		}
+		if len(in.Serial) > maxSerialLen || len(in.PairingCode) > maxCodeLen {
+			return p, in, invalidAuth("serial or pairing_code is too long")
+		}
+	default:
+		return p, in, invalidAuth("unknown flow_id: use device_pairing or device_request")
+	}
+	return p, in, nil
+}
+
+// decodeAuthSession parses auth.status / auth.cancel.
+func decodeAuthSession(raw json.RawMessage) (authStatusPayload, error) {
+	var p authStatusPayload
+	if err := decodeObject(raw, &p); err != nil {
+		return p, invalidAuth("payload must be an object with auth_session_id")
+	}
+	if len(p.SessionID) > maxSessionIDLen {
+		return p, connector.NewError(connector.CodeAuthSessionNotFound, msgAuthNoSession)
+	}
+	return p, nil
+}
+
+func (s *Service) bound(channelID string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	b, ok := s.byChannel[channelID]
+	return ok && b.State == BindingBound
+}
+
+// AuthStart implements auth.start (§8.7): device_pairing redeems the
+// operator's one-time code at once (authenticated, or failed with one
+// generic message; too many attempts is the error rate_limited);
+// device_request opens a pending session whose request code is in
+// qr_code_text. A channel already bound is authenticated at once.
+func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload json.RawMessage) (connector.AuthReply, error) {
+	p, in, err := decodeAuthStart(payload)
+	if err != nil {
+		return connector.AuthReply{}, err
+	}
+	if s.bound(ch.ID) {
+		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated, "")
+		return authenticated(ch.ID, p.FlowID, id, msgAlreadyBound), nil
+	}
+	if p.FlowID == FlowRequest {
+		sess, err := s.requests.StartRequest(ctx, ch.ID)
+		if err != nil {
+			return connector.AuthReply{}, err
+		}
+		return s.requestReply(p.FlowID, sess), nil
+	}
+	key, err := s.pairing.RedeemPairing(ctx, ch.ID, in.Serial, in.PairingCode)
+	var rl *RateLimitError
+	switch {
+	case err == nil:
+		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated, key)
+		s.log.Info("device paired", "device", hintOfKey(key))
+		return authenticated(ch.ID, p.FlowID, id, msgBound), nil
+	case errors.As(err, &rl):
+		return connector.AuthReply{}, connector.NewError(CodeRateLimited, authRateMessage(rl.RetryAfter))
+	case errors.Is(err, ErrPairingFailed), errors.Is(err, ErrDeviceInUse):
+		msg := ErrPairingFailed.Error()
+		if errors.Is(err, ErrDeviceInUse) {
+			msg = msgInUse
+		}
+		id := s.rememberForm(ch.ID, p.FlowID, authFailed, "")
+		s.log.Debug("pairing refused", "reason", msg)
+		return connector.AuthReply{Payload: authAck{ChannelID: ch.ID, FlowID: p.FlowID, SessionID: id, Status: string(authFailed), Message: msg}}, nil
+	case errors.Is(err, ErrChannelBound): // raced with another auth on this channel
+		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated, "")
+		return authenticated(ch.ID, p.FlowID, id, msgAlreadyBound), nil
+	}
+	return connector.AuthReply{}, err
+}
+
+func authenticated(channelID, flowID, sessionID, msg string) connector.AuthReply {
+	return connector.AuthReply{
+		Payload:        authAck{ChannelID: channelID, FlowID: flowID, SessionID: sessionID, Status: string(AuthAuthenticated), Message: msg},
+		WithDescriptor: true,
+	}
+}
+
+// authRateMessage is rate_limited's message with its retry hint in whole
+// seconds rounded up.
+func authRateMessage(retry time.Duration) string {
+	sec := int64((retry + time.Second - 1) / time.Second)
+	return fmt.Sprintf("too many pairing attempts; retry after %d s", max(sec, 1))
+}
+
+// requestReply turns a device_request session into its ack.
+func (s *Service) requestReply(flowID string, sess AuthSession) connector.AuthReply {
+	a := authAck{
+		ChannelID: sess.ChannelID, FlowID: flowID, SessionID: sess.ID, Status: string(sess.Status),
+		Message: sess.Message(),
+	}
+	if sess.Status == AuthPending || sess.Status == AuthExpired {
+		a.QRCodeText = sess.Code
+		a.ExpiresAt = sess.ExpiresAt.UnixMilli()
+		a.PollIntervalMillis = sess.PollInterval.Milliseconds()
+	}
+	return connector.AuthReply{Payload: a, WithDescriptor: sess.Status == AuthAuthenticated}
+}
+
+// AuthStatus implements auth.status (§8.9): pending, authenticated (with the
+// Descriptor), expired or unauthenticated for device_request sessions;
+// refresh issues a new code. Unknown sessions: auth_session_not_found.
+func (s *Service) AuthStatus(ctx context.Context, ch connector.Channel, payload json.RawMessage) (connector.AuthReply, error) {
+	p, err := decodeAuthSession(payload)
+	if err != nil {
+		return connector.AuthReply{}, err
+	}
+	if f, ok := s.form(ch.ID, p.SessionID); ok {
+		st := f.status
+		if st == AuthAuthenticated && !s.bound(ch.ID) {
+			st = AuthUnauthenticated
+		}
+		a := authAck{ChannelID: ch.ID, FlowID: f.flowID, SessionID: p.SessionID, Status: string(st)}
+		switch st {
+		case AuthAuthenticated:
+			a.Message = msgBound
+		case AuthUnauthenticated:
+			a.Message = "The device was unbound; start again to bind a device"
+		default:
+			a.Message = ErrPairingFailed.Error()
+		}
+		return connector.AuthReply{Payload: a, WithDescriptor: st == AuthAuthenticated}, nil
+	}
+	sess, err := s.requests.Status(ctx, ch.ID, p.SessionID, p.Refresh)
+	if errors.Is(err, ErrSessionNotFound) {
+		return connector.AuthReply{}, connector.NewError(connector.CodeAuthSessionNotFound, msgAuthNoSession)
+	}
+	if err != nil {
+		return connector.AuthReply{}, err
+	}
+	return s.requestReply(FlowRequest, sess), nil
+}
+
+// AuthCancel implements auth.cancel (§8.11/§8.12): canceled for an
+// unfinished session, ignored (with the Descriptor) for a completed one,
+// not_found otherwise. It never touches a binding.
+func (s *Service) AuthCancel(ctx context.Context, ch connector.Channel, payload json.RawMessage) (connector.AuthReply, error) {
+	p, err := decodeAuthSession(payload)
+	if err != nil {
+		if ce := (*connector.Error)(nil); errors.As(err, &ce) && ce.Code == connector.CodeAuthSessionNotFound {
+			return s.cancelReply(ch.ID, p.SessionID, CancelNotFound), nil
+		}
+		return connector.AuthReply{}, err
+	}
+	if f, ok := s.form(ch.ID, p.SessionID); ok {
+		if f.status == AuthAuthenticated && s.bound(ch.ID) {
+			return s.cancelReply(ch.ID, p.SessionID, CancelIgnored), nil
+		}
+		s.dropForm(p.SessionID)
+		return s.cancelReply(ch.ID, p.SessionID, CancelCanceled), nil
+	}
+	st, err := s.requests.Cancel(ctx, ch.ID, p.SessionID)
+	if err != nil {
+		return connector.AuthReply{}, err
+	}
+	return s.cancelReply(ch.ID, p.SessionID, st), nil
+}
+
+func (s *Service) cancelReply(channelID, sessionID string, st CancelStatus) connector.AuthReply {
+	a := cancelAck{ChannelID: channelID, SessionID: sessionID, Status: string(st), AuthStatus: string(AuthUnauthenticated)}
+	bound := s.bound(channelID)
+	if bound {
+		a.AuthStatus = string(AuthAuthenticated)
+	}
+	switch st {
+	case CancelCanceled:
+		a.Message = msgAuthCanceled
+	case CancelIgnored:
+		a.Message = msgAuthIgnored
+	default:
+		a.Message = msgAuthNoSession
+	}
+	return connector.AuthReply{Payload: a, WithDescriptor: st == CancelIgnored && bound}
+}
+
+// AuthLogout implements auth.logout (§8.13): the binding (or revoked
+// marker) and unfinished sessions are released, the channel's files
+// deleted; the Descriptor goes back to created.
+func (s *Service) AuthLogout(ctx context.Context, ch connector.Channel, _ json.RawMessage) (connector.AuthReply, error) {
+	if err := s.bindings.Release(ctx, ch.ID); err != nil {
+		return connector.AuthReply{}, err
+	}
+	s.forgetForms(ch.ID)
+	s.deleteFiles(ctx, ch.ID)
+	return connector.AuthReply{Payload: logoutAck{Status: "ok", Message: msgLoggedOut}, WithDescriptor: true}, nil
+}
+
+// ChannelsReleased implements connector.Profile: a lease expired or a
+// restored channel was never claimed. Bindings, sessions and files go.
+func (s *Service) ChannelsReleased(ctx context.Context, chs []connector.Channel) {
+	ids := make([]string, len(chs))
+	for i, c := range chs {
+		ids[i] = c.ID
+	}
+	s.forgetChannels(ids)
+	n, err := s.bindings.ReleaseChannels(ctx, ids)
+	if err != nil {
+		s.log.Warn("release channels failed", "channels", len(ids), "err", err)
+	} else if n > 0 {
+		s.log.Info("bindings released with their channels", "bindings", n)
+	}
+	for _, id := range ids {
+		s.deleteFiles(ctx, id)
+	}
+}
+
+func (s *Service) deleteFiles(ctx context.Context, channelID string) {
+	if s.cfg.Files == nil {
+		return
+	}
+	if err := s.cfg.Files.DeleteChannel(ctx, channelID); err != nil {
+		s.log.Warn("delete channel files failed", "err", err)
+	}
+}
+
+// rememberForm records a device_pairing session and returns its id.
+func (s *Service) rememberForm(channelID, flowID string, st AuthStatus, key string) string {
+	id := newSessionID()
+	now := s.cfg.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.forms) >= maxFormSessions {
+		for k, f := range s.forms {
+			if !now.Before(f.expires) || len(s.forms) >= maxFormSessions {
+				delete(s.forms, k)
+			}
+		}
+	}
+	s.forms[id] = formSession{channelID: channelID, flowID: flowID, status: st, deviceKey: key, expires: now.Add(formSessionTTL)}
+	return id
+}
+
+func (s *Service) form(channelID, id string) (formSession, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	f, ok := s.forms[id]
+	if !ok || f.channelID != channelID || !s.cfg.Now().Before(f.expires) {
+		return formSession{}, false
+	}
+	return f, true
+}
+
+func (s *Service) dropForm(id string) {
+	s.mu.Lock()
+	delete(s.forms, id)
+	s.mu.Unlock()
+}
+
+func (s *Service) forgetForms(channelID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, f := range s.forms {
+		if f.channelID == channelID {
+			delete(s.forms, id)
+		}
+	}
+}
+
+// hintOfKey is the redacted hint of a device key, for logs.
+func hintOfKey(key string) string {
+	_, serial := SplitDeviceKey(key)
+	return SerialHint(serial)
+}

@@ -1,0 +1,488 @@
+package device
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/adb/adbtest"
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/files"
+	"github.com/adb-connector/adb-connector/store"
+)
+
+// pushDeadline is the Descriptor lifecycle's promise: a device event is
+// pushed within 2 s (issue 5 item 5).
+const pushDeadline = 2 * time.Second
+
+// setupWait bounds waits that depend on the adb server reconnecting.
+const setupWait = 30 * time.Second
+
+// testTools are the tool ids the Descriptors list in these tests.
+var testTools = []string{"android_device_status", "android_screenshot", "android_tap"}
+
+// pushRec is one recorded connection.descriptor.push.
+type pushRec struct {
+	channelID string
+	state     connector.DescriptorState
+}
+
+// recPusher records pushes the way connector.Server makes them: by asking
+// the Profile for the Descriptor at push time.
+type recPusher struct {
+	svc *Service
+
+	mu      sync.Mutex
+	pushes  []pushRec
+	changed chan struct{}
+}
+
+func newRecPusher() *recPusher { return &recPusher{changed: make(chan struct{})} }
+
+func (p *recPusher) PushDescriptor(ctx context.Context, channelID string) error {
+	st, err := p.svc.Descriptor(ctx, connector.Channel{ID: channelID})
+	if err != nil {
+		return err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.pushes = append(p.pushes, pushRec{channelID, st})
+	close(p.changed)
+	p.changed = make(chan struct{})
+	return nil
+}
+
+// mark returns the number of pushes so far, for waitPush's from.
+func (p *recPusher) mark() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.pushes)
+}
+
+// statuses lists the statuses pushed for ch since from.
+func (p *recPusher) statuses(ch string, from int) []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var out []string
+	for _, r := range p.pushes[from:] {
+		if r.channelID == ch {
+			out = append(out, r.state.Status)
+		}
+	}
+	return out
+}
+
+// waitPush waits until a push for ch with status has been recorded after
+// push number from, at most d, and returns it.
+func (p *recPusher) waitPush(t *testing.T, ch, status string, from int, d time.Duration) connector.DescriptorState {
+	t.Helper()
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	for {
+		p.mu.Lock()
+		for _, r := range p.pushes[from:] {
+			if r.channelID == ch && r.state.Status == status {
+				p.mu.Unlock()
+				return r.state
+			}
+		}
+		wait := p.changed
+		p.mu.Unlock()
+		select {
+		case <-wait:
+		case <-timer.C:
+			t.Fatalf("no %q push for %s within %s; pushed: %v", status, ch, d, p.statuses(ch, from))
+		}
+	}
+}
+
+// svcEnv is a Service over a real SQLite database in a temp dir, a real
+// adb client and, when asked, a private adb server with virtual devices.
+type svcEnv struct {
+	dir    string
+	db     *store.DB
+	adbEnv *adbtest.Env // nil without devices
+	client *adb.Client
+	files  *files.Store
+	clock  *fakeClock
+	push   *recPusher
+	svc    *Service
+	cfg    ServiceConfig
+}
+
+// newSvcEnv starts devices virtual devices (0: none; the adb client then
+// points at a closed port and does not track).
+func newSvcEnv(t *testing.T, devices int, tune func(*ServiceConfig)) *svcEnv {
+	t.Helper()
+	e := &svcEnv{dir: t.TempDir(), clock: newFakeClock(), push: newRecPusher()}
+	db, err := store.Open(t.Context(), e.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	e.db = db
+	fs, err := files.Open(t.Context(), db, files.Config{JanitorInterval: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { fs.Close() })
+	e.files = fs
+	acfg := adb.Config{Endpoints: []string{"127.0.0.1:1"}, NoTracking: true}
+	if devices > 0 {
+		e.adbEnv = adbtest.Start(t, adbtest.Options{Devices: devices})
+		acfg = adb.Config{Endpoints: []string{e.adbEnv.ServerAddr}}
+	}
+	client, err := adb.New(t.Context(), acfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	e.client = client
+	e.cfg = ServiceConfig{
+		DB: db, ADB: client, Files: fs, Now: e.clock.Now, Pusher: e.push,
+		ToolIDs: func() []string { return testTools },
+	}
+	if tune != nil {
+		tune(&e.cfg)
+	}
+	e.start(t)
+	return e
+}
+
+// start (re)starts the Service on the same database and adb client.
+func (e *svcEnv) start(t *testing.T) {
+	t.Helper()
+	svc, err := NewService(t.Context(), e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { svc.Close() })
+	e.svc = svc
+	e.push.svc = svc
+}
+
+// key is the device key of virtual device i.
+func (e *svcEnv) key(i int) string {
+	return adb.DeviceKey(e.client.Endpoints()[0], e.adbEnv.Devices[i].Serial())
+}
+
+// waitPresence waits until the Service counts key as want.
+func (e *svcEnv) waitPresence(t *testing.T, key string, want Presence) {
+	t.Helper()
+	timer := time.NewTimer(setupWait)
+	defer timer.Stop()
+	for {
+		upd := e.svc.Updated()
+		e.svc.mu.RLock()
+		got := PresenceUnknown
+		if p := e.svc.presence[key]; p != nil {
+			got = p.presence
+		}
+		e.svc.mu.RUnlock()
+		if got == want {
+			return
+		}
+		select {
+		case <-upd:
+		case <-timer.C:
+			t.Fatalf("device presence %s, want %s", got, want)
+		}
+	}
+}
+
+// open is channel.open: the peer reads the Descriptor once, so later
+// changes are pushed.
+func (e *svcEnv) open(t *testing.T, ch string) connector.DescriptorState {
+	t.Helper()
+	st, err := e.svc.Descriptor(t.Context(), connector.Channel{ID: ch})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+// pair issues a pairing code for device key through the operator handler
+// and redeems it on ch; it fails the test unless ch is authenticated.
+func (e *svcEnv) pair(t *testing.T, ch, key string) {
+	t.Helper()
+	_, serial := SplitDeviceKey(key)
+	code, err := e.svc.AdminHandler().Pair(t.Context(), key, 0)
+	if err != nil {
+		t.Fatalf("pair %s: %v", hintOfKey(key), err)
+	}
+	r, err := e.svc.AuthStart(t.Context(), connector.Channel{ID: ch}, startPairing(serial, code))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := r.Payload.(authAck); a.Status != "authenticated" || !r.WithDescriptor {
+		t.Fatalf("pairing: %+v", r)
+	}
+}
+
+func startPairing(serial, code string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"flow_id": FlowPairing, "input": map[string]string{"serial": serial, "pairing_code": code}})
+	return b
+}
+
+func TestDescriptorCreatedWithoutBinding(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 0, nil)
+	got := e.open(t, "cch_a")
+	want := connector.DescriptorState{
+		Status: "created", TargetType: "device",
+		Target: connector.DescriptorTarget{Provider: "adb", Label: "Android Device", DisplayName: "No device bound"},
+		Tools: []connector.DescriptorTool{
+			{ToolID: "android_device_status", Status: "unavailable", TargetPermissionState: "unknown"},
+			{ToolID: "android_screenshot", Status: "unavailable", TargetPermissionState: "unknown"},
+			{ToolID: "android_tap", Status: "unavailable", TargetPermissionState: "unknown"},
+		},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Descriptor (-want +got):\n%s", diff)
+	}
+	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); !errors.Is(err, ErrNotBound) {
+		t.Errorf("DeviceFor(unbound) = %v, want ErrNotBound", err)
+	}
+	if err := e.svc.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.svc.Close(); err != nil { // idempotent
+		t.Fatal(err)
+	}
+}
+
+// TestRestoredBindingOfflineUntilSeen: after a restart with no adb answer,
+// a restored binding is offline, tools unavailable, DeviceFor offline.
+func TestRestoredBindingOfflineUntilSeen(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 0, nil)
+	key := DeviceKey("127.0.0.1:1", "R58M123ABC")
+	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+		t.Fatal(err)
+	}
+	e.svc.Close()
+	e.start(t)
+	st := e.open(t, "cch_a")
+	if st.Status != "offline" || st.Tools[0].Status != "unavailable" {
+		t.Errorf("restored binding: %+v", st)
+	}
+	if want := "Android device (…3ABC)"; st.Target.DisplayName != want || st.Target.AccountHint != "…3ABC" {
+		t.Errorf("target = %+v, want display name %q", st.Target, want)
+	}
+	_, meta, err := e.svc.DeviceFor(t.Context(), "cch_a")
+	if !errors.Is(err, adb.ErrDeviceOffline) || meta.Hint != "…3ABC" {
+		t.Errorf("DeviceFor = %+v, %v; want ErrDeviceOffline", meta, err)
+	}
+	if strings.Contains(err.Error(), "R58M123ABC") {
+		t.Errorf("error holds the full serial: %v", err)
+	}
+}
+
+// TestRevokeAndLogout: operator unbind pushes revoked (tools requires
+// reauth, DeviceFor not bound); logout pushes created.
+func TestRevokeAndLogout(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 0, nil)
+	key := DeviceKey("127.0.0.1:1", "R58M123ABC")
+	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+		t.Fatal(err)
+	}
+	e.open(t, "cch_a") // offline: not seen
+	m := e.push.mark()
+	if _, err := e.svc.AdminHandler().Unbind(t.Context(), "R58M123ABC"); err != nil {
+		t.Fatal(err)
+	}
+	st := e.push.waitPush(t, "cch_a", "revoked", m, setupWait)
+	if st.Tools[0].TargetPermissionState != "requires_reauth" {
+		t.Errorf("revoked tools: %+v", st.Tools)
+	}
+	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); !errors.Is(err, ErrNotBound) {
+		t.Errorf("DeviceFor(revoked) = %v, want ErrNotBound", err)
+	}
+	m = e.push.mark()
+	r, err := e.svc.AuthLogout(t.Context(), connector.Channel{ID: "cch_a"}, nil)
+	if err != nil || !r.WithDescriptor {
+		t.Fatalf("logout: %+v %v", r, err)
+	}
+	e.push.waitPush(t, "cch_a", "created", m, setupWait)
+	if got := e.open(t, "cch_a").Status; got != "created" {
+		t.Errorf("after logout: %s", got)
+	}
+}
+
+// TestChannelsReleased: lease expiry frees the device, the sessions and
+// the channel's files, and pushes nothing for the gone channel.
+func TestChannelsReleased(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 0, nil)
+	key := DeviceKey("127.0.0.1:1", "R58M123ABC")
+	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+		t.Fatal(err)
+	}
+	e.open(t, "cch_a")
+	ref, err := e.files.PutBytes(t.Context(), "cch_a", files.Meta{MIMEType: "image/png", Filename: "s.png"}, []byte("png"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := e.push.mark()
+	e.svc.ChannelsReleased(t.Context(), []connector.Channel{{ID: "cch_a"}})
+	if _, err := e.svc.Bindings().ByDevice(t.Context(), key); !errors.Is(err, ErrNotBound) {
+		t.Errorf("device still bound: %v", err)
+	}
+	if _, f, err := e.files.Get(t.Context(), ref.FileRef, "cch_a"); err == nil {
+		f.Close()
+		t.Error("file of a released channel still served")
+	}
+	if err := e.svc.Bindings().Bind(t.Context(), "cch_b", key); err != nil {
+		t.Errorf("device not free after release: %v", err)
+	}
+	e.svc.Close() // drains the push worker
+	if got := e.push.statuses("cch_a", m); len(got) != 0 {
+		t.Errorf("pushes for a released channel: %v", got)
+	}
+}
+
+// TestDeviceLifecycle follows one bound virtual device through the adb
+// events of issue 5 item 5, each pushed within 2 s.
+func TestDeviceLifecycle(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 1, nil)
+	key, d := e.key(0), e.adbEnv.Devices[0]
+	e.waitPresence(t, key, PresenceOnline)
+	e.open(t, "cch_a")
+	m := e.push.mark()
+	e.pair(t, "cch_a", key)
+	st := e.push.waitPush(t, "cch_a", "connected", m, pushDeadline)
+	if want := "Pixel 6 (" + SerialHint(d.Serial()) + ")"; st.Target.DisplayName != want {
+		t.Errorf("display_name = %q, want %q", st.Target.DisplayName, want)
+	}
+	for _, tl := range st.Tools {
+		if tl.Status != "available" || tl.TargetPermissionState != "granted" {
+			t.Errorf("connected tool %+v", tl)
+		}
+	}
+	dev, meta, err := e.svc.DeviceFor(t.Context(), "cch_a")
+	if err != nil || dev.Key() != key || meta.Model != "Pixel 6" {
+		t.Fatalf("DeviceFor = %v %+v %v", dev, meta, err)
+	}
+	if _, err := dev.Shell(t.Context(), "true"); err != nil {
+		t.Fatalf("shell on the resolved device: %v", err)
+	}
+
+	t.Run("link drop", func(t *testing.T) {
+		m := e.push.mark()
+		d.DropLink()
+		e.push.waitPush(t, "cch_a", "offline", m, pushDeadline)
+		e.push.waitPush(t, "cch_a", "connected", m, setupWait)
+	})
+	t.Run("unauthorized", func(t *testing.T) {
+		m := e.push.mark()
+		d.SetUnauthorized(true)
+		st := e.push.waitPush(t, "cch_a", "degraded", m, pushDeadline)
+		for _, tl := range st.Tools {
+			if tl.Status != "denied_by_target" || tl.TargetPermissionState != "denied" {
+				t.Errorf("degraded tool %+v", tl)
+			}
+		}
+		if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); !errors.Is(err, adb.ErrUnauthorized) {
+			t.Errorf("DeviceFor(unauthorized) = %v", err)
+		}
+		m = e.push.mark()
+		d.SetUnauthorized(false)
+		e.push.waitPush(t, "cch_a", "connected", m, setupWait)
+	})
+	t.Run("adb server down", func(t *testing.T) {
+		m := e.push.mark()
+		e.adbEnv.KillServer()
+		e.push.waitPush(t, "cch_a", "offline", m, pushDeadline)
+		if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); !errors.Is(err, adb.ErrDeviceOffline) {
+			t.Errorf("DeviceFor(server down) = %v", err)
+		}
+		m = e.push.mark()
+		e.adbEnv.StartServer()
+		e.adbEnv.Connect(d)
+		e.push.waitPush(t, "cch_a", "connected", m, setupWait)
+	})
+	t.Run("device closed", func(t *testing.T) {
+		m := e.push.mark()
+		d.Close()
+		e.push.waitPush(t, "cch_a", "offline", m, pushDeadline)
+	})
+	checkNoAddress(t, e.push, d.Serial())
+}
+
+// TestRestartConnectedOnlyOnceDeviceAnswers: a Service restarted while
+// the adb server is down shows the restored binding offline, and
+// connected once the device answers again.
+func TestRestartConnectedOnlyOnceDeviceAnswers(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 1, nil)
+	key, d := e.key(0), e.adbEnv.Devices[0]
+	e.waitPresence(t, key, PresenceOnline)
+	e.pair(t, "cch_a", key)
+	e.svc.Close()
+	e.adbEnv.KillServer()
+	e.start(t)
+	if st := e.open(t, "cch_a"); st.Status != "offline" {
+		t.Fatalf("restored binding with adb down: %s", st.Status)
+	}
+	m := e.push.mark()
+	e.adbEnv.StartServer()
+	e.adbEnv.Connect(d)
+	e.push.waitPush(t, "cch_a", "connected", m, setupWait)
+	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); err != nil {
+		t.Errorf("DeviceFor after the device answered: %v", err)
+	}
+}
+
+// TestDevicesList: adb-connector devices --json rows, bound flags.
+func TestDevicesList(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 2, nil)
+	e.waitPresence(t, e.key(0), PresenceOnline)
+	e.waitPresence(t, e.key(1), PresenceOnline)
+	e.pair(t, "cch_a", e.key(1))
+	rows, err := e.svc.Devices(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := e.client.Endpoints()[0]
+	want := []DeviceRow{
+		{Serial: e.adbEnv.Devices[0].Serial(), Endpoint: ep, State: "device", Model: "Pixel_6", Bound: false},
+		{Serial: e.adbEnv.Devices[1].Serial(), Endpoint: ep, State: "device", Model: "Pixel_6", Bound: true},
+	}
+	if e.key(0) > e.key(1) {
+		want[0], want[1] = want[1], want[0]
+	}
+	if diff := cmp.Diff(want, rows); diff != "" {
+		t.Errorf("Devices (-want +got):\n%s", diff)
+	}
+}
+
+// checkNoAddress fails when any pushed Descriptor holds the device's full
+// serial, its IP address or its port.
+func checkNoAddress(t *testing.T, p *recPusher, serial string) {
+	t.Helper()
+	host, port, _ := strings.Cut(serial, ":")
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, r := range p.pushes {
+		b, _ := json.Marshal(r.state)
+		for _, bad := range []string{serial, host, port} {
+			if bad != "" && strings.Contains(string(b), bad) {
+				t.Errorf("descriptor holds %q: %s", bad, b)
+			}
+		}
+	}
+	if _, err := strconv.Atoi(port); err != nil {
+		t.Fatalf("virtual device serial %q is not host:port", serial)
+	}
+}
