@@ -26,7 +26,7 @@ func FuzzRun(f *testing.F) {
 		"dumpsys window", "dumpsys activity activities", "uiautomator dump /dev/tty", "screencap", "am start -n a/.b",
 		"monkey -p com.android.settings 1", "pm list packages -f", "settings put system user_rotation 3", "logcat -d -t 3 *:S",
 		"echo 'a' \"b\" $((1/0))", "exit 300", "timeout 0.001 sleep 1", "cat /sdcard/*", "rm -rf /", "mkdir -p /a/b/c",
-		"while true; do :; done", "f() { f; }; f", "echo ${x:?}", "ls -la /sdcard | grep -c x", "cat <(ls)", ")(", "`",
+		"while true; do :; done", "sleep 5 & input tap 1 1 &", "f() { f; }; f", "echo ${x:?}", "ls -la /sdcard | grep -c x", "cat <(ls)", ")(", "`",
 		"screenrecord --time-limit 1 --size 64x64 /sdcard/r.mp4", "input keyevent 26; uiautomator dump",
 	} {
 		f.Add(s)

@@ -286,3 +286,11 @@ func TestLogcatFollow(t *testing.T) {
 		t.Fatalf("followed output %q", got)
 	}
 }
+
+// Nothing outlives Run: `&` jobs run in the foreground (goleak checks the rest).
+func TestBackgroundJobsRunInForeground(t *testing.T) {
+	d := newDevice(t, Config{})
+	if out := mustRun(t, d, "echo a > /sdcard/f & cat /sdcard/f; sleep 0.01 & wait; echo done"); out != "a\ndone\n" {
+		t.Fatalf("got %q", out)
+	}
+}

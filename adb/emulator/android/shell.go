@@ -259,10 +259,15 @@ func syntaxMsg(err error) string {
 }
 
 // unsupported rejects constructs that would make the interpreter touch the
-// host (process substitution creates FIFOs in a host temp directory).
+// host (process substitution creates FIFOs in a host temp directory). It
+// also turns background jobs (`cmd &`) into foreground ones: nothing may
+// outlive Run.
 func unsupported(f *syntax.File) string {
 	msg := ""
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if st, ok := n.(*syntax.Stmt); ok {
+			st.Background = false
+		}
 		switch n.(type) {
 		case *syntax.ProcSubst:
 			msg = "process substitution not supported"
