@@ -110,7 +110,7 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-func newEnv(t *testing.T, o envOpts) *env {
+func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
 	e := &env{dir: o.dir, logs: &syncBuffer{}, release: make(chan struct{}), started: make(chan string, 16)}
 	if e.dir == "" {
