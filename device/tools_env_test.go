@@ -58,6 +58,12 @@ type toolsEnv struct {
 
 func newToolsEnv(t *testing.T, devices int, tune func(*ToolsConfig)) *toolsEnv {
 	t.Helper()
+	return newToolsEnvLimits(t, devices, adb.Limits{}, tune)
+}
+
+// newToolsEnvLimits is newToolsEnv with per-device adb limits.
+func newToolsEnvLimits(t *testing.T, devices int, limits adb.Limits, tune func(*ToolsConfig)) *toolsEnv {
+	t.Helper()
 	env := adbtest.Start(t, adbtest.Options{Devices: devices})
 	dir := t.TempDir()
 	db, err := store.Open(t.Context(), dir)
@@ -70,7 +76,7 @@ func newToolsEnv(t *testing.T, devices int, tune func(*ToolsConfig)) *toolsEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fs.Close() })
-	client, err := adb.New(t.Context(), adb.Config{Endpoints: []string{env.ServerAddr}, NoTracking: true})
+	client, err := adb.New(t.Context(), adb.Config{Endpoints: []string{env.ServerAddr}, NoTracking: true, Limits: limits})
 	if err != nil {
 		t.Fatal(err)
 	}

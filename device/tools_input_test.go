@@ -198,3 +198,37 @@ func TestBadArgumentsLeaveDeviceUntouched(t *testing.T) {
 		}
 	}
 }
+
+// With a device queue of one, taps beyond the one running and the one
+// waiting are refused with device_busy, never queued without bound.
+func TestTapBusyDevice(t *testing.T) {
+	e := newToolsEnvLimits(t, 1, adb.Limits{MaxQueue: 1}, nil)
+	ph := e.device(0).Android()
+	// Fill the screen cache first, so the taps below only queue for input.
+	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_device_status", `{}`, "", nil), nil)
+	ph.SetLatency(500 * time.Millisecond)
+	t.Cleanup(func() { ph.SetLatency(0) })
+	const n = 5
+	acks := make([]ackOf, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			acks[i] = e.call(t, t.Context(), devChannel(0), "android_tap", fmt.Sprintf(`{"x":%d,"y":5}`, i+1), "", nil)
+		})
+	}
+	wg.Wait()
+	codes := map[string]int{}
+	for _, a := range acks {
+		if a.Err != nil {
+			codes[a.Err.Code]++
+		} else {
+			codes["ok"]++
+		}
+	}
+	if codes["ok"] < 1 || codes[CodeDeviceBusy] < 1 || codes["ok"]+codes[CodeDeviceBusy] != n {
+		t.Errorf("outcomes = %v, want some ok and the rest device_busy", codes)
+	}
+	if got := len(inputCommands(e.device(0))); got != codes["ok"] {
+		t.Errorf("%d input commands for %d successful taps", got, codes["ok"])
+	}
+}
