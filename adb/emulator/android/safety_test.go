@@ -92,6 +92,11 @@ func TestNoHostAccess(t *testing.T) {
 		"[ -f " + hostFile + " ] && echo visible",
 		"read x < " + hostFile + "; echo $x",
 		"echo $$ $UID $EUID",
+		"builtin type ls sh; builtin command -v sh; builtin hash",
+		"cd /proc && pwd -P && builtin pwd -P",
+		"echo pwned > /tmp/sh-interp-x; echo pwned > " + hostDir + "/sh-interp-x",
+		"TMPDIR=" + hostDir + "; echo pwned > $TMPDIR/sh-interp-y",
+		"echo pwned > " + hostTmpGuard + "/sh-interp-z",
 	}
 	for _, line := range cases {
 		t.Run(line, func(t *testing.T) {
@@ -107,6 +112,11 @@ func TestNoHostAccess(t *testing.T) {
 				t.Fatalf("host directory listed:\n%s", out)
 			}
 		})
+	}
+	for _, name := range []string{"pwned", "sh-interp-x", "sh-interp-y"} {
+		if _, err := os.Stat(filepath.Join(hostDir, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("a host file %s was written: %v", name, err)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(hostDir, "pwned")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("a host file was written: %v", err)
@@ -292,5 +302,12 @@ func TestBackgroundJobsRunInForeground(t *testing.T) {
 	d := newDevice(t, Config{})
 	if out := mustRun(t, d, "echo a > /sdcard/f & cat /sdcard/f; sleep 0.01 & wait; echo done"); out != "a\ndone\n" {
 		t.Fatalf("got %q", out)
+	}
+}
+
+func TestTmpdirIsVirtual(t *testing.T) {
+	d := newDevice(t, Config{})
+	if got := mustRun(t, d, "echo $TMPDIR; echo x > $TMPDIR/sh-interp-1; cat /data/local/tmp/sh-interp-1"); got != "/data/local/tmp\nx\n" {
+		t.Fatalf("got %q", got)
 	}
 }

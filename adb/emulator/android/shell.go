@@ -94,6 +94,41 @@ func init() {
 // lookups with os.Stat); they are routed to our own versions.
 var hostBuiltins = map[string]string{"command": "__command", "type": "__type", "hash": "__hash"}
 
+// hostTmpGuard is the interpreter's TMPDIR as the Runner sees it when it is
+// built. mvdan.cc/sh opens "$TMPDIR/sh-interp-*" paths (its process
+// substitution FIFOs) with os.OpenFile, bypassing the OpenHandler; this
+// path lies under a regular file in procfs, so such an open can never
+// create or read anything on the host. Scripts see TMPDIR=/data/local/tmp
+// (assigned first thing in every script, see tmpAssign).
+const hostTmpGuard = "/proc/self/fdinfo/0/adb-virtual-device-tmp"
+
+// tmpAssign restores the Android TMPDIR for scripts.
+var tmpAssign = func() []*syntax.Stmt {
+	f, err := syntax.NewParser().Parse(strings.NewReader("TMPDIR=/data/local/tmp"), "")
+	if err != nil {
+		panic(err)
+	}
+	return f.Stmts
+}()
+
+// sandboxArgs reroutes builtins that would look at the host: PATH lookups
+// (type, command, hash, also via `builtin NAME`) go to our versions and
+// `pwd -P` (host symlink resolution) becomes plain pwd.
+func sandboxArgs(args []string) []string {
+	if args[0] == "builtin" && len(args) > 1 {
+		if _, ok := hostBuiltins[args[1]]; ok || args[1] == "pwd" {
+			args = args[1:]
+		}
+	}
+	if alt, ok := hostBuiltins[args[0]]; ok {
+		return append([]string{alt}, args[1:]...)
+	}
+	if args[0] == "pwd" {
+		return []string{"pwd"}
+	}
+	return args
+}
+
 // syncWriter serialises writes from concurrent pipeline stages.
 type syncWriter struct {
 	mu *sync.Mutex
@@ -109,7 +144,7 @@ func (s syncWriter) Write(p []byte) (int, error) {
 func (d *Device) shellEnv() expand.Environ {
 	return expand.ListEnviron(
 		"PATH=/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",
-		"HOME=/", "TMPDIR=/data/local/tmp", "ANDROID_DATA=/data", "ANDROID_ROOT=/system",
+		"HOME=/", "TMPDIR="+hostTmpGuard, "ANDROID_DATA=/data", "ANDROID_ROOT=/system",
 		"EXTERNAL_STORAGE=/sdcard", "USER=shell", "LOGNAME=shell", "SHELL=/bin/sh",
 		"HOSTNAME="+d.props["ro.product.device"], "UID=2000", "EUID=2000", "GID=2000",
 	)
@@ -165,6 +200,7 @@ func (d *Device) interpret(ctx context.Context, sess *session, script, arg0 stri
 		fmt.Fprintf(stderr, "%s: %s\n", shellName, msg)
 		return 1
 	}
+	file.Stmts = append(append([]*syntax.Stmt(nil), tmpAssign...), file.Stmts...)
 	var in io.Reader // the top level has no stdin; nested shells get their pipe
 	if f, ok := stdin.(*os.File); ok {
 		in = f
@@ -175,10 +211,7 @@ func (d *Device) interpret(ctx context.Context, sess *session, script, arg0 stri
 		interp.StdIO(in, stdout, stderr),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
 			sess.logArgv(args)
-			if alt, ok := hostBuiltins[args[0]]; ok {
-				args = append([]string{alt}, args[1:]...)
-			}
-			return args, nil
+			return sandboxArgs(args), nil
 		}),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
 			return func(ctx context.Context, args []string) error { return d.execHandler(ctx, sess, args) }
