@@ -1,6 +1,7 @@
 package device
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"sync"
@@ -10,7 +11,10 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/parse"
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/store"
 )
 
 // launcherIcon returns the centre of the launcher icon labelled label, from
@@ -231,4 +235,51 @@ func TestTapBusyDevice(t *testing.T) {
 	if got := len(inputCommands(e.device(0))); got != codes["ok"] {
 		t.Errorf("%d input commands for %d successful taps", got, codes["ok"])
 	}
+}
+
+// BenchmarkTapOnVirtualPhone compares android_tap through the pipeline
+// (validation, idempotency, rate limit, resolver, cached bounds check,
+// audit) with adb.Device.Tap alone, on the same virtual phone.
+func BenchmarkTapOnVirtualPhone(b *testing.B) {
+	env := adbtest.Start(b, adbtest.Options{Devices: 1})
+	db, err := store.Open(b.Context(), b.TempDir())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	client, err := adb.New(b.Context(), adb.Config{Endpoints: []string{env.ServerAddr}, NoTracking: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { client.Close() })
+	key := adb.DeviceKey(env.ServerAddr, env.Devices[0].Serial())
+	res := &testResolver{client: client, m: map[string]string{"cch_bench": key}}
+	tools, err := NewTools(ToolsConfig{Resolver: res, DB: db, RatePerMinute: 1 << 30, ScreenCacheTTL: time.Hour})
+	if err != nil {
+		b.Fatal(err)
+	}
+	reg := connector.NewRegistry()
+	if err := tools.Register(reg); err != nil {
+		b.Fatal(err)
+	}
+	tap, _ := reg.Lookup("android_tap")
+	d, _ := client.Device(key)
+	args := json.RawMessage(`{"connector_channel_id":"cch_bench","x":700,"y":5}`) // status bar: no screen change
+	b.Run("pipeline", func(b *testing.B) {
+		i := 0
+		for b.Loop() {
+			i++
+			if _, err := tap.Handler(b.Context(), connector.ToolCall{Channel: connector.Channel{ID: "cch_bench"},
+				ToolID: "android_tap", Arguments: args, ToolCallID: fmt.Sprint("c", i), Progress: func(string, float64) {}}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("adb.Device.Tap", func(b *testing.B) {
+		for b.Loop() {
+			if err := d.Tap(b.Context(), 700, 5); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
