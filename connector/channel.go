@@ -75,7 +75,9 @@ var ErrChannelNotFound = errors.New("connector: channel not found")
 // the connection that holds it open. A known channel that is not open on any
 // connection is skipped (xAgent reads the Descriptor again on channel.open).
 // Called by the Profile whenever the channel's state changes; safe for
-// concurrent use; does not wait for the peer.
+// concurrent use. It calls Profile.Descriptor, so the Profile must not hold a
+// lock that Descriptor needs while calling it. It does not wait for the peer
+// to read, but may wait up to Config.WriteTimeout for room in a full queue.
 func (s *Server) PushDescriptor(ctx context.Context, channelID string) error {
 	ch, c, ok := s.state.holder(channelID)
 	if !ok {

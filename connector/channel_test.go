@@ -300,3 +300,28 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// TestRestoreAdoptsChannelOfIdleConnectorID: after xAgent got a new
+// connector_id, it can still restore its channels while the old id has no
+// data plane (connector_card_id is the channel namespace, architecture §3.5).
+func TestRestoreAdoptsChannelOfIdleConnectorID(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	ctx := ctxT(t)
+	a, aID := e.helloed(t, "", "")
+	ch, _, err := a.OpenChannel(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.Close()
+	waitFor(t, func() bool { _, pending := e.srv.LeasePending(aID); return pending })
+	b, bID := e.helloed(t, "", "")
+	got, ack, err := b.OpenChannel(ctx, ch)
+	if err != nil || got != ch {
+		t.Fatalf("restore under new connector_id = %q %v", got, err)
+	}
+	conn := payloadOf(t, ack)["connection_descriptor"].(map[string]any)["connection"].(map[string]any)
+	if conn["connector_id"] != bID {
+		t.Errorf("descriptor connector_id = %v, want %s", conn["connector_id"], bID)
+	}
+}

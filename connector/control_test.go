@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
@@ -85,6 +86,9 @@ func TestControlPlane(t *testing.T) {
 	json.Unmarshal([]byte(body), &h)
 	if h.Status != "ok" || h.CardID != cardID || h.CardVersion != "0.1.0" || h.ProtocolVersion != "3.0" || h.Build != card.Build {
 		t.Errorf("health = %s", body)
+	}
+	if problems, err := testutil.GatherAndLint(e.srv.Registry()); err != nil || len(problems) > 0 {
+		t.Errorf("metrics lint: %v %v", problems, err)
 	}
 	_, body = get(t, e.url+"/metrics", apiKey)
 	for _, m := range []string{"adb_connector_ws_connections", "adb_connector_lease_expirations_total"} {
