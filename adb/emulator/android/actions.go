@@ -20,7 +20,7 @@ func (d *Device) tapLocked(p image.Point) {
 		return
 	}
 	if n.field {
-		d.st.focus = n.key
+		d.st.focus, d.st.selAll = n.key, false
 		d.changed()
 	}
 	if n.Checkable && (n.onTap == nil || n.onTap.Toggle) {
@@ -197,6 +197,9 @@ func (d *Device) typeLocked(text string) {
 	if d.st.focus == "" || !d.st.screenOn || d.st.locked {
 		return
 	}
+	if d.st.selAll {
+		d.st.fields[d.st.focus], d.st.selAll = "", false
+	}
 	d.st.fields[d.st.focus] += text
 	d.changed()
 }
@@ -255,7 +258,10 @@ func (d *Device) keyLocked(code int) {
 			d.changed()
 		}
 	case 67: // DEL
-		if f := d.st.focus; f != "" && d.st.fields[f] != "" {
+		if f := d.st.focus; f != "" && d.st.selAll {
+			d.st.fields[f], d.st.selAll = "", false
+			d.changed()
+		} else if f != "" && d.st.fields[f] != "" {
 			r := []rune(d.st.fields[f])
 			d.st.fields[f] = string(r[:len(r)-1])
 			d.changed()

@@ -2,6 +2,7 @@ package android
 
 import (
 	"image"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -16,7 +17,7 @@ var keycodes = map[string]int{
 	"SYM": 63, "EXPLORER": 64, "ENVELOPE": 65, "ENTER": 66, "DEL": 67, "GRAVE": 68, "MINUS": 69, "EQUALS": 70,
 	"LEFT_BRACKET": 71, "RIGHT_BRACKET": 72, "BACKSLASH": 73, "SEMICOLON": 74, "APOSTROPHE": 75, "SLASH": 76, "AT": 77,
 	"MENU": 82, "NOTIFICATION": 83, "SEARCH": 84, "MEDIA_PLAY_PAUSE": 85, "MEDIA_STOP": 86, "MEDIA_NEXT": 87, "MEDIA_PREVIOUS": 88,
-	"MUTE": 91, "PAGE_UP": 92, "PAGE_DOWN": 93, "ESCAPE": 111, "FORWARD_DEL": 112, "MOVE_HOME": 122, "MOVE_END": 123,
+	"MUTE": 91, "PAGE_UP": 92, "PAGE_DOWN": 93, "ESCAPE": 111, "FORWARD_DEL": 112, "MOVE_HOME": 122, "MOVE_END": 123, "CTRL_LEFT": 113, "CTRL_RIGHT": 114, "META_LEFT": 117,
 	"NUMPAD_ENTER": 160, "VOLUME_MUTE": 164, "APP_SWITCH": 187, "SLEEP": 223, "WAKEUP": 224, "ASSIST": 219,
 	"BRIGHTNESS_DOWN": 220, "BRIGHTNESS_UP": 221, "ALL_APPS": 284,
 }
@@ -48,6 +49,7 @@ const inputUsage = `Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]
 The commands and default sources are:
       text <string> (Default: touchscreen)
       keyevent [--longpress|--doubletap] <key code number or name> ... (Default: keyboard)
+      keycombination [-t duration(ms)] <key code 1> <key code 2> ... (Default: keyboard)
       tap <x> <y> (Default: touchscreen)
       swipe <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
       draganddrop <x1> <y1> <x2> <y2> [duration(ms)] (Default: touchscreen)
@@ -136,6 +138,29 @@ func cmdInput(c *cmdCtx) int {
 		d.mu.Lock()
 		for _, code := range codes {
 			d.keyLocked(code)
+		}
+		d.mu.Unlock()
+	case "keycombination": // Android 13+: keys pressed together
+		var codes []int
+		for _, k := range args[1:] {
+			if strings.HasPrefix(k, "-") {
+				continue
+			}
+			code, ok := keyCode(k)
+			if !ok {
+				c.errorf("Error: Unknown keycode: %s\n", k)
+				return 1
+			}
+			codes = append(codes, code)
+		}
+		if len(codes) < 2 {
+			return bad()
+		}
+		d.mu.Lock()
+		if (slices.Contains(codes, 113) || slices.Contains(codes, 114)) && slices.Contains(codes, 29) { // CTRL + A
+			d.st.selAll = d.st.focus != ""
+		} else {
+			d.keyLocked(codes[len(codes)-1])
 		}
 		d.mu.Unlock()
 	case "press", "roll", "motionevent":

@@ -340,3 +340,17 @@ func TestScreenOverride(t *testing.T) {
 	tapOn(t, d, byText("Settings")) // scaled layout still hit-tests
 	wantForeground(t, d, "com.android.settings")
 }
+
+func TestClearFieldWithSelectAll(t *testing.T) {
+	d := newDevice(t, Config{Scenario: "login"})
+	tapOn(t, d, byID("com.example.login:id/username"))
+	mustRun(t, d, "input text old")
+	mustRun(t, d, "input keycombination KEYCODE_CTRL_LEFT KEYCODE_A && input keyevent DEL && input text new")
+	if got := d.FieldText("com.example.login:id/username"); got != "new" {
+		t.Fatalf("field %q", got)
+	}
+	mustRun(t, d, "input keyevent KEYCODE_MOVE_END 67 67 67 67")
+	if got := d.FieldText("com.example.login:id/username"); got != "" {
+		t.Fatalf("field after DELs %q", got)
+	}
+}

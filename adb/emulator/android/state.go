@@ -17,6 +17,7 @@ type state struct {
 	tasks    []*task // the last is in front; the home task is never removed
 	fields   map[string]string
 	focus    string // key of the focused text field, "" for none
+	selAll   bool   // the focused field's text is selected (Ctrl+A)
 	checked  map[string]bool
 	scroll   map[string]int
 	settings map[string]string
