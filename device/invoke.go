@@ -208,6 +208,12 @@ func (s *compiledSchema) validate(raw json.RawMessage) (map[string]any, error) {
 	if !ok {
 		return nil, &ArgError{Reason: "arguments must be an object"}
 	}
+	// connector_channel_id is the model's redundant copy of the envelope
+	// channel (§8.18, §10): routing never reads it, so a call without it is
+	// not refused; when present it must still be a string.
+	if _, ok := args["connector_channel_id"]; !ok {
+		args["connector_channel_id"] = ""
+	}
 	err = s.sch.Validate(inst)
 	if err == nil {
 		return args, nil

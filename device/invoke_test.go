@@ -216,6 +216,10 @@ func TestPipelineValidation(t *testing.T) {
 	if got := e.runs.Load(); got != 0 {
 		t.Errorf("tool ran %d times on invalid arguments", got)
 	}
+	// The redundant connector_channel_id may be absent (routing uses the envelope).
+	if _, err := e.tools.defs[len(e.tools.defs)-1].schema.validate(json.RawMessage(`{"text":"a"}`)); err != nil {
+		t.Errorf("arguments without connector_channel_id: %v", err)
+	}
 }
 
 func TestPipelineIdempotency(t *testing.T) {
