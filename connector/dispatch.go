@@ -60,7 +60,7 @@ func (s *Server) handleFrame(c *conn, b []byte) {
 	p, err := DecodePacket(b)
 	if err != nil {
 		s.metrics.packetsIn.WithLabelValues(typeLabelUnrecognised).Inc()
-		c.replyError(&Packet{}, CodeInvalidPacket, strings.TrimPrefix(err.Error(), ErrInvalidPacket.Error()+": "))
+		c.replyError(looseIDs(b), CodeInvalidPacket, strings.TrimPrefix(err.Error(), ErrInvalidPacket.Error()+": "))
 		return
 	}
 	s.metrics.packetsIn.WithLabelValues(knownType(p.Type)).Inc()
@@ -110,6 +110,19 @@ func (s *Server) handleFrame(c *conn, b []byte) {
 		}()
 		r.handle(c.ctx, c, p, ch)
 	}()
+}
+
+// looseIDs recovers request_id, packet_id and connector_channel_id from an
+// invalid packet when they are strings, so xAgent can route the error.
+func looseIDs(b []byte) *Packet {
+	var ids struct {
+		PacketID  any `json:"packet_id"`
+		RequestID any `json:"request_id"`
+		ChannelID any `json:"connector_channel_id"`
+	}
+	json.Unmarshal(b, &ids)
+	str := func(v any) string { s, _ := v.(string); return s }
+	return &Packet{PacketID: str(ids.PacketID), RequestID: str(ids.RequestID), ChannelID: str(ids.ChannelID)}
 }
 
 // reply sends an ack of typ for request req.

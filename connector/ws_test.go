@@ -85,6 +85,12 @@ func TestInvalidEnvelopeKeepsSocket(t *testing.T) {
 	if err != nil || r.Type != connector.TypePong {
 		t.Fatalf("ping after invalid packets: %v %v", r, err)
 	}
+	// An invalid packet with a readable request_id gets it echoed.
+	r, err = c.RequestPacket(ctxT(t), &connector.Packet{Schema: "xagent.connector.packet/v0", RequestID: "req_bad", Type: "ping"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, r, connector.TypeError, connector.CodeInvalidPacket)
 }
 
 func TestPingPong(t *testing.T) {
