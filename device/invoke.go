@@ -99,7 +99,7 @@ func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall
 	if err != nil {
 		e := WireError(err)
 		if e.Code == connector.CodeToolInvokeFailed {
-			t.log.Warn("tool failed", "tool", d.tool.ID, "device", inv.meta.Hint, "err", err)
+			t.log.Warn("tool failed", "tool", d.tool.ID, "device", inv.meta.Hint, "err", redactErr(err, inv))
 		} else {
 			t.log.Debug("tool error", "tool", d.tool.ID, "device", inv.meta.Hint, "code", e.Code)
 		}
@@ -114,6 +114,16 @@ func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall
 		return ack{Err: WireError(err)}
 	}
 	return ack{Result: b}
+}
+
+// redactErr is err's text for logs with the device's serial replaced by
+// its hint: adb errors name the device key, logs never hold a full serial.
+func redactErr(err error, inv *invocation) string {
+	msg := err.Error()
+	if inv.dev != nil && inv.dev.Serial() != "" {
+		msg = strings.ReplaceAll(msg, inv.dev.Serial(), SerialHint(inv.dev.Serial()))
+	}
+	return msg
 }
 
 // startProgress sends tool.progress.push every ProgressAfter while the call

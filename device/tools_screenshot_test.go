@@ -6,6 +6,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
+	"log/slog"
 	"math"
 	"strings"
 	"testing"
@@ -98,4 +99,26 @@ func TestScreenshotOnVirtualPhone(t *testing.T) {
 			t.Error("another channel can read the screenshot")
 		}
 	})
+}
+
+// A device failure is tool_invoke_failed with a generic message; the log
+// line for the operator names the device by its hint, never its serial.
+func TestToolFailureIsGenericAndLogsNoSerial(t *testing.T) {
+	logs := &syncBuffer{}
+	e := newToolsEnv(t, 1, func(c *ToolsConfig) {
+		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	})
+	dev := e.device(0)
+	dev.FailNext(1)
+	a := e.call(t, t.Context(), devChannel(0), "android_screenshot", `{}`, "", nil)
+	if a.Err == nil || a.Err.Code != "tool_invoke_failed" || a.Err.Message != msgFailed {
+		t.Fatalf("ack = %+v, want tool_invoke_failed with the generic message", a)
+	}
+	out := logs.String()
+	if !strings.Contains(out, "tool failed") {
+		t.Errorf("failure not logged:\n%s", out)
+	}
+	if strings.Contains(out, dev.Serial()) {
+		t.Errorf("log holds the full serial %q:\n%s", dev.Serial(), out)
+	}
 }
