@@ -348,10 +348,19 @@ func (s *Service) markDirty(channelIDs ...string) {
 	}
 }
 
+// maxParallelPushes bounds concurrent PushDescriptor calls: a push may wait
+// for room in a slow peer's queue, which must not hold up other channels.
+const maxParallelPushes = 16
+
 // pushLoop pushes the Descriptor of every dirty channel whose view differs
 // from what its peer last received. Channels never described (not open
-// since start) are skipped: channel.open will read their state.
+// since start) are skipped: channel.open will read their state. A batch
+// finishes before the next starts, so one channel never has two pushes in
+// flight and the last push carries the newest state.
 func (s *Service) pushLoop() {
+	sem := make(chan struct{}, maxParallelPushes)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
 		select {
 		case <-s.ctx.Done():
@@ -373,20 +382,30 @@ func (s *Service) pushLoop() {
 			if !seen || cur == last || p == nil {
 				continue
 			}
-			ctx, cancel := context.WithTimeout(s.ctx, 5*time.Second)
-			err := p.PushDescriptor(ctx, ch)
-			cancel()
-			switch {
-			case errors.Is(err, connector.ErrChannelNotFound):
-				s.mu.Lock()
-				delete(s.lastSeen, ch)
-				s.mu.Unlock()
-			case err != nil:
-				s.log.Warn("descriptor push failed", "status", string(cur.state.Status), "err", err)
-			default:
-				s.log.Debug("descriptor pushed", "status", string(cur.state.Status), "device", cur.target.AccountHint)
-			}
+			sem <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-sem }()
+				s.push(p, ch, cur)
+			})
 		}
+		wg.Wait()
+	}
+}
+
+// push sends one channel's Descriptor.
+func (s *Service) push(p Pusher, ch string, cur descriptorView) {
+	ctx, cancel := context.WithTimeout(s.ctx, 15*time.Second)
+	defer cancel()
+	err := p.PushDescriptor(ctx, ch)
+	switch {
+	case errors.Is(err, connector.ErrChannelNotFound):
+		s.mu.Lock()
+		delete(s.lastSeen, ch)
+		s.mu.Unlock()
+	case err != nil:
+		s.log.Warn("descriptor push failed", "status", string(cur.state.Status), "err", err)
+	default:
+		s.log.Debug("descriptor pushed", "status", string(cur.state.Status), "device", cur.target.AccountHint)
 	}
 }
 

@@ -1,0 +1,76 @@
+package device
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/connector/xagenttest"
+	"github.com/adb-connector/adb-connector/internal/buildinfo"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite testdata golden files")
+
+// TestCardGolden: the Card as served — CardConfig plus the registered
+// tools — validates and matches testdata/card.golden.json (run with
+// -update after an intended change).
+func TestCardGolden(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 0, nil)
+	tools, err := NewTools(ToolsConfig{Resolver: e.svc, Files: e.files, DB: e.db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := connector.NewRegistry()
+	if err := tools.Register(reg); err != nil {
+		t.Fatal(err)
+	}
+	cfg := CardConfig()
+	cfg.Build = buildinfo.Info{Version: "0.1.0", GitTag: "v0.1.0", GitRev: "0000000", BuildTime: "2026-12-02T00:00:00Z"}
+	card := connector.BuildCard(cfg, reg)
+	if err := connector.ValidateCard(&card); err != nil {
+		t.Fatalf("ValidateCard: %v", err)
+	}
+	got, err := json.MarshalIndent(card, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	path := filepath.Join("testdata", "card.golden.json")
+	if *updateGolden {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run TestCardGolden -update)", err)
+	}
+	if !bytes.Equal(want, got) {
+		t.Errorf("Card differs from %s (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
+	}
+	v, err := xagenttest.LoadValidator()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Card(got); err != nil {
+		t.Errorf("Card fails the connector card schema: %v", err)
+	}
+	// ServiceConfig.ToolIDs = tools.IDs lists exactly the Card's tools, in order.
+	var ids []string
+	for _, ct := range card.Tools {
+		ids = append(ids, ct.ToolID)
+	}
+	if diff := cmp.Diff(ids, tools.IDs()); diff != "" {
+		t.Errorf("tool ids (-card +IDs):\n%s", diff)
+	}
+}
