@@ -72,6 +72,18 @@ func TestTapOnVirtualPhone(t *testing.T) {
 		if diff := cmp.Diff(want, inputCommands(dev)); diff != "" {
 			t.Errorf("input commands (-want +got):\n%s", diff)
 		}
+		recs, err := e.tools.Audit(t.Context(), AuditQuery{ChannelID: devChannel(0), Limit: 2})
+		if err != nil || len(recs) != 2 {
+			t.Fatalf("audit = %+v, %v", recs, err)
+		}
+		hint := SerialHint(dev.Serial())
+		for i, r := range recs {
+			wantArgs := fmt.Sprintf(`{"x":%d,"y":%d}`, c.X, c.Y)
+			if r.ToolID != "android_tap" || r.DeviceHint != hint && !r.Replayed || string(r.Args) != wantArgs ||
+				r.Outcome != "ok" || r.ToolCallID != "call_tap_1" || r.Replayed != (i == 0) {
+				t.Errorf("audit row %d = %+v", i, r)
+			}
+		}
 	})
 
 	t.Run("concurrent duplicates act once", func(t *testing.T) {
