@@ -257,6 +257,10 @@ func (s *Service) AuthStatus(ctx context.Context, ch connector.Channel, payload 
 	if err != nil {
 		return connector.AuthReply{}, err
 	}
+	if (sess.Status == AuthPending || sess.Status == AuthExpired) && s.bound(ch.ID) {
+		// Bound meanwhile by the other flow: the poll is over.
+		return authenticated(ch.ID, FlowRequest, sess.ID, msgAlreadyBound), nil
+	}
 	return s.requestReply(FlowRequest, sess), nil
 }
 

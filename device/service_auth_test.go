@@ -238,6 +238,18 @@ func TestRequestExpiryAndRefresh(t *testing.T) {
 		got.ExpiresAt != e.clock.Now().Add(DefaultRequestTTL).UnixMilli() {
 		t.Errorf("refresh: %+v", got)
 	}
+	// Bound meanwhile through device_pairing: the poll ends authenticated.
+	code, err := e.svc.Pairing().IssuePairingCode(t.Context(), testKey, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.AuthStart(t.Context(), chn("cch_a"), startPairing(testSerial, code)); err != nil {
+		t.Fatal(err)
+	}
+	st, _ = e.svc.AuthStatus(t.Context(), chn("cch_a"), sessionReq(a.SessionID, false))
+	if got, _ := authReplyAck(t, st); got.Status != "authenticated" || !st.WithDescriptor {
+		t.Errorf("poll after pairing: %+v", got)
+	}
 	// Other channels cannot see the session.
 	if _, err := e.svc.AuthStatus(t.Context(), chn("cch_b"), sessionReq(a.SessionID, false)); wireCode(err) != "auth_session_not_found" {
 		t.Errorf("session of another channel: %v", err)
