@@ -344,6 +344,60 @@ func TestRequestApproved(t *testing.T) {
 	}
 }
 
+// TestApproveRace: two channels' request codes approved at once for the
+// same device; exactly one channel gets it, every round.
+func TestApproveRace(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 1, nil)
+	key, serial := e.key(0), e.adbEnv.Devices[0].Serial()
+	e.waitPresence(t, key, PresenceOnline)
+	for round := range 20 {
+		chans := []string{fmt.Sprintf("cch_x%d", round), fmt.Sprintf("cch_y%d", round)}
+		codes := make([]string, len(chans))
+		for i, c := range chans {
+			r, err := e.svc.AuthStart(t.Context(), chn(c), startRequest)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, _ := authReplyAck(t, r)
+			codes[i] = a.QRCodeText
+		}
+		errs := make([]error, len(chans))
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range chans {
+			wg.Go(func() {
+				<-start
+				_, errs[i] = e.svc.AdminHandler().Approve(t.Context(), codes[i], serial)
+			})
+		}
+		close(start)
+		wg.Wait()
+		won := -1
+		for i, err := range errs {
+			switch {
+			case err == nil && won < 0:
+				won = i
+			case err == nil:
+				t.Fatalf("round %d: both approvals bound the device", round)
+			case !errors.Is(err, ErrDeviceInUse):
+				t.Fatalf("round %d: %v", round, err)
+			}
+		}
+		if won < 0 {
+			t.Fatalf("round %d: no approval won: %v", round, errs)
+		}
+		if b, err := e.svc.Bindings().ByDevice(t.Context(), key); err != nil || b.ChannelID != chans[won] {
+			t.Fatalf("round %d: binding %+v %v", round, b, err)
+		}
+		for _, c := range chans {
+			if _, err := e.svc.AuthLogout(t.Context(), chn(c), nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
 // TestBindRace: two channels redeem the same pairing code at once; exactly
 // one is authenticated, every round.
 func TestBindRace(t *testing.T) {
