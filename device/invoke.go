@@ -94,7 +94,7 @@ func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall
 		rec.deviceHint = meta.Hint
 	}
 	stop := t.startProgress(call)
-	res, err := d.run(ctx, inv)
+	res, err := t.runSafe(ctx, d, inv)
 	stop()
 	if err != nil {
 		e := WireError(err)
@@ -114,6 +114,18 @@ func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall
 		return ack{Err: WireError(err)}
 	}
 	return ack{Result: b}
+}
+
+// runSafe runs the tool and turns a panic into an error, so the flight is
+// still released, the audit row written and the progress sender stopped.
+func (t *Tools) runSafe(ctx context.Context, d *toolDef, inv *invocation) (res any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			t.log.Error("tool panicked", "tool", d.tool.ID, "panic", fmt.Sprint(r))
+			res, err = nil, errors.New("tool panicked")
+		}
+	}()
+	return d.run(ctx, inv)
 }
 
 // redactErr is err's text for logs with the device's serial replaced by
