@@ -14,7 +14,7 @@ import (
 
 func TestEmulatorCommand(t *testing.T) {
 	adb := adbserver.Start(t)
-	base := adbserver.FreePort(t)
+	base := adbserver.FreePortRange(t, 2)
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)

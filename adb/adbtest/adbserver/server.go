@@ -181,6 +181,37 @@ func FreePort(t testing.TB) int {
 	return 0
 }
 
+// FreePortRange returns a port p such that p..p+n-1 were all free a moment
+// ago (and outside the emulator scan range), for callers that take
+// consecutive ports such as `emulator --base-port`.
+func FreePortRange(t testing.TB, n int) int {
+	t.Helper()
+	for range 50 {
+		base := FreePort(t)
+		if base+n-1 >= 5554 && base <= 5585 || base+n-1 > 65535 {
+			continue
+		}
+		var held []net.Listener
+		ok := true
+		for i := range n {
+			ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(base+i))
+			if err != nil {
+				ok = false
+				break
+			}
+			held = append(held, ln)
+		}
+		for _, ln := range held {
+			ln.Close()
+		}
+		if ok {
+			return base
+		}
+	}
+	t.Fatalf("free port range of %d: none found", n)
+	return 0
+}
+
 // Processes returns the pids of adb processes whose command line names
 // port with -P (strays, once the server was killed).
 func Processes(port int) []int {
