@@ -443,6 +443,46 @@ func TestRestartConnectedOnlyOnceDeviceAnswers(t *testing.T) {
 	}
 }
 
+// TestProbeRetriesUntilDeviceAnswers: a device adb lists as "device" but
+// that does not answer stays offline, and turns connected when it answers,
+// with no new adb event.
+func TestProbeRetriesUntilDeviceAnswers(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 1, func(c *ServiceConfig) { c.ProbeTimeout = 100 * time.Millisecond })
+	key, d := e.key(0), e.adbEnv.Devices[0]
+	e.waitPresence(t, key, PresenceOnline)
+	e.open(t, "cch_a")
+	e.pair(t, "cch_a", key)
+	m := e.push.mark()
+	d.SetLatency(time.Hour) // every shell command hangs until canceled
+	d.DropLink()
+	e.push.waitPush(t, "cch_a", "offline", m, pushDeadline)
+	// adb lists it again as "device", yet the probes time out.
+	timer := time.NewTimer(setupWait)
+	defer timer.Stop()
+	for {
+		upd := e.svc.Updated()
+		e.svc.mu.RLock()
+		p := e.svc.presence[key]
+		stuck := p.state == "device" && p.presence == PresenceOffline && p.probing && p.fails >= probeAttempts
+		e.svc.mu.RUnlock()
+		if stuck {
+			break
+		}
+		select {
+		case <-upd:
+		case <-timer.C:
+			t.Fatal("device never seen as listed but not answering")
+		}
+	}
+	if got := e.open(t, "cch_a").Status; got != "offline" {
+		t.Fatalf("not answering: %s", got)
+	}
+	m = e.push.mark()
+	d.SetLatency(0)
+	e.push.waitPush(t, "cch_a", "connected", m, setupWait)
+}
+
 // TestDevicesList: adb-connector devices --json rows, bound flags.
 func TestDevicesList(t *testing.T) {
 	t.Parallel()

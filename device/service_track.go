@@ -2,6 +2,7 @@ package device
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
@@ -17,15 +18,18 @@ type devicePresence struct {
 	// gen counts state changes; a probe started at one generation is
 	// ignored when it finishes at another.
 	gen uint64
-	// probing is set while a probe for gen runs.
+	// probing is set while a probe for gen runs; fails counts its failures.
 	probing bool
+	fails   int
 }
 
-// probeAttempts and probeRetry bound how hard a device that adb lists as
-// "device" is asked to answer before it is counted online.
+// A device adb lists as "device" is asked to answer (probe) before it is
+// counted online: probeAttempts tries probeRetry apart (doubling, at most
+// probeMaxRetry) before it is counted offline, then on until it answers.
 const (
 	probeAttempts = 3
 	probeRetry    = 250 * time.Millisecond
+	probeMaxRetry = 30 * time.Second
 	rewatchDelay  = 100 * time.Millisecond
 )
 
@@ -114,7 +118,7 @@ func (s *Service) apply(ev adb.Event) {
 		// attributes changed only
 	case want == PresenceOnline:
 		p.gen++
-		p.probing, probe = true, true
+		p.probing, probe, p.fails = true, true, 0
 	default:
 		p.presence, p.probing = want, false
 		p.gen++
@@ -143,48 +147,85 @@ func (s *Service) endpointChannelsLocked(ep string) []string {
 	return out
 }
 
-// probe runs `true` on the device; success makes it online, repeated
-// failure offline, unless a newer event superseded this probe.
+// probe runs `true` on the device until it answers: then it is online.
+// After probeAttempts failures it is counted offline and probed again with
+// a growing delay (at most probeMaxRetry), since adb will send no new event
+// for a device it keeps listing as "device". A newer event for the device
+// ends the probe.
 func (s *Service) probe(key string, gen uint64) {
-	var err error
-	for i := range probeAttempts {
-		if i > 0 {
-			t := time.NewTimer(probeRetry)
+	delay := probeRetry
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			t := time.NewTimer(delay)
 			select {
 			case <-s.ctx.Done():
 				t.Stop()
 				return
 			case <-t.C:
 			}
+			delay = min(delay*2, probeMaxRetry)
 		}
 		if !s.current(key, gen) {
 			return
 		}
-		err = s.probeOnce(key)
-		if err == nil || s.ctx.Err() != nil {
-			break
+		err := s.probeOnce(key)
+		if s.ctx.Err() != nil {
+			return
+		}
+		switch {
+		case answered(err):
+			s.setOnline(key, gen)
+			return
+		default:
+			if attempt == probeAttempts-1 {
+				s.log.Debug("device does not answer", "device", hintOfKey(key), "err", err)
+			}
+			s.probeFailed(key, gen)
 		}
 	}
-	if s.ctx.Err() != nil {
-		return
-	}
+}
+
+// answered reports whether a probe's result shows the device answering:
+// success, a non-zero exit, or a full per-device queue.
+func answered(err error) bool {
+	var ee *adb.ExitError
+	return err == nil || errors.As(err, &ee) || errors.Is(err, adb.ErrBusy)
+}
+
+// probeFailed counts a failed probe; from the probeAttempts-th on, the
+// device is counted offline.
+func (s *Service) probeFailed(key string, gen uint64) {
 	s.mu.Lock()
 	p := s.presence[key]
 	if p == nil || p.gen != gen {
 		s.mu.Unlock()
 		return
 	}
-	p.probing = false
-	p.presence = PresenceOnline
-	if err != nil {
+	p.fails++
+	changed := p.fails >= probeAttempts && p.presence != PresenceOffline
+	if p.fails >= probeAttempts {
 		p.presence = PresenceOffline
 	}
 	ch, bound := s.byDevice[key]
 	s.notifyLocked()
 	s.mu.Unlock()
-	if err != nil {
-		s.log.Debug("device probe failed", "device", SerialHint(p.serial), "err", err)
+	if bound && changed {
+		s.markDirty(ch)
 	}
+}
+
+// setOnline records a successful probe unless a newer event superseded it.
+func (s *Service) setOnline(key string, gen uint64) {
+	s.mu.Lock()
+	p := s.presence[key]
+	if p == nil || p.gen != gen {
+		s.mu.Unlock()
+		return
+	}
+	p.presence, p.probing = PresenceOnline, false
+	ch, bound := s.byDevice[key]
+	s.notifyLocked()
+	s.mu.Unlock()
 	if bound {
 		s.markDirty(ch)
 	}
