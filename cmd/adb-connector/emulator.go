@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,9 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/adb-connector/adb-connector/adb/emulator"
-	"github.com/adb-connector/adb-connector/adb/emulator/android"
 )
 
 func init() {
@@ -45,12 +41,13 @@ func emulatorMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 || *n < 1 || *base < 0 || *base > 0 && *base+*n-1 > 65535 {
+	v := virtualDevices{N: *n, BasePort: *base, Scenario: *scenario, Unauthorized: *unauth}
+	if fs.NArg() > 0 || *n < 1 {
 		fs.Usage()
 		return errUsage
 	}
-	if *base > 0 && *base <= 5585 && *base+*n-1 >= 5554 {
-		return errors.New("emulator: ports 5554-5585 are scanned by the adb server for emulators; choose another --base-port")
+	if err := v.check(); err != nil {
+		return fmt.Errorf("emulator: %w", err)
 	}
 	level := slog.LevelInfo
 	if *verbose {
@@ -58,29 +55,11 @@ func emulatorMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
 
-	devs := make([]*emulator.Device, 0, *n)
-	defer func() {
-		for _, d := range devs {
-			d.Close()
-		}
-	}()
-	for i := range *n {
-		addr := "127.0.0.1:0"
-		if *base > 0 {
-			addr = fmt.Sprintf("127.0.0.1:%d", *base+i)
-		}
-		d, err := emulator.Start(ctx, emulator.Options{
-			Addr:    addr,
-			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: *scenario},
-			Logger:  log.With("device", i),
-
-			Unauthorized: *unauth,
-		})
-		if err != nil {
-			return err
-		}
-		devs = append(devs, d)
+	devs, err := v.start(ctx, log)
+	if err != nil {
+		return err
 	}
+	defer closeDevices(devs)
 	for _, d := range devs {
 		if _, err := fmt.Fprintln(stdout, d.Addr()); err != nil {
 			return err

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/skills"
 	"github.com/adb-connector/adb-connector/store"
 )
@@ -60,32 +61,7 @@ type serveHook struct {
 var serveHooks []serveHook
 
 // registerServeHook is called from init in the file that wires a layer in.
-//
-//lint:ignore U1000 the device layer's wiring file (serve_device.go) calls it.
 func registerServeHook(h serveHook) { serveHooks = append(serveHooks, h) }
-
-// deviceCard is the static part of the Connector Card (DESIGN.md "Card").
-func deviceCard() connector.CardConfig {
-	return connector.CardConfig{
-		CardID: "device.adb",
-		Connector: connector.CardConnector{
-			Name:        "ADB Device Connector",
-			Version:     "0.1.0",
-			Vendor:      "adb-connector",
-			Description: "Android phones on a lab host, driven over ADB: observe the screen and act on it.",
-		},
-		Supports: connector.CardSupports{
-			UserChannelMode: "multiple",
-			TargetTypes:     []string{"device"},
-			Targets:         []connector.CardTarget{{TargetType: "device", Provider: "adb", Label: "Android Device"}},
-			Profiles:        []string{connector.ProfileDeviceV1},
-		},
-		Security: connector.CardSecurity{
-			TrustLevel:  "local",
-			DataClasses: []string{"screen_image", "ui_text", "app_list", "device_state", "logs"},
-		},
-	}
-}
 
 func envOr(key, def string) string {
 	if v, ok := os.LookupEnv(key); ok && v != "" {
@@ -175,7 +151,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	}
 	defer db.Close()
 
-	card := deviceCard()
+	card := device.CardConfig()
 	w := &serveWiring{Card: &card, Registry: connector.NewRegistry(), DB: db, Log: log, DataDir: cfg.DataDir}
 	defer func() {
 		for i := len(w.Stop) - 1; i >= 0; i-- {

@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/files"
+)
+
+// Wires the device layer (adb, files, device) into serve.
+func init() {
+	registerServeHook(serveHook{Flags: deviceFlags, Wire: wireDevices})
+}
+
+// deviceOptions are serve's device flags. serve runs once per process, so
+// the flag values live here between parsing and wiring.
+type deviceOptions struct {
+	Endpoints endpointList
+	Virtual   virtualDevices
+	FileTTL   time.Duration
+	FileCap   int64
+}
+
+var deviceOpts deviceOptions
+
+// endpointList is the repeatable --adb flag.
+type endpointList []string
+
+func (l *endpointList) String() string { return strings.Join(*l, ",") }
+
+func (l *endpointList) Set(v string) error {
+	host, port, err := splitHostPort(v)
+	if err != nil {
+		return err
+	}
+	*l = append(*l, host+":"+port)
+	return nil
+}
+
+func splitHostPort(v string) (string, string, error) {
+	i := strings.LastIndexByte(v, ':')
+	if i <= 0 || i == len(v)-1 {
+		return "", "", fmt.Errorf("adb server %q: want HOST:PORT", v)
+	}
+	if p, err := strconv.Atoi(v[i+1:]); err != nil || p < 1 || p > 65535 {
+		return "", "", fmt.Errorf("adb server %q: bad port", v)
+	}
+	return v[:i], v[i+1:], nil
+}
+
+func deviceFlags(fs *flag.FlagSet) {
+	deviceOpts = deviceOptions{}
+	if env := os.Getenv("ADB_CONNECTOR_ADB"); env != "" {
+		for _, ep := range strings.Split(env, ",") {
+			// Errors surface again when wiring; a bad env value is reported there.
+			_ = deviceOpts.Endpoints.Set(strings.TrimSpace(ep))
+		}
+	}
+	fs.Var(&deviceOpts.Endpoints, "adb", "adb server HOST:PORT, repeatable (env ADB_CONNECTOR_ADB, comma-separated; default "+adb.DefaultEndpoint+", started if not running)")
+	n, _ := strconv.Atoi(envOr("ADB_CONNECTOR_VIRTUAL_DEVICES", "0"))
+	fs.IntVar(&deviceOpts.Virtual.N, "virtual-devices", n, "start N virtual Android devices and attach them to the first adb server (env ADB_CONNECTOR_VIRTUAL_DEVICES)")
+	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", envOr("ADB_CONNECTOR_VIRTUAL_SCENARIO", "launcher"), "scenario of the virtual devices: launcher, login, list or a directory")
+	fs.DurationVar(&deviceOpts.FileTTL, "file-ttl", files.DefaultTTL, "how long screenshots stay downloadable")
+	fs.Int64Var(&deviceOpts.FileCap, "file-cap-bytes", files.DefaultMaxTotalBytes, "total size of cached files; the oldest are evicted first")
+}
+
+func wireDevices(ctx context.Context, w *serveWiring) error {
+	o := deviceOpts
+	if o.Virtual.N < 0 || o.Virtual.N > 256 {
+		return fmt.Errorf("--virtual-devices %d: want 0..256", o.Virtual.N)
+	}
+	if o.FileTTL <= 0 || o.FileCap <= 0 {
+		return errors.New("--file-ttl and --file-cap-bytes must be positive")
+	}
+	endpoints := []string(o.Endpoints)
+	if len(endpoints) == 0 {
+		endpoints = []string{adb.DefaultEndpoint}
+	}
+	log := w.Log
+
+	client, err := adb.New(ctx, adb.Config{Endpoints: endpoints, StartLocalServer: true, Logger: log.With("component", "adb")})
+	if err != nil {
+		return err
+	}
+	w.Stop = append(w.Stop, func() { client.Close() })
+
+	if o.Virtual.N > 0 {
+		devs, err := o.Virtual.start(ctx, log)
+		if err != nil {
+			return err
+		}
+		w.Stop = append(w.Stop, func() {
+			dctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			for _, d := range devs {
+				// Leave the adb server as we found it: no offline leftovers.
+				_ = client.Disconnect(dctx, endpoints[0], d.Addr())
+			}
+			closeDevices(devs)
+		})
+		for _, d := range devs {
+			if err := client.Connect(ctx, endpoints[0], d.Addr()); err != nil {
+				return fmt.Errorf("attach virtual device %s to %s: %w", d.Addr(), endpoints[0], err)
+			}
+		}
+		log.Info("virtual devices attached", "count", len(devs), "adb", endpoints[0], "scenario", o.Virtual.Scenario)
+	}
+
+	fstore, err := files.Open(ctx, w.DB, files.Config{
+		Dir: filepath.Join(w.DataDir, "files"), TTL: o.FileTTL, MaxTotalBytes: o.FileCap,
+		Logger: log.With("component", "files"),
+	})
+	if err != nil {
+		return err
+	}
+	w.Stop = append(w.Stop, func() { fstore.Close() })
+
+	var tools *device.Tools
+	svc, err := device.NewService(ctx, device.ServiceConfig{
+		DB: w.DB, ADB: client, Files: fstore, Logger: log.With("component", "device"),
+		ToolIDs: func() []string { return tools.IDs() },
+	})
+	if err != nil {
+		return err
+	}
+	w.Stop = append(w.Stop, func() { svc.Close() })
+	tools, err = device.NewTools(device.ToolsConfig{Resolver: svc, Files: fstore, DB: w.DB, Logger: log.With("component", "tools")})
+	if err != nil {
+		return err
+	}
+	if err := tools.Register(w.Registry); err != nil {
+		return err
+	}
+	w.Profile = svc
+
+	w.Mount = append(w.Mount, func(srv *connector.Server) error {
+		srv.Handle(files.RoutePattern, fstore.Handler())
+		for _, c := range append(fstore.Collectors(), tools.Collectors()...) {
+			if err := srv.Registry().Register(c); err != nil {
+				return fmt.Errorf("metrics: %w", err)
+			}
+		}
+		svc.SetPusher(srv)
+		closeAdmin, err := device.ServeAdmin(ctx, device.AdminSocketPath(w.DataDir), svc.AdminHandler(),
+			device.AdminOptions{Log: log.With("component", "admin")})
+		if err != nil {
+			return fmt.Errorf("admin socket: %w", err)
+		}
+		w.Stop = append(w.Stop, func() { closeAdmin() })
+		return nil
+	})
+	return nil
+}
