@@ -195,6 +195,14 @@ func TestOverWebSocket(t *testing.T) {
 	if st.Status != "authenticated" || st.Descriptor == nil || st.Descriptor.Connection.Status != "connected" {
 		t.Errorf("auth.status: %+v", st)
 	}
+	p, c := e.request(t, connector.TypeAuthCancel, chb, map[string]any{"auth_session_id": a.SessionID})
+	if p.Type != connector.TypeAuthCancelAck || c.Status != "ignored" || c.Descriptor == nil {
+		t.Errorf("auth.cancel after approval: %s %s", p.Type, p.Payload)
+	}
+	p, _ = e.request(t, connector.TypeAuthStart, chb, map[string]any{"flow_id": "nope"})
+	if p.Error == nil || p.Error.Code != "invalid_arguments" {
+		t.Errorf("auth.start unknown flow: %s %+v", p.Type, p.Error)
+	}
 	p, _ = e.request(t, connector.TypeAuthStatus, chb, map[string]any{"auth_session_id": "auth_unknown"})
 	if p.Error == nil || p.Error.Code != "auth_session_not_found" {
 		t.Errorf("auth.status unknown: %s %+v", p.Type, p.Error)
