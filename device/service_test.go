@@ -119,7 +119,7 @@ type svcEnv struct {
 
 // newSvcEnv starts devices virtual devices (0: none; the adb client then
 // points at a closed port and does not track).
-func newSvcEnv(t *testing.T, devices int, tune func(*ServiceConfig)) *svcEnv {
+func newSvcEnv(t testing.TB, devices int, tune func(*ServiceConfig)) *svcEnv {
 	t.Helper()
 	e := &svcEnv{dir: t.TempDir(), clock: newFakeClock(), push: newRecPusher()}
 	db, err := store.Open(t.Context(), e.dir)
@@ -157,7 +157,7 @@ func newSvcEnv(t *testing.T, devices int, tune func(*ServiceConfig)) *svcEnv {
 }
 
 // start (re)starts the Service on the same database and adb client.
-func (e *svcEnv) start(t *testing.T) {
+func (e *svcEnv) start(t testing.TB) {
 	t.Helper()
 	svc, err := NewService(t.Context(), e.cfg)
 	if err != nil {
@@ -346,5 +346,21 @@ func TestChannelsReleased(t *testing.T) {
 	e.svc.Close() // drains the push worker
 	if got := e.push.statuses("cch_a", m); len(got) != 0 {
 		t.Errorf("pushes for a released channel: %v", got)
+	}
+}
+
+// BenchmarkDescriptor: the Profile's Descriptor for a bound channel, as
+// channel.open, descriptor.get and every push call it.
+func BenchmarkDescriptor(b *testing.B) {
+	e := newSvcEnv(b, 0, nil)
+	if err := e.svc.Bindings().Bind(b.Context(), "cch_a", DeviceKey("127.0.0.1:1", "R58M123ABC")); err != nil {
+		b.Fatal(err)
+	}
+	ch := connector.Channel{ID: "cch_a"}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.svc.Descriptor(b.Context(), ch); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
