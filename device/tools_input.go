@@ -63,6 +63,14 @@ func tapTool(t *Tools) *toolDef {
 func (t *Tools) runTap(ctx context.Context, inv *invocation) (any, error) {
 	x, y := intArg(inv.args, "x", -1), intArg(inv.args, "y", -1)
 	dur := intArg(inv.args, "duration_ms", 0)
+	// The schema admits any integer >= 0; one too large for an int (1e400)
+	// comes back negative from intArg and is off the screen too.
+	if x < 0 {
+		return nil, &ArgError{Field: "x", Reason: "is outside the screen"}
+	}
+	if y < 0 {
+		return nil, &ArgError{Field: "y", Reason: "is outside the screen"}
+	}
 	si, err := t.screenInfo(ctx, inv.dev)
 	if err != nil {
 		return nil, err
