@@ -29,21 +29,29 @@ type deviceOptions struct {
 	Virtual   virtualDevices
 	FileTTL   time.Duration
 	FileCap   int64
+	envErr    error // a bad ADB_CONNECTOR_ADB, reported when wiring
 }
 
 var deviceOpts deviceOptions
 
-// endpointList is the repeatable --adb flag.
-type endpointList []string
+// endpointList is the repeatable --adb flag. Values from the environment
+// are a default: the first --adb on the command line replaces them.
+type endpointList struct {
+	list    []string
+	fromEnv bool
+}
 
-func (l *endpointList) String() string { return strings.Join(*l, ",") }
+func (l *endpointList) String() string { return strings.Join(l.list, ",") }
 
 func (l *endpointList) Set(v string) error {
 	host, port, err := splitHostPort(v)
 	if err != nil {
 		return err
 	}
-	*l = append(*l, host+":"+port)
+	if l.fromEnv {
+		l.list, l.fromEnv = nil, false
+	}
+	l.list = append(l.list, host+":"+port)
 	return nil
 }
 
@@ -62,9 +70,11 @@ func deviceFlags(fs *flag.FlagSet) {
 	deviceOpts = deviceOptions{}
 	if env := os.Getenv("ADB_CONNECTOR_ADB"); env != "" {
 		for _, ep := range strings.Split(env, ",") {
-			// Errors surface again when wiring; a bad env value is reported there.
-			_ = deviceOpts.Endpoints.Set(strings.TrimSpace(ep))
+			if err := deviceOpts.Endpoints.Set(strings.TrimSpace(ep)); err != nil {
+				deviceOpts.envErr = fmt.Errorf("ADB_CONNECTOR_ADB: %w", err)
+			}
 		}
+		deviceOpts.Endpoints.fromEnv = true
 	}
 	fs.Var(&deviceOpts.Endpoints, "adb", "adb server HOST:PORT, repeatable (env ADB_CONNECTOR_ADB, comma-separated; default "+adb.DefaultEndpoint+", started if not running)")
 	n, _ := strconv.Atoi(envOr("ADB_CONNECTOR_VIRTUAL_DEVICES", "0"))
@@ -76,13 +86,16 @@ func deviceFlags(fs *flag.FlagSet) {
 
 func wireDevices(ctx context.Context, w *serveWiring) error {
 	o := deviceOpts
+	if o.envErr != nil {
+		return o.envErr
+	}
 	if o.Virtual.N < 0 || o.Virtual.N > 256 {
 		return fmt.Errorf("--virtual-devices %d: want 0..256", o.Virtual.N)
 	}
 	if o.FileTTL <= 0 || o.FileCap <= 0 {
 		return errors.New("--file-ttl and --file-cap-bytes must be positive")
 	}
-	endpoints := []string(o.Endpoints)
+	endpoints := o.Endpoints.list
 	if len(endpoints) == 0 {
 		endpoints = []string{adb.DefaultEndpoint}
 	}

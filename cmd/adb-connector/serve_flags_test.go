@@ -1,0 +1,49 @@
+package main
+
+import (
+	"io"
+	"slices"
+	"testing"
+)
+
+func TestServeADBEndpointsFlag(t *testing.T) {
+	tests := []struct {
+		name    string
+		env     string
+		args    []string
+		want    []string
+		wantErr bool
+	}{
+		{name: "default", want: nil},
+		{name: "env", env: "10.0.0.2:5037, 10.0.0.3:5038", want: []string{"10.0.0.2:5037", "10.0.0.3:5038"}},
+		{name: "flags replace env", env: "10.0.0.2:5037", args: []string{"--adb", "127.0.0.1:5037", "--adb", "[::1]:6000"},
+			want: []string{"127.0.0.1:5037", "[::1]:6000"}},
+		{name: "no port", args: []string{"--adb", "host"}, wantErr: true},
+		{name: "bad port", args: []string{"--adb", "host:99999"}, wantErr: true},
+		{name: "empty host", args: []string{"--adb", ":5037"}, wantErr: true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("ADB_CONNECTOR_ADB", tt.env)
+			t.Setenv("ADB_CONNECTOR_API_KEY", "")
+			_, err := parseServeFlags(tt.args, io.Discard)
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
+			}
+			if err == nil && !slices.Equal(deviceOpts.Endpoints.list, tt.want) {
+				t.Fatalf("endpoints = %q, want %q", deviceOpts.Endpoints.list, tt.want)
+			}
+		})
+	}
+}
+
+func TestServeBadADBEnvIsAStartError(t *testing.T) {
+	t.Setenv("ADB_CONNECTOR_ADB", "nonsense")
+	t.Setenv("ADB_CONNECTOR_API_KEY", "")
+	if _, err := parseServeFlags(nil, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if err := wireDevices(t.Context(), &serveWiring{}); err == nil {
+		t.Fatal("a bad ADB_CONNECTOR_ADB did not stop start-up")
+	}
+}
