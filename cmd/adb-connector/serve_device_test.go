@@ -16,8 +16,10 @@ import (
 	"net/http/httputil"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
+	"go.uber.org/goleak"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/emulator"
@@ -25,6 +27,11 @@ import (
 	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/files"
 )
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// noKeepAlive leaves no idle connection (and goroutine) behind.
+var noKeepAlive = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 
 // TestServeDeviceE2E shares one adb server with one virtual phone per
 // subtest; each subtest runs its own serve and data dir, in parallel.
@@ -40,6 +47,10 @@ func TestServeDeviceE2E(t *testing.T) {
 		{"reconnect and restart keep the binding", testReconnectRestart},
 		{"bad arguments never touch the device", testBadInput},
 	}
+	t.Run("adb server down and back", func(t *testing.T) {
+		t.Parallel()
+		testServerDown(t)
+	})
 	for i, tc := range cases {
 		d := env.Devices[i]
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,7 +131,7 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 		if channel != "" {
 			req.Header.Set(files.ChannelHeader, channel)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := noKeepAlive.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -288,6 +299,26 @@ func testUnplug(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	scanSecrets(t, a, p.Logs(), nil, code)
 }
 
+// testServerDown kills the adb server under a bound channel (its own adb
+// server: the shared one stays up) and starts it again.
+func testServerDown(t *testing.T) {
+	env := adbtest.Start(t, adbtest.Options{Devices: 1})
+	d := env.Devices[0]
+	p := startServe(t, t.TempDir(), env.ServerAddr, nil)
+	a := newAgent(t, p, "")
+	ch := a.open(t)
+	code, _ := a.pair(t, p, ch, d.Serial())
+
+	env.KillServer()
+	took := a.waitStatus(t, ch, "offline", pushWithin)
+	t.Logf("offline push %s after the adb server died", took)
+	env.StartServer()
+	env.Connect(d)
+	a.waitStatus(t, ch, "connected", setupWait)
+	result(t, a.invoke(t, ch, "android_device_status", map[string]any{}), &map[string]any{})
+	scanSecrets(t, a, p.Logs(), nil, code)
+}
+
 func testReconnectRestart(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	dir, logs := t.TempDir(), &logBuffer{}
 	p := startServe(t, dir, env.ServerAddr, logs)
@@ -315,16 +346,25 @@ func testReconnectRestart(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	result(t, a2.invoke(t, ch, "android_device_status", map[string]any{}), &map[string]any{})
 	frames = append(frames, a2.Raw()...)
 
+	// Restart while the phone is listed by adb but does not answer: the
+	// restored binding is not "connected" until it does.
 	p.Stop(t)
 	<-a2.Done()
+	d.SetLatency(time.Hour)
+	t.Cleanup(func() { d.SetLatency(0) })
 	p2 := startServe(t, dir, env.ServerAddr, logs)
 	a3 := newAgent(t, p2, a.connectorID)
 	if a3.connectorID != a.connectorID {
 		t.Fatalf("restart: connector_id %q, want %q", a3.connectorID, a.connectorID)
 	}
-	if st := restore(a3); st != "connected" {
-		a3.waitStatus(t, ch, "connected", setupWait)
+	if st := restore(a3); st == "connected" {
+		t.Errorf("after restart the binding is connected before its device answered")
 	}
+	if pk := a3.invoke(t, ch, "android_device_status", map[string]any{}); pk.Error == nil || pk.Error.Code != device.CodeDeviceOffline {
+		t.Errorf("tool call before the device answered: %s %+v, want device_offline", pk.Payload, pk.Error)
+	}
+	d.SetLatency(0)
+	a3.waitStatus(t, ch, "connected", setupWait)
 	if r := p2.deviceRow(t, d.Serial()); !r.Bound {
 		t.Errorf("devices --json after restart: %+v", r)
 	}
@@ -374,7 +414,7 @@ func testBadInput(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 		{"android_tap", `{"x":10,"y":10,"duration_ms":10001}`},
 		{"android_tap", `{"x":10,"y":10,"duration_ms":"500"}`},
 		{"android_tap", `{"x":10,"y":10,"z":1}`},
-		{"android_tap", `{"x":10,"y":10,"serial":"` + d.Serial() + `"}`},
+		{"android_tap", `{"x":10,"y":10,"serial":"127.0.0.1:5555"}`},
 		{"android_tap", `{"x":1e400,"y":10}`}, // integer, but no int holds it
 		{"android_tap", `{"x":10,"y":9.3e18}`},
 		{"android_tap", `{"x":1e10,"y":10}`},
