@@ -1,6 +1,7 @@
 // Command wsping measures the /ws data plane: ping/pong throughput on one
 // pipelined socket, closed-loop latency with 50 concurrent sockets, and
-// latency at a paced 5,000 packets/s spread over 50 sockets. It starts the
+// latency at a paced 5,000 packets/s spread over 50 sockets; then the same
+// runs against a bare WebSocket echo server as the baseline, with ratios. It starts the
 // connector in-process on loopback unless -addr is given, and writes the
 // figures as JSON to -out.
 //
@@ -55,6 +56,11 @@ type report struct {
 	Go      string   `json:"go"`
 	LoadAvg string   `json:"loadavg,omitempty"`
 	Results []result `json:"results"`
+	// Baseline is the same runs against a bare echo server (baseline.go) in
+	// the same process and run; Ratios are ours / baseline (throughput: >1
+	// is faster than the floor; latency and CPU: >1 is slower).
+	Baseline []result           `json:"baseline"`
+	Ratios   map[string]float64 `json:"ratios"`
 }
 
 func main() {
@@ -88,21 +94,46 @@ func run() error {
 	rep.Addr = *addr
 	url := "ws://" + *addr + "/ws"
 
-	runs := []func() (result, error){
-		func() (result, error) { return throughput(ctx, url, apiKey, *n) },
-		func() (result, error) { return latency(ctx, url, apiKey, *conns, *dur, 0) },
-		func() (result, error) { return latency(ctx, url, apiKey, *conns, *dur, *rate) },
+	measure := func(url, key string) ([]result, error) {
+		runs := []func() (result, error){
+			func() (result, error) { return throughput(ctx, url, key, *n) },
+			func() (result, error) { return latency(ctx, url, key, *conns, *dur, 0) },
+			func() (result, error) { return latency(ctx, url, key, *conns, *dur, *rate) },
+		}
+		var rs []result
+		for _, f := range runs {
+			cpu0 := cpuTime()
+			r, err := f()
+			if err != nil {
+				return nil, err
+			}
+			if r.Packets > 0 {
+				r.CPUMicrosPerPacket = float64((cpuTime() - cpu0).Microseconds()) / float64(r.Packets)
+			}
+			rs = append(rs, r)
+		}
+		return rs, nil
 	}
-	for _, f := range runs {
-		cpu0 := cpuTime()
-		r, err := f()
-		if err != nil {
-			return err
-		}
-		if r.Packets > 0 {
-			r.CPUMicrosPerPacket = float64((cpuTime() - cpu0).Microseconds()) / float64(r.Packets)
-		}
-		rep.Results = append(rep.Results, r)
+	var err error
+	if rep.Results, err = measure(url, apiKey); err != nil {
+		return err
+	}
+	baseAddr, stopBase, err := startBaseline()
+	if err != nil {
+		return err
+	}
+	rep.Baseline, err = measure("ws://"+baseAddr+"/ws", "")
+	stopBase()
+	if err != nil {
+		return fmt.Errorf("baseline: %w", err)
+	}
+	rep.Ratios = map[string]float64{
+		"throughput_one_socket":   ratio(rep.Results[0].PacketsPS, rep.Baseline[0].PacketsPS),
+		"closed_loop_p50":         ratio(rep.Results[1].P50Millis, rep.Baseline[1].P50Millis),
+		"closed_loop_p99":         ratio(rep.Results[1].P99Millis, rep.Baseline[1].P99Millis),
+		"paced_p50":               ratio(rep.Results[2].P50Millis, rep.Baseline[2].P50Millis),
+		"paced_p99":               ratio(rep.Results[2].P99Millis, rep.Baseline[2].P99Millis),
+		"cpu_per_round_trip_pipe": ratio(rep.Results[0].CPUMicrosPerPacket, rep.Baseline[0].CPUMicrosPerPacket),
 	}
 	if l, err := os.ReadFile("/proc/loadavg"); err == nil {
 		rep.LoadAvg = strings.TrimSpace(string(l))
