@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net/http/httptest"
 	"sync"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/internal/buildinfo"
+	"github.com/adb-connector/adb-connector/internal/testutil"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -76,7 +76,7 @@ type env struct {
 	url     string
 	dir     string
 	db      *store.DB
-	logs    *syncBuffer
+	logs    *testutil.LogBuffer
 	release chan struct{}
 	started chan string
 	prof    *fakeProfile
@@ -93,26 +93,9 @@ type envOpts struct {
 	noTools bool
 }
 
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
-	e := &env{dir: o.dir, logs: &syncBuffer{}, release: make(chan struct{}), started: make(chan string, 16)}
+	e := &env{dir: o.dir, logs: &testutil.LogBuffer{}, release: make(chan struct{}), started: make(chan string, 16)}
 	if e.dir == "" {
 		e.dir = t.TempDir()
 	}
@@ -135,7 +118,7 @@ func newEnv(t testing.TB, o envOpts) *env {
 		DB:         db,
 		APIKey:     o.key,
 		LeaseGrace: o.grace,
-		Logger:     slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Logger:     e.logs.JSONLogger(),
 	}
 	if o.profile {
 		e.prof = newFakeProfile()

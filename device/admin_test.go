@@ -2,20 +2,19 @@ package device
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
-	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/internal/testutil"
 )
 
 // startAdmin serves a real AdminService from env on a socket in its data dir.
@@ -130,8 +129,8 @@ func TestAdminLogsNoSecrets(t *testing.T) {
 	e := newTestEnv(t)
 	ctx := context.Background()
 	e.setDevices(dev("127.0.0.1:5037", "S1", "device"))
-	var logBuf safeBuffer
-	log := slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	var logBuf testutil.LogBuffer
+	log := logBuf.TextLogger()
 	path := filepath.Join(e.dir, "logged.sock")
 	svc := &AdminService{Bindings: e.bindings, Pairing: e.pairing, Requests: e.requests, ListDevices: e.listDevices}
 	closeFn, err := ServeAdmin(ctx, path, svc, AdminOptions{Log: log})
@@ -159,24 +158,6 @@ func TestAdminLogsNoSecrets(t *testing.T) {
 			t.Fatalf("log holds a code %q:\n%s", secret, out)
 		}
 	}
-}
-
-// safeBuffer is a bytes.Buffer safe for the server's concurrent writes.
-type safeBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *safeBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *safeBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 func TestAdminSocketErrors(t *testing.T) {

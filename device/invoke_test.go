@@ -1,12 +1,10 @@
 package device
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,6 +15,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/internal/testutil"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -35,29 +34,12 @@ type pipelineEnv struct {
 	clock *fakeClock
 	tools *Tools
 	reg   *connector.Registry
-	logs  *syncBuffer
+	logs  *testutil.LogBuffer
 	runs  atomic.Int32 // calls that reached a test tool's run
 	// block, when set, is waited on by test_echo's run, after it sends to
 	// started (when set).
 	block   chan struct{}
 	started chan struct{}
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // echoSchema is test_echo's input: a free-text argument that must never be
@@ -83,10 +65,10 @@ func newPipelineEnv(tb testing.TB, db *store.DB, tune func(*ToolsConfig)) *pipel
 		}
 		tb.Cleanup(func() { db.Close() })
 	}
-	e := &pipelineEnv{db: db, clock: newFakeClock(), logs: &syncBuffer{}}
+	e := &pipelineEnv{db: db, clock: newFakeClock(), logs: &testutil.LogBuffer{}}
 	cfg := ToolsConfig{
 		Resolver: nobodyResolver{}, DB: db, Now: e.clock.Now,
-		Logger: slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Logger: e.logs.TextLogger(),
 	}
 	if tune != nil {
 		tune(&cfg)

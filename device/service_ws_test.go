@@ -4,15 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"log/slog"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
+	"github.com/adb-connector/adb-connector/internal/testutil"
 )
 
 // wsEnv is svcEnv behind a real connector.Server on /ws, with the Service
@@ -21,14 +20,14 @@ type wsEnv struct {
 	*svcEnv
 	srv    *connector.Server
 	url    string
-	logs   *logBuffer
+	logs   *testutil.LogBuffer
 	client *xagenttest.Client
 }
 
 func newWSEnv(t *testing.T, devices int) *wsEnv {
 	t.Helper()
-	logs := &logBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logs := &testutil.LogBuffer{}
+	log := logs.JSONLogger()
 	e := &wsEnv{logs: logs}
 	e.svcEnv = newSvcEnv(t, devices, func(c *ServiceConfig) {
 		c.Pusher = nil
@@ -72,24 +71,6 @@ func newWSEnv(t *testing.T, devices int) *wsEnv {
 		t.Fatal(err)
 	}
 	return e
-}
-
-// logBuffer collects log output; safe for concurrent use.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 type wireAck struct {

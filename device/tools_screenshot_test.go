@@ -6,13 +6,13 @@ import (
 	"image/jpeg"
 	"image/png"
 	"io"
-	"log/slog"
 	"math"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/adb-connector/adb-connector/files"
+	"github.com/adb-connector/adb-connector/internal/testutil"
 )
 
 // download reads a stored screenshot back as GET /files/refs/{ref} would.
@@ -104,9 +104,9 @@ func TestScreenshotOnVirtualPhone(t *testing.T) {
 // A device failure is tool_invoke_failed with a generic message; the log
 // line for the operator names the device by its hint, never its serial.
 func TestToolFailureIsGenericAndLogsNoSerial(t *testing.T) {
-	logs := &syncBuffer{}
+	logs := &testutil.LogBuffer{}
 	e := newToolsEnv(t, 1, func(c *ToolsConfig) {
-		c.Logger = slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		c.Logger = logs.TextLogger()
 	})
 	dev := e.device(0)
 	dev.FailNext(1)

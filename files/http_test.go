@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/internal/testutil"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -204,9 +205,9 @@ func TestContentDisposition(t *testing.T) {
 // its prefix appears.
 func TestRefNotLogged(t *testing.T) {
 	t.Parallel()
-	var logs syncBuffer
+	var logs testutil.LogBuffer
 	clock := newFakeClock()
-	e := newEnv(t, Config{Now: clock.Now, TTL: time.Minute, MaxTotalBytes: 10, Logger: debugLogger(&logs)})
+	e := newEnv(t, Config{Now: clock.Now, TTL: time.Minute, MaxTotalBytes: 10, Logger: logs.TextLogger()})
 	srv := newServer(t, e.st)
 	var refs []string
 	put := func(data string) string {

@@ -1,9 +1,7 @@
 package files
 
 import (
-	"bytes"
 	"context"
-	"log/slog"
 	"os"
 	"sync"
 	"testing"
@@ -37,24 +35,6 @@ func (c *fakeClock) Advance(d time.Duration) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.now = c.now.Add(d)
-}
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // env is a database directory with a Store on it that can be reopened.
@@ -126,8 +106,4 @@ func (e *env) put(channel string, data []byte, meta Meta) Ref {
 func (e *env) exists(ref string) bool {
 	_, err := os.Stat(e.st.path(ref))
 	return err == nil
-}
-
-func debugLogger(w *syncBuffer) *slog.Logger {
-	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/internal/testutil"
 )
 
 // InstallHint is printed when the adb binary is missing.
@@ -33,7 +35,7 @@ type Server struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{} // closed when cmd has been waited for
-	log  *syncBuffer
+	log  *testutil.LogBuffer
 }
 
 // Binary returns the adb path or fails t with InstallHint.
@@ -78,7 +80,7 @@ func (s *Server) start() error {
 	cmd := exec.Command(s.bin, "-P", strconv.Itoa(s.Port), "nodaemon", "server")
 	// If the test binary dies without cleanup, the server dies with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	s.log = &syncBuffer{}
+	s.log = &testutil.LogBuffer{}
 	cmd.Stdout = s.log
 	cmd.Stderr = s.log
 	if err := cmd.Start(); err != nil {
@@ -232,21 +234,4 @@ func Processes(port int) []int {
 		}
 	}
 	return pids
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
