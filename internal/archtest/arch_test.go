@@ -1,0 +1,95 @@
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/adb-connector/adb-connector"
+
+type pkg struct {
+	ImportPath   string
+	Imports      []string
+	TestImports  []string
+	XTestImports []string
+}
+
+// rule forbids packages under From (module-relative prefix) to import a path
+// with one of the given prefixes, unless the importer is under one of Except.
+type rule struct {
+	why    string
+	from   string // module-relative prefix; "" = every package
+	forbid []string
+	except []string // module-relative prefixes allowed anyway
+	tests  bool     // also check test imports
+}
+
+var rules = []rule{
+	{why: "only package store imports the SQLite driver", forbid: []string{"modernc.org/"}, except: []string{"store"}, tests: true},
+	{why: "only adb/ imports gadb", forbid: []string{"github.com/electricbubble/gadb"}, except: []string{"adb"}, tests: true},
+	{why: "connector knows nothing of Android", from: "connector", forbid: []string{module + "/adb", module + "/device", module + "/files"}, tests: true},
+	{why: "adb knows nothing of xAgent", from: "adb", forbid: []string{module + "/connector", module + "/device", module + "/files", module + "/store"}, tests: true},
+	{why: "files is a plain byte store", from: "files", forbid: []string{module + "/adb", module + "/connector", module + "/device"}, tests: true},
+	{why: "binaries live only under cmd/", forbid: []string{module + "/cmd"}},
+}
+
+func under(rel, prefix string) bool {
+	return prefix == "" || rel == prefix || strings.HasPrefix(rel, prefix+"/")
+}
+
+func TestImportRules(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-json", module+"/...").Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list: %v", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(out))
+	var n int
+	for {
+		var p pkg
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		n++
+		rel := strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		for _, r := range rules {
+			if !under(rel, r.from) || r.from == "" && r.except != nil && anyUnder(rel, r.except) {
+				continue
+			}
+			imports := p.Imports
+			if r.tests {
+				imports = append(append(append([]string(nil), imports...), p.TestImports...), p.XTestImports...)
+			}
+			for _, imp := range imports {
+				for _, f := range r.forbid {
+					if imp == f || strings.HasPrefix(imp, f+"/") || strings.HasSuffix(f, "/") && strings.HasPrefix(imp, f) {
+						t.Errorf("%s imports %s: %s", p.ImportPath, imp, r.why)
+					}
+				}
+			}
+		}
+	}
+	if n < 10 {
+		t.Fatalf("go list returned only %d packages", n)
+	}
+}
+
+func anyUnder(rel string, prefixes []string) bool {
+	for _, p := range prefixes {
+		if under(rel, p) {
+			return true
+		}
+	}
+	return false
+}
