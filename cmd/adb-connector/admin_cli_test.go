@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"path/filepath"
 	"strings"
@@ -177,6 +178,39 @@ func TestOperatorCommandsWithoutServer(t *testing.T) {
 		}
 		if _, err := runCLI(runDevices, "extra"); err == nil {
 			t.Error("devices accepted a positional argument")
+		}
+	})
+	t.Run("usage text", func(t *testing.T) {
+		for _, tt := range []struct {
+			name string
+			run  runFunc
+			args []string
+			want []string
+		}{
+			{"devices", runDevices, []string{"x"}, []string{"usage: adb-connector devices [--json]", "-json"}},
+			{"pair", runPair, nil, []string{"usage: adb-connector pair SERIAL", "Prints a one-time code", "-ttl"}},
+			{"pair ttl", runPair, []string{"S", "--ttl", "0s"}, []string{"usage: adb-connector pair SERIAL"}},
+			{"approve", runApprove, nil, []string{"usage: adb-connector approve CODE", "Binds the requesting channel", "-serial"}},
+			{"unbind", runUnbind, []string{"a", "b"}, []string{"usage: adb-connector unbind SERIAL"}},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				var out, errOut bytes.Buffer
+				if err := tt.run(tt.args, &out, &errOut); !errors.Is(err, errUsage) {
+					t.Fatalf("err = %v, want errUsage", err)
+				}
+				if out.Len() != 0 {
+					t.Errorf("stdout = %q, want nothing", out.String())
+				}
+				got := errOut.String()
+				for _, w := range append(tt.want, "-data-dir", dataDirEnv) {
+					if !strings.Contains(got, w) {
+						t.Errorf("usage lacks %q:\n%s", w, got)
+					}
+				}
+				if n := strings.Count(got, "usage:"); n != 1 {
+					t.Errorf("usage printed %d times:\n%s", n, got)
+				}
+			})
 		}
 	})
 }

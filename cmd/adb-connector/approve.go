@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -15,22 +14,13 @@ func init() {
 }
 
 func runApprove(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("approve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: adb-connector approve CODE [--serial SERIAL] [--data-dir DIR]")
-		fmt.Fprintln(stderr, "Binds the requesting channel to SERIAL, or to any free online device.")
-		fs.PrintDefaults()
-	}
-	dataDir := adminDataDirFlag(fs)
+	fs, dataDir := newAdminFlags("approve", stderr,
+		"usage: adb-connector approve CODE [--serial SERIAL] [--data-dir DIR]",
+		"Binds the requesting channel to SERIAL, or to any free online device.")
 	serial := fs.String("serial", "", "device to bind (serial or endpoint/serial); default: any free online device")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseAdminArgs(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
 	}
 	return withAdmin(*dataDir, func(ctx context.Context, c *adminclient.Client) error {
 		key, err := c.Approve(ctx, pos[0], *serial)

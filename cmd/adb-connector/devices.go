@@ -22,13 +22,39 @@ import (
 // dataDirEnv overrides the default data directory, for serve and the operator commands.
 const dataDirEnv = "ADB_CONNECTOR_DATA_DIR"
 
-// adminDataDirFlag adds --data-dir with serve's default (./data, or $ADB_CONNECTOR_DATA_DIR).
-func adminDataDirFlag(fs *flag.FlagSet) *string {
+// newAdminFlags starts the flag set of operator command name: errors and
+// usage go to stderr (the usage lines, then the flag defaults), and it has
+// --data-dir with serve's default (./data, or $ADB_CONNECTOR_DATA_DIR).
+// The command adds its own flags, then calls parseAdminArgs.
+func newAdminFlags(name string, stderr io.Writer, usage ...string) (fs *flag.FlagSet, dataDir *string) {
+	fs = flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		for _, line := range usage {
+			fmt.Fprintln(stderr, line)
+		}
+		fs.PrintDefaults()
+	}
 	def := "./data"
 	if v := os.Getenv(dataDirEnv); v != "" {
 		def = v
 	}
-	return fs.String("data-dir", def, "data directory of the running server (env "+dataDirEnv+")")
+	return fs, fs.String("data-dir", def, "data directory of the running server (env "+dataDirEnv+")")
+}
+
+// parseAdminArgs parses args with parseInterspersed and returns the
+// positionals; unless there are exactly n of them, it prints the usage and
+// returns errUsage.
+func parseAdminArgs(fs *flag.FlagSet, args []string, n int) ([]string, error) {
+	pos, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != n {
+		fs.Usage()
+		return nil, errUsage
+	}
+	return pos, nil
 }
 
 // parseInterspersed parses flags that may come after positional arguments
@@ -67,21 +93,10 @@ func init() {
 }
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("devices", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: adb-connector devices [--json] [--data-dir DIR]")
-		fs.PrintDefaults()
-	}
-	dataDir := adminDataDirFlag(fs)
+	fs, dataDir := newAdminFlags("devices", stderr, "usage: adb-connector devices [--json] [--data-dir DIR]")
 	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound}")
-	pos, err := parseInterspersed(fs, args)
-	if err != nil {
+	if _, err := parseAdminArgs(fs, args, 0); err != nil {
 		return err
-	}
-	if len(pos) != 0 {
-		fs.Usage()
-		return errUsage
 	}
 	return withAdmin(*dataDir, func(ctx context.Context, c *adminclient.Client) error {
 		rows, err := c.Devices(ctx)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -16,20 +15,15 @@ func init() {
 }
 
 func runPair(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("pair", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: adb-connector pair SERIAL [--ttl 15m] [--data-dir DIR]")
-		fmt.Fprintln(stderr, "Prints a one-time code; the user types SERIAL and the code in the pairing form.")
-		fs.PrintDefaults()
-	}
-	dataDir := adminDataDirFlag(fs)
+	fs, dataDir := newAdminFlags("pair", stderr,
+		"usage: adb-connector pair SERIAL [--ttl 15m] [--data-dir DIR]",
+		"Prints a one-time code; the user types SERIAL and the code in the pairing form.")
 	ttl := fs.Duration("ttl", device.DefaultPairingTTL, "how long the code stays valid (at most 24h)")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseAdminArgs(fs, args, 1)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 1 || *ttl <= 0 {
+	if *ttl <= 0 {
 		fs.Usage()
 		return errUsage
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 
@@ -15,20 +14,10 @@ func init() {
 }
 
 func runUnbind(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("unbind", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: adb-connector unbind SERIAL [--data-dir DIR]")
-		fs.PrintDefaults()
-	}
-	dataDir := adminDataDirFlag(fs)
-	pos, err := parseInterspersed(fs, args)
+	fs, dataDir := newAdminFlags("unbind", stderr, "usage: adb-connector unbind SERIAL [--data-dir DIR]")
+	pos, err := parseAdminArgs(fs, args, 1)
 	if err != nil {
 		return err
-	}
-	if len(pos) != 1 {
-		fs.Usage()
-		return errUsage
 	}
 	return withAdmin(*dataDir, func(ctx context.Context, c *adminclient.Client) error {
 		key, err := c.Unbind(ctx, pos[0])
