@@ -139,9 +139,32 @@ func (p *serveProc) cli(t *testing.T, run runFunc, args ...string) string {
 	return out
 }
 
+// waitListed waits until `devices` lists serial: a server that just started
+// learns the adb server's devices a moment later. It polls the admin socket
+// every 20 ms (there is no event to wait on from outside), at most setupWait.
+func (p *serveProc) waitListed(t *testing.T, serial string) {
+	t.Helper()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(setupWait)
+	for {
+		for _, r := range p.devices(t) {
+			if r.Serial == serial {
+				return
+			}
+		}
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatalf("devices does not list %s after %s", serial, setupWait)
+		}
+	}
+}
+
 // pairCode runs `adb-connector pair SERIAL` and returns the code (last line).
 func (p *serveProc) pairCode(t *testing.T, serial string) string {
 	t.Helper()
+	p.waitListed(t, serial)
 	out := strings.TrimRight(p.cli(t, runPair, serial), "\n")
 	return out[strings.LastIndexByte(out, '\n')+1:]
 }
@@ -260,6 +283,12 @@ func (a *agent) invoke(t *testing.T, ch, tool string, args any) *connector.Packe
 	callSeq.n++
 	id := fmt.Sprintf("call_e2e_%d", callSeq.n)
 	callSeq.mu.Unlock()
+	return a.invokeID(t, ch, tool, id, args)
+}
+
+// invokeID calls a tool on ch with tool_call_id id.
+func (a *agent) invokeID(t *testing.T, ch, tool, id string, args any) *connector.Packet {
+	t.Helper()
 	p, _ := a.request(t, connector.TypeToolInvoke, ch, map[string]any{
 		"tool_id": tool, "arguments": args, "context": map[string]string{"tool_call_id": id}})
 	if p.Type != connector.TypeToolInvokeAck {
@@ -286,8 +315,8 @@ func result(t *testing.T, p *connector.Packet, v any) {
 }
 
 // waitStatus consumes descriptor pushes until one for ch has status,
-// within d; it returns how long that took.
-func (a *agent) waitStatus(t *testing.T, ch, status string, d time.Duration) time.Duration {
+// within d; it returns how long that took and the pushed descriptor.
+func (a *agent) waitStatus(t *testing.T, ch, status string, d time.Duration) (time.Duration, *connector.Descriptor) {
 	t.Helper()
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(t.Context(), d)
@@ -298,10 +327,15 @@ func (a *agent) waitStatus(t *testing.T, ch, status string, d time.Duration) tim
 		if err != nil {
 			t.Fatalf("no %q descriptor push within %s (saw %v): %v", status, d, seen, err)
 		}
-		st := descriptorStatus(t, p.Payload)
-		seen = append(seen, st)
-		if p.ChannelID == ch && st == status {
-			return time.Since(start)
+		var pl struct {
+			D *connector.Descriptor `json:"connection_descriptor"`
+		}
+		if err := json.Unmarshal(p.Payload, &pl); err != nil || pl.D == nil {
+			t.Fatalf("descriptor push %s: %v", p.Payload, err)
+		}
+		seen = append(seen, pl.D.Connection.Status)
+		if p.ChannelID == ch && pl.D.Connection.ChannelID == ch && pl.D.Connection.Status == status {
+			return time.Since(start), pl.D
 		}
 	}
 }

@@ -104,6 +104,7 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	a := newAgent(t, p, "")
 	ch := a.open(t)
 	code, desc := a.pair(t, p, ch, d.Serial())
+	var code3 string // a code issued for the bound device, if pair allows it
 	noAddress(t, desc, d.Serial())
 	if r := p.deviceRow(t, d.Serial()); !r.Bound || r.State != "device" {
 		t.Errorf("devices --json after pairing: %+v", r)
@@ -170,7 +171,12 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	icon := launcherIcon(t, env, d, "Settings")
 	d.Android().ClearCommands()
 	var tap device.TapResult
-	result(t, a.invoke(t, ch, "android_tap", map[string]int{"x": icon.X, "y": icon.Y}), &tap)
+	first := a.invokeID(t, ch, "android_tap", "call_tap_settings", map[string]int{"x": icon.X, "y": icon.Y})
+	result(t, first, &tap)
+	again := a.invokeID(t, ch, "android_tap", "call_tap_settings", map[string]int{"x": icon.X, "y": icon.Y})
+	if again.Error != nil || !bytes.Equal(again.Payload, first.Payload) {
+		t.Errorf("repeated tool_call_id: %s %+v, want the first ack %s", again.Payload, again.Error, first.Payload)
+	}
 	if tap.Tapped != (device.TapPoint{X: icon.X, Y: icon.Y}) || tap.LongPress {
 		t.Errorf("android_tap result %+v", tap)
 	}
@@ -179,6 +185,23 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	}
 	if diff := cmp.Diff([]string{fmt.Sprintf("input tap %d %d", icon.X, icon.Y)}, deviceCommands(d)); diff != "" {
 		t.Errorf("device input commands (-want +got):\n%s", diff)
+	}
+
+	// The device is in use: another channel cannot bind it, by either flow.
+	other := a.open(t)
+	if c2, err := runCLI(runPair, d.Serial(), "--data-dir", p.DataDir); err == nil {
+		c2 = strings.TrimRight(c2, "\n")
+		c2 = c2[strings.LastIndexByte(c2, '\n')+1:]
+		_, ack := a.request(t, connector.TypeAuthStart, other, map[string]any{
+			"flow_id": device.FlowPairing, "input": map[string]string{"serial": d.Serial(), "pairing_code": c2}})
+		if ack.Status == "authenticated" {
+			t.Errorf("a second channel paired with a bound device: %+v", ack)
+		}
+		code3 = c2
+	}
+	_, req := a.request(t, connector.TypeAuthStart, other, map[string]any{"flow_id": device.FlowRequest})
+	if _, err := runCLI(runApprove, req.QRCodeText, "--serial", d.Serial(), "--data-dir", p.DataDir); err == nil {
+		t.Error("approve gave a bound device to a second channel")
 	}
 
 	pk, ack := a.request(t, connector.TypeAuthLogout, ch, nil)
@@ -196,7 +219,7 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	if r := p.deviceRow(t, d.Serial()); !r.Bound {
 		t.Errorf("devices --json after the second channel paired: %+v", r)
 	}
-	scanSecrets(t, a, p.Logs(), httpBytes, code, code2)
+	scanSecrets(t, a, p.Logs(), httpBytes, code, code2, code3)
 }
 
 func testRequestFlow(t *testing.T, env *adbtest.Env, d *emulator.Device) {
@@ -223,6 +246,7 @@ func testRequestFlow(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	if ref.Status != "pending" || ref.QRCodeText == "" || ref.QRCodeText == start.QRCodeText {
 		t.Fatalf("auth.status refresh: %+v", ref)
 	}
+	p.waitListed(t, d.Serial())
 	if _, err := runCLI(runApprove, start.QRCodeText, "--serial", d.Serial(), "--data-dir", p.DataDir); err == nil {
 		t.Error("the code replaced by refresh was still approvable")
 	}
@@ -280,12 +304,25 @@ func testUnplug(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	code, _ := a.pair(t, p, ch, d.Serial())
 
 	d.DropLink()
-	took := a.waitStatus(t, ch, "offline", pushWithin)
+	took, _ := a.waitStatus(t, ch, "offline", pushWithin)
 	t.Logf("offline push %s after DropLink", took)
 	a.waitStatus(t, ch, "connected", setupWait)
 
+	if err := d.Vanish(100 * time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	took, _ = a.waitStatus(t, ch, "offline", pushWithin)
+	t.Logf("offline push %s after Vanish", took)
+	a.waitStatus(t, ch, "connected", setupWait)
+
 	d.SetUnauthorized(true)
-	a.waitStatus(t, ch, "degraded", setupWait)
+	took, desc := a.waitStatus(t, ch, "degraded", pushWithin)
+	t.Logf("degraded push %s after SetUnauthorized", took)
+	for _, tool := range desc.Tools {
+		if tool.Status != "denied_by_target" {
+			t.Errorf("degraded descriptor: tool %s is %q, want denied_by_target", tool.ToolID, tool.Status)
+		}
+	}
 	d.Android().ClearCommands()
 	pk := a.invoke(t, ch, "android_tap", map[string]int{"x": 10, "y": 10})
 	if pk.Error == nil || pk.Error.Code != device.CodeDeviceUnauthorized {
@@ -310,7 +347,7 @@ func testServerDown(t *testing.T) {
 	code, _ := a.pair(t, p, ch, d.Serial())
 
 	env.KillServer()
-	took := a.waitStatus(t, ch, "offline", pushWithin)
+	took, _ := a.waitStatus(t, ch, "offline", pushWithin)
 	t.Logf("offline push %s after the adb server died", took)
 	env.StartServer()
 	env.Connect(d)
