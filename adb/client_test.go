@@ -2,6 +2,9 @@ package adb
 
 import (
 	"context"
+	"errors"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -121,5 +124,31 @@ func TestCloseIdempotent(t *testing.T) {
 	}
 	if _, err := c.Devices(t.Context()); !isErr(err, ErrClosed) {
 		t.Fatalf("Devices after Close: %v", err)
+	}
+}
+
+// Connect and Disconnect turn the server's refusals into errors naming the
+// operation and address.
+func TestConnectDisconnectRefused(t *testing.T) {
+	adb := startADB(t)
+	c := newTestClient(t, Config{NoTracking: true}, adb)
+	nobody := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	for _, tt := range []struct {
+		name string
+		call func(ctx context.Context, endpoint, addr string) error
+	}{
+		{"connect", c.Connect},
+		{"disconnect", c.Disconnect},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call(t.Context(), adb.Addr, nobody)
+			if err == nil || !strings.HasPrefix(err.Error(), tt.name+" "+nobody+": ") {
+				t.Fatalf("err = %v, want it to start %q", err, tt.name+" "+nobody+": ")
+			}
+			var fe *FailError
+			if !errors.As(err, &fe) || fe.Message == "" {
+				t.Errorf("err = %#v, want a *FailError with the server's message", err)
+			}
+		})
 	}
 }

@@ -108,29 +108,29 @@ func withDefaultTimeout(ctx context.Context, d time.Duration) (context.Context, 
 // Connect asks the adb server at endpoint to connect to a network device
 // ("host:port", as `adb connect`). Default timeout: 10 s.
 func (c *Client) Connect(ctx context.Context, endpoint, addr string) error {
-	ctx, cancel := withDefaultTimeout(ctx, 10*time.Second)
-	defer cancel()
-	s, err := hostQuery(ctx, endpoint, "host:connect:"+addr, c.cfg.DialTimeout)
-	if err != nil {
-		return fmt.Errorf("connect %s: %w", addr, err)
-	}
-	if !strings.HasPrefix(s, "connected to") && !strings.HasPrefix(s, "already connected to") {
-		return fmt.Errorf("connect %s: %w", addr, &FailError{Message: s})
-	}
-	return nil
+	return c.netDeviceQuery(ctx, endpoint, "connect", addr, "connected to", "already connected to")
 }
 
 // Disconnect asks the adb server at endpoint to drop a network device (as
 // `adb disconnect`). Default timeout: 10 s.
 func (c *Client) Disconnect(ctx context.Context, endpoint, addr string) error {
+	return c.netDeviceQuery(ctx, endpoint, "disconnect", addr, "disconnected")
+}
+
+// netDeviceQuery sends host:<op>:<addr> to the adb server at endpoint
+// (default timeout 10 s) and succeeds when the reply starts with one of
+// okPrefixes; any other reply is a *FailError. Errors are wrapped "<op> <addr>".
+func (c *Client) netDeviceQuery(ctx context.Context, endpoint, op, addr string, okPrefixes ...string) error {
 	ctx, cancel := withDefaultTimeout(ctx, 10*time.Second)
 	defer cancel()
-	s, err := hostQuery(ctx, endpoint, "host:disconnect:"+addr, c.cfg.DialTimeout)
+	s, err := hostQuery(ctx, endpoint, "host:"+op+":"+addr, c.cfg.DialTimeout)
 	if err != nil {
-		return fmt.Errorf("disconnect %s: %w", addr, err)
+		return fmt.Errorf("%s %s: %w", op, addr, err)
 	}
-	if !strings.HasPrefix(s, "disconnected") {
-		return fmt.Errorf("disconnect %s: %w", addr, &FailError{Message: s})
+	for _, p := range okPrefixes {
+		if strings.HasPrefix(s, p) {
+			return nil
+		}
 	}
-	return nil
+	return fmt.Errorf("%s %s: %w", op, addr, &FailError{Message: s})
 }
