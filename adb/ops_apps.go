@@ -36,13 +36,9 @@ type AppsOptions struct {
 // Apps lists installed packages (pm list packages), sorted by name.
 // Default timeout: DefaultQueryTimeout.
 func (d *Device) Apps(ctx context.Context, opt AppsOptions) ([]App, error) {
-	third, err := d.runParts(ctx, "pm list packages -3")
+	user, err := d.listPackages(ctx, "pm list packages -3")
 	if err != nil {
-		return nil, fmt.Errorf("apps: %w", err)
-	}
-	user, err := parse.Packages(third[0])
-	if err != nil {
-		return nil, fmt.Errorf("apps: %w", err)
+		return nil, err
 	}
 	isUser := map[string]bool{}
 	var out []App
@@ -51,13 +47,9 @@ func (d *Device) Apps(ctx context.Context, opt AppsOptions) ([]App, error) {
 		out = append(out, App{Package: p.Name})
 	}
 	if !opt.ThirdParty {
-		all, err := d.runParts(ctx, "pm list packages")
+		pkgs, err := d.listPackages(ctx, "pm list packages")
 		if err != nil {
-			return nil, fmt.Errorf("apps: %w", err)
-		}
-		pkgs, err := parse.Packages(all[0])
-		if err != nil {
-			return nil, fmt.Errorf("apps: %w", err)
+			return nil, err
 		}
 		for _, p := range pkgs {
 			if !isUser[p.Name] {
@@ -67,6 +59,20 @@ func (d *Device) Apps(ctx context.Context, opt AppsOptions) ([]App, error) {
 	}
 	sortApps(out)
 	return out, nil
+}
+
+// listPackages runs one `pm list packages` command line and parses its
+// output; errors are wrapped "apps: ...".
+func (d *Device) listPackages(ctx context.Context, cmd string) ([]parse.Package, error) {
+	out, err := d.runParts(ctx, cmd)
+	if err != nil {
+		return nil, fmt.Errorf("apps: %w", err)
+	}
+	pkgs, err := parse.Packages(out[0])
+	if err != nil {
+		return nil, fmt.Errorf("apps: %w", err)
+	}
+	return pkgs, nil
 }
 
 func sortApps(a []App) {
