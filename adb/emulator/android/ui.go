@@ -224,31 +224,28 @@ func (n *uiNode) clone() *uiNode {
 // (clickable, a field, checkable, or with an action), searching children
 // last-drawn first; nil when nothing actionable is there.
 func hit(n *uiNode, p image.Point) *uiNode {
-	if !p.In(n.B) {
-		return nil
-	}
-	for i := len(n.Children) - 1; i >= 0; i-- {
-		if h := hit(n.Children[i], p); h != nil {
-			return h
-		}
-	}
-	if n.Enabled && (n.Clickable || n.field || n.Checkable || n.onTap != nil) {
-		return n
-	}
-	return nil
+	return deepestAt(n, p, func(n *uiNode) bool {
+		return n.Enabled && (n.Clickable || n.field || n.Checkable || n.onTap != nil)
+	})
 }
 
 // scrollerAt returns the deepest scrollable node containing p.
 func scrollerAt(n *uiNode, p image.Point) *uiNode {
+	return deepestAt(n, p, func(n *uiNode) bool { return n.Scrollable })
+}
+
+// deepestAt returns the deepest node under n containing p for which match
+// holds, searching children last-drawn first; nil when there is none.
+func deepestAt(n *uiNode, p image.Point, match func(*uiNode) bool) *uiNode {
 	if !p.In(n.B) {
 		return nil
 	}
 	for i := len(n.Children) - 1; i >= 0; i-- {
-		if s := scrollerAt(n.Children[i], p); s != nil {
-			return s
+		if h := deepestAt(n.Children[i], p, match); h != nil {
+			return h
 		}
 	}
-	if n.Scrollable {
+	if match(n) {
 		return n
 	}
 	return nil
