@@ -43,7 +43,7 @@ func newFS(now func() time.Time) *FS {
 	f := &FS{nodes: map[string]*fsNode{}, now: now}
 	for _, d := range []string{"/", "/sdcard", "/storage", "/storage/emulated", "/storage/self", "/mnt",
 		"/data", "/data/local", "/data/local/tmp", "/system", "/system/bin", "/dev", "/proc"} {
-		f.nodes[d] = &fsNode{dir: true, perm: 0o771, mtime: now()}
+		f.nodes[d] = f.newDir()
 	}
 	f.nodes["/dev/null"] = &fsNode{perm: 0o666, mtime: now()}
 	return f
@@ -150,6 +150,12 @@ func (f *FS) WriteFile(p string, data []byte, perm uint32, mtime time.Time) erro
 	return nil
 }
 
+// newDir returns a new directory node: mode 0771 (as /data/local/tmp on a
+// phone), modified now.
+func (f *FS) newDir() *fsNode {
+	return &fsNode{dir: true, perm: 0o771, mtime: f.now()}
+}
+
 func (f *FS) mkdirAllLocked(p string) error {
 	if n, ok := f.nodes[p]; ok {
 		if !n.dir {
@@ -160,7 +166,7 @@ func (f *FS) mkdirAllLocked(p string) error {
 	if err := f.mkdirAllLocked(path.Dir(p)); err != nil {
 		return err
 	}
-	f.nodes[p] = &fsNode{dir: true, perm: 0o771, mtime: f.now()}
+	f.nodes[p] = f.newDir()
 	return nil
 }
 
@@ -185,7 +191,7 @@ func (f *FS) Mkdir(p string, all bool) error {
 	if !parent.dir {
 		return pathErr("mkdir", p, errNotDir)
 	}
-	f.nodes[p] = &fsNode{dir: true, perm: 0o771, mtime: f.now()}
+	f.nodes[p] = f.newDir()
 	return nil
 }
 
