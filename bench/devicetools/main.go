@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,6 +72,8 @@ type Report struct {
 	Go      string       `json:"go"`
 	Loadavg string       `json:"loadavg,omitempty"`
 	Results []Comparison `json:"results"`
+	// ScreenshotBytes is the size of the PNG the screenshots return.
+	ScreenshotBytes int64 `json:"screenshot_bytes"`
 	// Breakdown splits the connector side of android_screenshot.
 	Breakdown []Stats `json:"screenshot_breakdown"`
 }
@@ -174,9 +177,13 @@ func run() (err error) {
 	tapRaw := func() error {
 		return rawShellV2(ctx, env.ServerAddr, serial, fmt.Sprintf("input tap %d %d", tapX, tapY))
 	}
+	home, _ := phone.Android().Foreground()
 	d, err := rounds(*n, *warm, prep, tapConn, tapRaw)
 	if err != nil {
 		return fmt.Errorf("tap: %w", err)
+	}
+	if fg, _ := phone.Android().Foreground(); fg != home {
+		return fmt.Errorf("tap: the taps changed the foreground app (%s -> %s): pick another point", home, fg)
 	}
 	rep.Results = append(rep.Results, compare("android_tap", stats("android_tap via /ws", d[0]),
 		stats("input tap via adb socket", d[1]), "added_p50_ms <= 2", func(c Comparison) bool { return c.AddedMS <= 2 }))
@@ -197,6 +204,7 @@ func run() (err error) {
 		if err := json.Unmarshal(res, &r); err != nil {
 			return err
 		}
+		rep.ScreenshotBytes = r.Size
 		return srv.download(ctx, r.URL, r.Size)
 	}
 	shotRaw := func() error {
@@ -241,10 +249,12 @@ func run() (err error) {
 
 func compare(name string, conn, raw Stats, target string, met func(Comparison) bool) Comparison {
 	c := Comparison{Name: name, Connector: conn, Raw: raw, Target: target,
-		AddedMS: conn.P50MS - raw.P50MS, Ratio: conn.P50MS / raw.P50MS}
+		AddedMS: round3(conn.P50MS - raw.P50MS), Ratio: round3(conn.P50MS / raw.P50MS)}
 	c.Met = met(c)
 	return c
 }
+
+func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 func printTable(w io.Writer, rep Report) {
 	fmt.Fprintf(w, "%-45s %5s %8s %8s %8s %8s\n", "operation", "n", "p50_ms", "p90_ms", "p99_ms", "mean_ms")
@@ -259,7 +269,7 @@ func printTable(w io.Writer, rep Report) {
 		}
 		fmt.Fprintf(w, "  %s: added p50 %.3f ms, ratio %.2fx (target %s: met=%v)\n", c.Name, c.AddedMS, c.Ratio, c.Target, c.Met)
 	}
-	fmt.Fprintf(w, "cpus %d, loadavg %s\n", rep.CPUs, rep.Loadavg)
+	fmt.Fprintf(w, "screenshot %d bytes; cpus %d, loadavg %s\n", rep.ScreenshotBytes, rep.CPUs, rep.Loadavg)
 }
 
 // build compiles ./cmd/adb-connector of this module into dir.
