@@ -16,6 +16,7 @@ import (
 
 	"github.com/coder/websocket"
 
+	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 )
 
@@ -147,6 +148,14 @@ func (p *proc) Logs() string {
 	return p.logs.String()
 }
 
+// privateADB returns serve's --adb flag for a private adb server with no
+// devices, stopped at cleanup. Without it serve would start (and leave
+// running) the default adb server on 127.0.0.1:5037.
+func privateADB(t *testing.T) []string {
+	env := adbtest.Start(t, adbtest.Options{Devices: -1})
+	return []string{"--adb", env.ServerAddr}
+}
+
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	t.Cleanup(cancel)
@@ -157,7 +166,8 @@ func testCtx(t *testing.T) context.Context {
 func TestServeKill9Restart(t *testing.T) {
 	t.Parallel()
 	dir, bin := t.TempDir(), binary(t)
-	p := start(t, bin, dir)
+	adbArg := privateADB(t)
+	p := start(t, bin, dir, adbArg...)
 	ctx := testCtx(t)
 	c := xagenttest.New(t, "http://"+p.addr, xagenttest.Options{APIKey: testKey})
 	id, err := c.Hello(ctx, "device.adb", "")
@@ -172,7 +182,7 @@ func TestServeKill9Restart(t *testing.T) {
 	<-p.done
 	<-c.Done()
 
-	p2 := start(t, bin, dir)
+	p2 := start(t, bin, dir, adbArg...)
 	c2 := xagenttest.New(t, "http://"+p2.addr, xagenttest.Options{APIKey: testKey})
 	id2, err := c2.Hello(ctx, "device.adb", id)
 	if err != nil {
@@ -191,7 +201,7 @@ func TestServeKill9Restart(t *testing.T) {
 func TestServeSIGTERM(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "data")
-	p := start(t, binary(t), dir)
+	p := start(t, binary(t), dir, privateADB(t)...)
 	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
 		t.Errorf("data dir not created 0700: %v %v", st, err)
 	}
