@@ -1,7 +1,6 @@
 package connector_test
 
 import (
-	"context"
 	"regexp"
 	"testing"
 	"time"
@@ -62,11 +61,7 @@ func TestChannelRoutingErrors(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	ctx := ctxT(t)
-	a, aID := e.helloed(t, "", "")
-	chA, _, err := a.OpenChannel(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, aID, chA := e.openChannel(t)
 	b, bID := e.helloed(t, "", "") // another runtime instance
 	if aID == bID {
 		t.Fatal("two empty hellos got the same connector_id")
@@ -115,11 +110,7 @@ func TestReconnectRestore(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{profile: true})
 	ctx := ctxT(t)
-	c1, id := e.helloed(t, "", "")
-	ch, _, err := c1.OpenChannel(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c1, id, ch := e.openChannel(t)
 	c1.Close()
 	waitFor(t, func() bool { _, pending := e.srv.LeasePending(id); return pending })
 
@@ -145,11 +136,7 @@ func TestLeaseExpiry(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{profile: true, grace: 50 * time.Millisecond})
 	ctx := ctxT(t)
-	c, id := e.helloed(t, "", "")
-	ch, _, err := c.OpenChannel(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, id, ch := e.openChannel(t)
 	c.Close()
 	select {
 	case rel := <-e.prof.released:
@@ -172,24 +159,20 @@ func TestLeaseExpiry(t *testing.T) {
 	wantError(t, r, connector.TypeError, connector.CodeConnectionNotFound)
 }
 
+// firstLife runs a server on dir with one client that opens one channel,
+// then stops it; it returns the connector_id and the channel id.
+func firstLife(t *testing.T, dir string) (connectorID, ch string) {
+	t.Helper()
+	e := newEnv(t, envOpts{dir: dir})
+	c, connectorID, ch := e.openChannel(t)
+	e.stop(c)
+	return connectorID, ch
+}
+
 func TestRestoredChannelsExpireWithoutHello(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	var ch, id string
-	func() {
-		e := newEnv(t, envOpts{dir: dir})
-		c, cid := e.helloed(t, "", "")
-		var err error
-		if ch, _, err = c.OpenChannel(ctxT(t), ""); err != nil {
-			t.Fatal(err)
-		}
-		id = cid
-		c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		e.srv.Shutdown(ctx)
-		e.db.Close()
-	}()
+	id, ch := firstLife(t, dir)
 	// Restart: state is back, and with no hello the lease releases it.
 	e := newEnv(t, envOpts{dir: dir, profile: true, grace: 50 * time.Millisecond})
 	select {
@@ -205,21 +188,7 @@ func TestRestoredChannelsExpireWithoutHello(t *testing.T) {
 func TestRestartRestoresState(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	var ch, id string
-	func() {
-		e := newEnv(t, envOpts{dir: dir})
-		c, cid := e.helloed(t, "", "")
-		var err error
-		if ch, _, err = c.OpenChannel(ctxT(t), ""); err != nil {
-			t.Fatal(err)
-		}
-		id = cid
-		c.Close()
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		e.srv.Shutdown(ctx)
-		e.db.Close()
-	}()
+	id, ch := firstLife(t, dir)
 	e := newEnv(t, envOpts{dir: dir})
 	c, id2 := e.helloed(t, "", id)
 	if id2 != id {
@@ -234,11 +203,7 @@ func TestPushDescriptorAndAuth(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{profile: true})
 	ctx := ctxT(t)
-	c, _ := e.helloed(t, "", "")
-	ch, _, err := c.OpenChannel(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, _, ch := e.openChannel(t)
 	r, _ := c.Request(ctx, connector.TypeAuthStart, ch, map[string]any{"flow_id": "device_pairing", "input": map[string]any{"pairing_code": "000000"}})
 	if r.Type != connector.TypeAuthStartAck || payloadOf(t, r)["status"] != "pending" || payloadOf(t, r)["connector_channel_id"] != ch {
 		t.Fatalf("auth.start pending: %+v", r)
@@ -281,8 +246,7 @@ func TestAuthWithoutProfile(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	ctx := ctxT(t)
-	c, _ := e.helloed(t, "", "")
-	ch, _, _ := c.OpenChannel(ctx, "")
+	c, _, ch := e.openChannel(t)
 	for _, typ := range []string{connector.TypeAuthStart, connector.TypeAuthStatus, connector.TypeAuthCancel, connector.TypeAuthLogout} {
 		r, _ := c.Request(ctx, typ, ch, map[string]any{})
 		wantError(t, r, typ+".ack", connector.CodeAuthNotSupported)
@@ -308,11 +272,7 @@ func TestRestoreAdoptsChannelOfIdleConnectorID(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	ctx := ctxT(t)
-	a, aID := e.helloed(t, "", "")
-	ch, _, err := a.OpenChannel(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
+	a, aID, ch := e.openChannel(t)
 	a.Close()
 	waitFor(t, func() bool { _, pending := e.srv.LeasePending(aID); return pending })
 	b, bID := e.helloed(t, "", "")

@@ -171,6 +171,28 @@ func (e *env) helloed(t *testing.T, key, connectorID string) (*xagenttest.Client
 	return c, id
 }
 
+// openChannel dials, says hello with no key and opens one new channel; it
+// returns the client, its connector_id and the channel id.
+func (e *env) openChannel(t *testing.T) (c *xagenttest.Client, connectorID, ch string) {
+	t.Helper()
+	c, connectorID = e.helloed(t, "", "")
+	ch, _, err := c.OpenChannel(ctxT(t), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, connectorID, ch
+}
+
+// stop closes the client, shuts the server down and closes the database,
+// as a process exit would, so the next newEnv on e.dir is a restart.
+func (e *env) stop(c *xagenttest.Client) {
+	c.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	e.srv.Shutdown(ctx)
+	e.db.Close()
+}
+
 func payloadOf(t *testing.T, p *connector.Packet) map[string]any {
 	t.Helper()
 	var m map[string]any

@@ -10,6 +10,7 @@ import (
 	"github.com/coder/websocket"
 
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/connector/xagenttest"
 )
 
 func invoke(tool string) map[string]any {
@@ -119,18 +120,27 @@ func TestBlockingToolDoesNotDelayOthers(t *testing.T) {
 	}
 }
 
-func TestShutdownDrainsThenGoingAway(t *testing.T) {
-	t.Parallel()
-	e := newEnv(t, envOpts{})
+// startBlockedCall opens a channel and invokes the "block" tool on it; it
+// returns once the tool runs, with the client and the channel the ack
+// (nil on a transport error) will come on.
+func startBlockedCall(t *testing.T, e *env) (*xagenttest.Client, <-chan *connector.Packet) {
+	t.Helper()
+	c, _, ch := e.openChannel(t)
 	ctx := ctxT(t)
-	c, _ := e.helloed(t, "", "")
-	ch, _, _ := c.OpenChannel(ctx, "")
 	acked := make(chan *connector.Packet, 1)
 	go func() {
 		r, _ := c.Request(ctx, connector.TypeToolInvoke, ch, invoke("block"))
 		acked <- r
 	}()
 	<-e.started
+	return c, acked
+}
+
+func TestShutdownDrainsThenGoingAway(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	ctx := ctxT(t)
+	c, acked := startBlockedCall(t, e)
 	shut := make(chan error, 1)
 	go func() { shut <- e.srv.Shutdown(ctx) }()
 	e.releaseAll() // the in-flight call finishes during the drain
@@ -149,14 +159,7 @@ func TestShutdownCancelsAfterDeadline(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{})
 	ctx := ctxT(t)
-	c, _ := e.helloed(t, "", "")
-	ch, _, _ := c.OpenChannel(ctx, "")
-	acked := make(chan *connector.Packet, 1)
-	go func() {
-		r, _ := c.Request(ctx, connector.TypeToolInvoke, ch, invoke("block"))
-		acked <- r
-	}()
-	<-e.started
+	c, acked := startBlockedCall(t, e)
 	sctx, cancel := context.WithCancel(ctx)
 	cancel() // drain deadline already passed: in-flight work is canceled
 	if err := e.srv.Shutdown(sctx); err == nil {
