@@ -112,8 +112,9 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 
 	var status map[string]any
 	result(t, a.invoke(t, ch, "android_device_status", map[string]any{}), &status)
-	if status["model"] == nil || status["model"] == "" {
-		t.Errorf("android_device_status result without model: %v", status)
+	model, _ := status["model"].(string)
+	if model == "" || !strings.HasPrefix(desc.Target.DisplayName, model+" (") {
+		t.Errorf("display_name %q, want %q + redacted serial (status %v)", desc.Target.DisplayName, model, status)
 	}
 
 	var shot device.ScreenshotResult
