@@ -437,6 +437,8 @@ func testBadInput(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 		{"android_screenshot", `{"quality":50}`}, // quality applies to jpeg only
 		{"android_screenshot", `{"extra":true}`},
 		{"android_screenshot", `"png"`},
+		{"android_screenshot", `{"connector_channel_id":["x"]}`},
+		{"android_tap", `{"x":10,"y":10,"connector_channel_id":false}`},
 		{"android_tap", `{}`},
 		{"android_tap", `{"x":10}`},
 		{"android_tap", `{"y":10}`},
