@@ -13,7 +13,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/internal/buildinfo"
-	"github.com/adb-connector/adb-connector/internal/testutil"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -76,7 +76,7 @@ type env struct {
 	url     string
 	dir     string
 	db      *store.DB
-	logs    *testutil.LogBuffer
+	logs    *testkit.LogBuffer
 	release chan struct{}
 	started chan string
 	prof    *fakeProfile
@@ -95,7 +95,7 @@ type envOpts struct {
 
 func newEnv(t testing.TB, o envOpts) *env {
 	t.Helper()
-	e := &env{dir: o.dir, logs: &testutil.LogBuffer{}, release: make(chan struct{}), started: make(chan string, 16)}
+	e := &env{dir: o.dir, logs: &testkit.LogBuffer{}, release: make(chan struct{}), started: make(chan string, 16)}
 	if e.dir == "" {
 		e.dir = t.TempDir()
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/adb-connector/adb-connector/internal/testutil"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 // startAdmin serves a real AdminService from env on a socket in its data dir.
@@ -129,7 +129,7 @@ func TestAdminLogsNoSecrets(t *testing.T) {
 	e := newTestEnv(t)
 	ctx := context.Background()
 	e.setDevices(dev("127.0.0.1:5037", "S1", "device"))
-	var logBuf testutil.LogBuffer
+	var logBuf testkit.LogBuffer
 	log := logBuf.TextLogger()
 	path := filepath.Join(e.dir, "logged.sock")
 	svc := &AdminService{Bindings: e.bindings, Pairing: e.pairing, Requests: e.requests, ListDevices: e.listDevices}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/internal/testutil"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -31,10 +31,10 @@ func (nobodyResolver) DeviceFor(context.Context, string) (*adb.Device, DeviceMet
 // tools, to exercise the pipeline without a phone.
 type pipelineEnv struct {
 	db    *store.DB
-	clock *fakeClock
+	clock *testkit.Clock
 	tools *Tools
 	reg   *connector.Registry
-	logs  *testutil.LogBuffer
+	logs  *testkit.LogBuffer
 	runs  atomic.Int32 // calls that reached a test tool's run
 	// block, when set, is waited on by test_echo's run, after it sends to
 	// started (when set).
@@ -65,7 +65,7 @@ func newPipelineEnv(tb testing.TB, db *store.DB, tune func(*ToolsConfig)) *pipel
 		}
 		tb.Cleanup(func() { db.Close() })
 	}
-	e := &pipelineEnv{db: db, clock: newFakeClock(), logs: &testutil.LogBuffer{}}
+	e := &pipelineEnv{db: db, clock: testkit.NewClock(), logs: &testkit.LogBuffer{}}
 	cfg := ToolsConfig{
 		Resolver: nobodyResolver{}, DB: db, Now: e.clock.Now,
 		Logger: e.logs.TextLogger(),

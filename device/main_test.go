@@ -4,10 +4,10 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
+	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -15,33 +15,11 @@ func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
 }
 
-// fakeClock is an injected clock tests advance by hand.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{t: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // testEnv is a real SQLite database in a temp dir with the three flows on it.
 type testEnv struct {
 	dir      string
 	db       *store.DB
-	clock    *fakeClock
+	clock    *testkit.Clock
 	bindings *Bindings
 	pairing  *Pairing
 	requests *Requests
@@ -64,7 +42,7 @@ func newTestEnv(t *testing.T) *testEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &testEnv{dir: dir, db: db, clock: newFakeClock(), secret: secret}
+	e := &testEnv{dir: dir, db: db, clock: testkit.NewClock(), secret: secret}
 	e.bindings = NewBindings(db, BindingsOptions{Now: e.clock.Now, OnChange: func(ch ...string) {
 		e.mu.Lock()
 		defer e.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/files"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -111,7 +112,7 @@ type svcEnv struct {
 	adbEnv *adbtest.Env // nil without devices
 	client *adb.Client
 	files  *files.Store
-	clock  *fakeClock
+	clock  *testkit.Clock
 	push   *recPusher
 	svc    *Service
 	cfg    ServiceConfig
@@ -121,7 +122,7 @@ type svcEnv struct {
 // points at a closed port and does not track).
 func newSvcEnv(t testing.TB, devices int, tune func(*ServiceConfig)) *svcEnv {
 	t.Helper()
-	e := &svcEnv{dir: t.TempDir(), clock: newFakeClock(), push: newRecPusher()}
+	e := &svcEnv{dir: t.TempDir(), clock: testkit.NewClock(), push: newRecPusher()}
 	db, err := store.Open(t.Context(), e.dir)
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
-	"github.com/adb-connector/adb-connector/internal/testutil"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 // wsEnv is svcEnv behind a real connector.Server on /ws, with the Service
@@ -20,13 +20,13 @@ type wsEnv struct {
 	*svcEnv
 	srv    *connector.Server
 	url    string
-	logs   *testutil.LogBuffer
+	logs   *testkit.LogBuffer
 	client *xagenttest.Client
 }
 
 func newWSEnv(t *testing.T, devices int) *wsEnv {
 	t.Helper()
-	logs := &testutil.LogBuffer{}
+	logs := &testkit.LogBuffer{}
 	log := logs.JSONLogger()
 	e := &wsEnv{logs: logs}
 	e.svcEnv = newSvcEnv(t, devices, func(c *ServiceConfig) {

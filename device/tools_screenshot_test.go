@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/files"
-	"github.com/adb-connector/adb-connector/internal/testutil"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 // download reads a stored screenshot back as GET /files/refs/{ref} would.
@@ -104,7 +104,7 @@ func TestScreenshotOnVirtualPhone(t *testing.T) {
 // A device failure is tool_invoke_failed with a generic message; the log
 // line for the operator names the device by its hint, never its serial.
 func TestToolFailureIsGenericAndLogsNoSerial(t *testing.T) {
-	logs := &testutil.LogBuffer{}
+	logs := &testkit.LogBuffer{}
 	e := newToolsEnv(t, 1, func(c *ToolsConfig) {
 		c.Logger = logs.TextLogger()
 	})

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adb-connector/adb-connector/internal/testutil"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -69,7 +69,7 @@ func do(t *testing.T, method, url string, h http.Header) (*http.Response, []byte
 
 func TestHandler(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock()
+	clock := testkit.NewClock()
 	e := newEnv(t, Config{Now: clock.Now, TTL: time.Minute})
 	data := "0123456789abcdef"
 	expired := e.put("ch-1", []byte(data), Meta{})
@@ -205,8 +205,8 @@ func TestContentDisposition(t *testing.T) {
 // its prefix appears.
 func TestRefNotLogged(t *testing.T) {
 	t.Parallel()
-	var logs testutil.LogBuffer
-	clock := newFakeClock()
+	var logs testkit.LogBuffer
+	clock := testkit.NewClock()
 	e := newEnv(t, Config{Now: clock.Now, TTL: time.Minute, MaxTotalBytes: 10, Logger: logs.TextLogger()})
 	srv := newServer(t, e.st)
 	var refs []string

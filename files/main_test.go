@@ -3,9 +3,7 @@ package files
 import (
 	"context"
 	"os"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/adb-connector/adb-connector/store"
 	"go.uber.org/goleak"
@@ -13,28 +11,6 @@ import (
 
 func TestMain(m *testing.M) {
 	goleak.VerifyTestMain(m)
-}
-
-// fakeClock is a Config.Now that moves only when told.
-type fakeClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newFakeClock() *fakeClock {
-	return &fakeClock{now: time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)}
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = c.now.Add(d)
 }
 
 // env is a database directory with a Store on it that can be reopened.

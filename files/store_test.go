@@ -15,11 +15,13 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/prometheus/client_golang/prometheus/testutil"
+
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 func TestPutGetRoundTrip(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock()
+	clock := testkit.NewClock()
 	e := newEnv(t, Config{Now: clock.Now})
 	data := []byte("\x89PNG fake image bytes")
 	ref := e.put("ch-1", data, Meta{MIMEType: "image/png", Filename: "shot.png", Width: 1080, Height: 2400})
@@ -229,7 +231,7 @@ func TestPutContextCanceled(t *testing.T) {
 
 func TestExpiry(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock()
+	clock := testkit.NewClock()
 	e := newEnv(t, Config{Now: clock.Now, TTL: time.Minute})
 	ref := e.put("ch", []byte("data"), Meta{})
 	ctx := context.Background()
@@ -264,7 +266,7 @@ func TestExpiry(t *testing.T) {
 
 func TestEvictionOldestFirst(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock()
+	clock := testkit.NewClock()
 	e := newEnv(t, Config{Now: clock.Now, MaxTotalBytes: 100})
 	put := func(size int, advance bool) string {
 		if advance {
@@ -318,7 +320,7 @@ func assertLive(t *testing.T, e *env, live, gone []string) {
 
 func TestRestartKeepsIndex(t *testing.T) {
 	t.Parallel()
-	clock := newFakeClock()
+	clock := testkit.NewClock()
 	e := newEnv(t, Config{Now: clock.Now, TTL: 10 * time.Minute})
 	old := e.put("ch", []byte("old"), Meta{MIMEType: "image/png", Filename: "old.png"})
 	clock.Advance(5 * time.Minute)

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/adb-connector/adb-connector/internal/testutil"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 // InstallHint is printed when the adb binary is missing.
@@ -35,7 +35,7 @@ type Server struct {
 	mu   sync.Mutex
 	cmd  *exec.Cmd
 	done chan struct{} // closed when cmd has been waited for
-	log  *testutil.LogBuffer
+	log  *testkit.LogBuffer
 }
 
 // Binary returns the adb path or fails t with InstallHint.
@@ -80,7 +80,7 @@ func (s *Server) start() error {
 	cmd := exec.Command(s.bin, "-P", strconv.Itoa(s.Port), "nodaemon", "server")
 	// If the test binary dies without cleanup, the server dies with it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	s.log = &testutil.LogBuffer{}
+	s.log = &testkit.LogBuffer{}
 	cmd.Stdout = s.log
 	cmd.Stderr = s.log
 	if err := cmd.Start(); err != nil {
