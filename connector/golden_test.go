@@ -3,13 +3,11 @@ package connector_test
 import (
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata/")
@@ -30,16 +28,5 @@ func TestCardGolden(t *testing.T) {
 	got, _ := json.MarshalIndent(card, "", "  ")
 	got = append(got, '\n')
 	path := filepath.Join("testdata", "card.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestCardGolden -update)", err)
-	}
-	if diff := cmp.Diff(string(want), string(got)); diff != "" {
-		t.Errorf("card differs from %s (-want +got):\n%s", path, diff)
-	}
+	testkit.Golden(t, path, got, *update)
 }

@@ -1,10 +1,8 @@
 package device
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -13,6 +11,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/internal/buildinfo"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite testdata golden files")
@@ -43,21 +42,7 @@ func TestCardGolden(t *testing.T) {
 	}
 	got = append(got, '\n')
 	path := filepath.Join("testdata", "card.golden.json")
-	if *updateGolden {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run TestCardGolden -update)", err)
-	}
-	if !bytes.Equal(want, got) {
-		t.Errorf("Card differs from %s (-want +got):\n%s", path, cmp.Diff(string(want), string(got)))
-	}
+	testkit.Golden(t, path, got, *updateGolden)
 	v, err := xagenttest.LoadValidator()
 	if err != nil {
 		t.Fatal(err)

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/**/*.golden.json from the parsers' current output")
@@ -84,19 +84,7 @@ func TestGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				path := strings.TrimSuffix(in, filepath.Ext(in)) + ".golden.json"
-				if *update {
-					if err := os.WriteFile(path, got, 0o644); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v (run go test -update to create it)", err)
-				}
-				if diff := cmp.Diff(string(want), string(got)); diff != "" {
-					t.Errorf("%s mismatch (-want +got):\n%s", path, diff)
-				}
+				testkit.Golden(t, path, got, *update)
 			})
 		}
 	}

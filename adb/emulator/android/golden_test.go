@@ -2,11 +2,10 @@ package android
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 // TestGolden checks each command's output (stdout, stderr, exit status)
@@ -96,22 +95,7 @@ func TestGolden(t *testing.T) {
 			out, errOut, st := run(t, d, tc.cmd)
 			got := fmt.Sprintf("$ %s\n%s\n--- stderr\n%s--- exit %d\n", tc.cmd, out, errOut, st)
 			path := filepath.Join("testdata", "golden", tc.name+".txt")
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if diff := cmp.Diff(string(want), got); diff != "" {
-				t.Errorf("output mismatch (-want +got):\n%s", diff)
-			}
+			testkit.Golden(t, path, []byte(got), *update)
 		})
 	}
 }
