@@ -41,10 +41,7 @@ func TestPairingRedeem(t *testing.T) {
 			t.Parallel()
 			e := newTestEnv(t)
 			ctx := context.Background()
-			code, err := e.pairing.IssuePairingCode(ctx, key, 0)
-			if err != nil {
-				t.Fatal(err)
-			}
+			code := issueCode(t, e.pairing, key)
 			if tt.use {
 				if _, err := e.pairing.RedeemPairing(ctx, "first", "R58M123ABC", code); err != nil {
 					t.Fatal(err)
@@ -138,20 +135,27 @@ func TestPairingCodeFormatAndStorage(t *testing.T) {
 	}
 }
 
+// issueCode issues a pairing code for key with the default TTL.
+func issueCode(t testing.TB, p *Pairing, key string) string {
+	t.Helper()
+	code, err := p.IssuePairingCode(context.Background(), key, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
 func TestPairingRateLimit(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	ctx := context.Background()
-	code, err := e.pairing.IssuePairingCode(ctx, "e/S1", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := issueCode(t, e.pairing, "e/S1")
 	for i := range 5 {
 		if _, err := e.pairing.RedeemPairing(ctx, "ch", "S1", "WRNG-CODE"); !errors.Is(err, ErrPairingFailed) {
 			t.Fatalf("attempt %d: %v", i, err)
 		}
 	}
-	_, err = e.pairing.RedeemPairing(ctx, "ch", "S1", code)
+	_, err := e.pairing.RedeemPairing(ctx, "ch", "S1", code)
 	var rl *RateLimitError
 	if !errors.As(err, &rl) || !errors.Is(err, ErrRateLimited) {
 		t.Fatalf("6th attempt: %v, want rate limited", err)
@@ -180,10 +184,7 @@ func TestPairingDeviceInUseKeepsCode(t *testing.T) {
 	if err := e.bindings.Bind(ctx, "holder", "e/S1"); err != nil {
 		t.Fatal(err)
 	}
-	code, err := e.pairing.IssuePairingCode(ctx, "e/S1", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := issueCode(t, e.pairing, "e/S1")
 	if _, err := e.pairing.RedeemPairing(ctx, "ch", "S1", code); !errors.Is(err, ErrDeviceInUse) {
 		t.Fatalf("redeem a bound device: %v, want ErrDeviceInUse", err)
 	}
@@ -233,10 +234,7 @@ func TestPairingCodeSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	e := newTestEnv(t)
 	ctx := context.Background()
-	code, err := e.pairing.IssuePairingCode(ctx, "e/S1", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := issueCode(t, e.pairing, "e/S1")
 	e.db.Close()
 	db, err := store.Open(ctx, e.dir)
 	if err != nil {
@@ -260,10 +258,7 @@ func TestPairingRaceOneWinner(t *testing.T) {
 	const rounds, racers = 20, 5 // 5: the per-serial burst, so no attempt is rate limited
 	for r := range rounds {
 		serial := fmt.Sprintf("S%d", r)
-		code, err := e.pairing.IssuePairingCode(ctx, "e/"+serial, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		code := issueCode(t, e.pairing, "e/"+serial)
 		var wg sync.WaitGroup
 		errs := make([]error, racers)
 		for g := range racers {

@@ -116,10 +116,7 @@ var authStartCases = []struct {
 func TestPairing(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
-	code, err := e.svc.Pairing().IssuePairingCode(t.Context(), testKey, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := issueCode(t, e.svc.Pairing(), testKey)
 	e.open(t, "cch_a")
 	var seen []string // JSON of every ack
 	fail := func(serial, code string) authAck {
@@ -237,10 +234,7 @@ func TestRequestExpiryAndRefresh(t *testing.T) {
 		t.Errorf("refresh: %+v", got)
 	}
 	// Bound meanwhile through device_pairing: the poll ends authenticated.
-	code, err := e.svc.Pairing().IssuePairingCode(t.Context(), testKey, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := issueCode(t, e.svc.Pairing(), testKey)
 	if _, err := e.svc.AuthStart(t.Context(), chn("cch_a"), startPairing(testSerial, code)); err != nil {
 		t.Fatal(err)
 	}
@@ -287,10 +281,7 @@ func TestAuthCancel(t *testing.T) {
 		t.Errorf("cancel of an oversized id: %+v", got)
 	}
 
-	code, err := e.svc.Pairing().IssuePairingCode(t.Context(), testKey, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := issueCode(t, e.svc.Pairing(), testKey)
 	r, err = e.svc.AuthStart(t.Context(), chn("cch_a"), startPairing(testSerial, code))
 	if err != nil {
 		t.Fatal(err)

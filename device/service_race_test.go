@@ -69,10 +69,7 @@ func TestBindRace(t *testing.T) {
 	e := newSvcEnv(t, 0, func(c *ServiceConfig) { c.PairingRateLimit = RateLimit{Burst: 10000, Per: time.Minute} })
 	const rounds = 40
 	for round := range rounds {
-		code, err := e.svc.Pairing().IssuePairingCode(t.Context(), testKey, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		code := issueCode(t, e.svc.Pairing(), testKey)
 		chans := []string{fmt.Sprintf("cch_x%d", round), fmt.Sprintf("cch_y%d", round)}
 		status := make([]string, len(chans))
 		var wg sync.WaitGroup
