@@ -90,18 +90,7 @@ func TestBindRaceOneWinner(t *testing.T) {
 			})
 		}
 		wg.Wait()
-		winners := 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				winners++
-			case !errors.Is(err, ErrDeviceInUse):
-				t.Fatalf("round %d: unexpected error %v", r, err)
-			}
-		}
-		if winners != 1 {
-			t.Fatalf("round %d: %d winners, want exactly 1", r, winners)
-		}
+		wantOneWinner(t, fmt.Sprintf("round %d: channels racing for one device", r), errs, ErrDeviceInUse)
 		// And one channel racing for many devices holds exactly one.
 		ch := fmt.Sprintf("greedy%d", r)
 		for g := range racers {
@@ -109,18 +98,25 @@ func TestBindRaceOneWinner(t *testing.T) {
 			wg.Go(func() { errs[g] = e.bindings.Bind(ctx, ch, fmt.Sprintf("e/free%d-%d", r, g)) })
 		}
 		wg.Wait()
-		winners = 0
-		for _, err := range errs {
-			switch {
-			case err == nil:
-				winners++
-			case !errors.Is(err, ErrChannelBound):
-				t.Fatalf("round %d: unexpected error %v", r, err)
-			}
+		wantOneWinner(t, fmt.Sprintf("round %d: one channel racing for devices", r), errs, ErrChannelBound)
+	}
+}
+
+// wantOneWinner checks the errors of racing calls: exactly one nil (the
+// winner), every other one lose.
+func wantOneWinner(t *testing.T, race string, errs []error, lose error) {
+	t.Helper()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, lose):
+			t.Fatalf("%s: unexpected error %v", race, err)
 		}
-		if winners != 1 {
-			t.Fatalf("round %d: channel won %d devices, want 1", r, winners)
-		}
+	}
+	if won != 1 {
+		t.Fatalf("%s: %d winners, want exactly 1", race, won)
 	}
 }
 

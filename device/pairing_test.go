@@ -265,16 +265,6 @@ func TestPairingRaceOneWinner(t *testing.T) {
 			wg.Go(func() { _, errs[g] = e.pairing.RedeemPairing(ctx, fmt.Sprintf("c%d-%d", r, g), serial, code) })
 		}
 		wg.Wait()
-		won := 0
-		for _, err := range errs {
-			if err == nil {
-				won++
-			} else if !errors.Is(err, ErrPairingFailed) {
-				t.Fatalf("round %d: %v", r, err)
-			}
-		}
-		if won != 1 {
-			t.Fatalf("round %d: one code bound %d channels", r, won)
-		}
+		wantOneWinner(t, fmt.Sprintf("round %d: channels redeeming one code", r), errs, ErrPairingFailed)
 	}
 }

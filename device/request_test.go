@@ -177,17 +177,7 @@ func TestRequestApproveRace(t *testing.T) {
 			wg.Go(func() { _, errs[g] = e.requests.Approve(ctx, codes[g], serial) })
 		}
 		wg.Wait()
-		won := 0
-		for _, err := range errs {
-			if err == nil {
-				won++
-			} else if !errors.Is(err, ErrDeviceInUse) {
-				t.Fatalf("round %d: %v", r, err)
-			}
-		}
-		if won != 1 {
-			t.Fatalf("round %d: %d approvals won one device", r, won)
-		}
+		wantOneWinner(t, fmt.Sprintf("round %d: approvals racing for one device", r), errs, ErrDeviceInUse)
 	}
 }
 
