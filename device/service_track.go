@@ -47,14 +47,9 @@ func (s *Service) track() {
 		if s.ctx.Err() != nil {
 			return
 		}
-		if n == 0 { // the client is closed (or closing): do not spin
-			t := time.NewTimer(rewatchDelay)
-			select {
-			case <-s.ctx.Done():
-				t.Stop()
-				return
-			case <-t.C:
-			}
+		// No event at all: the client is closed (or closing); do not spin.
+		if n == 0 && !s.wait(rewatchDelay) {
+			return
 		}
 	}
 }
@@ -147,6 +142,18 @@ func (s *Service) endpointChannelsLocked(ep string) []string {
 	return out
 }
 
+// wait waits d; it returns false, early, when the Service is closing.
+func (s *Service) wait(d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
 // probe runs `true` on the device until it answers: then it is online.
 // After probeAttempts failures it is counted offline and probed again with
 // a growing delay (at most probeMaxRetry), since adb will send no new event
@@ -156,12 +163,8 @@ func (s *Service) probe(key string, gen uint64) {
 	delay := probeRetry
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
-			t := time.NewTimer(delay)
-			select {
-			case <-s.ctx.Done():
-				t.Stop()
+			if !s.wait(delay) {
 				return
-			case <-t.C:
 			}
 			delay = min(delay*2, probeMaxRetry)
 		}
