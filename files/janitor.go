@@ -49,14 +49,15 @@ func (s *Store) Sweep(ctx context.Context) error {
 	}
 	s.metrics.expired.Add(float64(len(expired)))
 
-	rows, err := s.queryVictims(ctx, `SELECT file_ref, byte_size FROM files`)
+	rows, err := s.queryEntries(ctx)
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
-	live := make(map[string]bool, len(rows))
+	live := make(map[string]entry, len(rows))
 	var broken []victim
 	var totalBytes int64
-	for _, v := range rows {
+	for _, e := range rows {
+		v := victim{ref: e.FileRef, size: e.ByteSize}
 		if !ValidRef(v.ref) {
 			broken = append(broken, v)
 			continue
@@ -66,7 +67,7 @@ func (s *Store) Sweep(ctx context.Context) error {
 			broken = append(broken, v)
 			continue
 		}
-		live[v.ref] = true
+		live[v.ref] = e
 		totalBytes += v.size
 	}
 	if err := s.removeLocked(ctx, broken); err != nil {
@@ -80,7 +81,7 @@ func (s *Store) Sweep(ctx context.Context) error {
 	orphans := 0
 	for _, de := range entries {
 		name := de.Name()
-		if !ValidRef(name) || live[name] || !de.Type().IsRegular() {
+		if _, ok := live[name]; !ValidRef(name) || ok || !de.Type().IsRegular() {
 			continue
 		}
 		if err := os.Remove(s.path(name)); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -90,6 +91,9 @@ func (s *Store) Sweep(ctx context.Context) error {
 		orphans++
 	}
 
+	s.idxMu.Lock()
+	s.idx = live
+	s.idxMu.Unlock()
 	s.totalFiles, s.totalBytes = int64(len(live)), totalBytes
 	s.metrics.setTotals(s.totalFiles, s.totalBytes)
 	if len(expired)+len(broken)+orphans > 0 {
@@ -134,6 +138,30 @@ func (s *Store) evictFor(ctx context.Context, n int64) error {
 	return nil
 }
 
+// queryEntries reads every row of the index.
+func (s *Store) queryEntries(ctx context.Context) ([]entry, error) {
+	rows, err := s.db.Read.QueryContext(ctx, `SELECT file_ref, channel_id, mime_type, filename, byte_size,
+		width, height, created_at_ms, expires_at_ms FROM files`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var es []entry
+	for rows.Next() {
+		var e entry
+		var createdMS, expiresMS int64
+		if err := rows.Scan(&e.FileRef, &e.channelID, &e.MIMEType, &e.Filename, &e.ByteSize, &e.Width, &e.Height,
+			&createdMS, &expiresMS); err != nil {
+			return nil, err
+		}
+		e.DownloadURL = DownloadPrefix + e.FileRef
+		e.createdAt = time.UnixMilli(createdMS)
+		e.ExpiresAt = time.UnixMilli(expiresMS)
+		es = append(es, e)
+	}
+	return es, rows.Err()
+}
+
 func (s *Store) queryVictims(ctx context.Context, query string, args ...any) ([]victim, error) {
 	rows, err := s.db.Read.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -169,6 +197,11 @@ func (s *Store) removeLocked(ctx context.Context, vs []victim) error {
 	if err := tx.Commit(); err != nil {
 		return err
 	}
+	s.idxMu.Lock()
+	for _, v := range vs {
+		delete(s.idx, v.ref)
+	}
+	s.idxMu.Unlock()
 	for _, v := range vs {
 		if !ValidRef(v.ref) {
 			// Not a name this package writes: never turn it into a path.

@@ -109,8 +109,18 @@ type Store struct {
 	// take it: a file removed while it is being served stays readable through
 	// its open handle.
 	mu         sync.Mutex
-	totalBytes int64 // guarded by mu
-	totalFiles int64 // guarded by mu
+	totalBytes int64     // guarded by mu
+	totalFiles int64     // guarded by mu
+	insert     *sql.Stmt // INSERT INTO files, prepared once; used under mu
+
+	// idx mirrors the live rows of the files table so a download needs no
+	// database round trip. It changes only under mu, right after the
+	// matching committed change of the table (Put, removeLocked), and is
+	// rebuilt from the table by every Sweep, Open's included, so it
+	// survives a restart through the database. idxMu lets downloads read
+	// it without taking mu.
+	idxMu sync.RWMutex
+	idx   map[string]entry // guarded by idxMu
 
 	stop      context.CancelFunc
 	done      chan struct{}
@@ -129,6 +139,7 @@ func Open(ctx context.Context, db *store.DB, cfg Config) (*Store, error) {
 		log:     cfg.Logger.With("component", "files"),
 		tmpDir:  filepath.Join(cfg.Dir, tmpDirName),
 		metrics: newMetrics(),
+		idx:     map[string]entry{},
 		done:    make(chan struct{}),
 		closed:  make(chan struct{}),
 	}
@@ -143,7 +154,15 @@ func Open(ctx context.Context, db *store.DB, cfg Config) (*Store, error) {
 	if err := os.Mkdir(s.tmpDir, 0o700); err != nil {
 		return nil, fmt.Errorf("open file store: %w", err)
 	}
+	insert, err := db.Write.PrepareContext(ctx, `INSERT INTO files
+		(file_ref, channel_id, mime_type, filename, byte_size, width, height, created_at_ms, expires_at_ms)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+	if err != nil {
+		return nil, fmt.Errorf("open file store: %w", err)
+	}
+	s.insert = insert
 	if err := s.Sweep(ctx); err != nil {
+		insert.Close()
 		return nil, fmt.Errorf("open file store: %w", err)
 	}
 	jctx, stop := context.WithCancel(context.WithoutCancel(ctx))
@@ -163,6 +182,10 @@ func (s *Store) Close() error {
 		close(s.closed)
 		s.stop()
 		<-s.done
+		// Put checks closed under mu before using the statement.
+		s.mu.Lock()
+		s.insert.Close()
+		s.mu.Unlock()
 	})
 	return nil
 }
@@ -250,15 +273,15 @@ func (s *Store) Put(ctx context.Context, channelID string, meta Meta, r io.Reade
 	committed = true
 	// No fsync: after a crash the sweep at Open drops rows whose file is
 	// missing or shorter than byte_size.
-	_, err = s.db.Write.ExecContext(ctx, `INSERT INTO files
-		(file_ref, channel_id, mime_type, filename, byte_size, width, height, created_at_ms, expires_at_ms)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		ref.FileRef, channelID, ref.MIMEType, ref.Filename, ref.ByteSize, ref.Width, ref.Height,
+	_, err = s.insert.ExecContext(ctx, ref.FileRef, channelID, ref.MIMEType, ref.Filename, ref.ByteSize, ref.Width, ref.Height,
 		now.UnixMilli(), ref.ExpiresAt.UnixMilli())
 	if err != nil {
 		os.Remove(path)
 		return Ref{}, fmt.Errorf("store file: index: %w", err)
 	}
+	s.idxMu.Lock()
+	s.idx[ref.FileRef] = entry{Ref: ref, channelID: channelID, createdAt: time.UnixMilli(now.UnixMilli())}
+	s.idxMu.Unlock()
 	s.totalBytes += n
 	s.totalFiles++
 	s.metrics.setTotals(s.totalFiles, s.totalBytes)
@@ -274,27 +297,15 @@ type entry struct {
 	createdAt time.Time
 }
 
-// lookup returns the row of a live ref, or ErrNotFound.
-func (s *Store) lookup(ctx context.Context, ref string) (entry, error) {
+// lookup returns the index entry of a live ref, or ErrNotFound.
+func (s *Store) lookup(ref string) (entry, error) {
 	if !ValidRef(ref) {
 		return entry{}, ErrNotFound
 	}
-	var e entry
-	var createdMS, expiresMS int64
-	err := s.db.Read.QueryRowContext(ctx, `SELECT channel_id, mime_type, filename, byte_size, width, height,
-		created_at_ms, expires_at_ms FROM files WHERE file_ref = ?`, ref).
-		Scan(&e.channelID, &e.MIMEType, &e.Filename, &e.ByteSize, &e.Width, &e.Height, &createdMS, &expiresMS)
-	if errors.Is(err, sql.ErrNoRows) {
-		return entry{}, ErrNotFound
-	}
-	if err != nil {
-		return entry{}, fmt.Errorf("look up file: %w", err)
-	}
-	e.FileRef = ref
-	e.DownloadURL = DownloadPrefix + ref
-	e.createdAt = time.UnixMilli(createdMS)
-	e.ExpiresAt = time.UnixMilli(expiresMS)
-	if !s.cfg.Now().Before(e.ExpiresAt) {
+	s.idxMu.RLock()
+	e, ok := s.idx[ref]
+	s.idxMu.RUnlock()
+	if !ok || !s.cfg.Now().Before(e.ExpiresAt) {
 		return entry{}, ErrNotFound
 	}
 	return e, nil
@@ -304,7 +315,10 @@ func (s *Store) lookup(ctx context.Context, ref string) (entry, error) {
 // another channel fails with ErrForbidden. An unknown, expired, evicted or
 // malformed ref fails with ErrNotFound. The caller closes the file.
 func (s *Store) Get(ctx context.Context, fileRef, channelID string) (Ref, *os.File, error) {
-	e, err := s.lookup(ctx, fileRef)
+	if err := ctx.Err(); err != nil {
+		return Ref{}, nil, fmt.Errorf("look up file: %w", err)
+	}
+	e, err := s.lookup(fileRef)
 	if err != nil {
 		return Ref{}, nil, err
 	}
