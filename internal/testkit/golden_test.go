@@ -18,7 +18,7 @@ type recorder struct {
 
 type fatalPanic struct{}
 
-func (r *recorder) Helper() {}
+func (r *recorder) Helper()      {}
 func (r *recorder) Name() string { return "TestX" }
 func (r *recorder) Errorf(format string, args ...any) {
 	r.errs = append(r.errs, format)
