@@ -126,14 +126,9 @@ func cmdInput(c *cmdCtx) int {
 		if len(keys) == 0 {
 			return bad()
 		}
-		var codes []int
-		for _, k := range keys {
-			code, ok := keyCode(k)
-			if !ok {
-				c.errorf("Error: Unknown keycode: %s\n", k)
-				return 1
-			}
-			codes = append(codes, code)
+		codes, ok := c.keyCodes(keys)
+		if !ok {
+			return 1
 		}
 		d.mu.Lock()
 		for _, code := range codes {
@@ -141,17 +136,10 @@ func cmdInput(c *cmdCtx) int {
 		}
 		d.mu.Unlock()
 	case "keycombination": // Android 13+: keys pressed together
-		var codes []int
-		for _, k := range args[1:] {
-			if strings.HasPrefix(k, "-") {
-				continue
-			}
-			code, ok := keyCode(k)
-			if !ok {
-				c.errorf("Error: Unknown keycode: %s\n", k)
-				return 1
-			}
-			codes = append(codes, code)
+		keys := slices.DeleteFunc(slices.Clone(args[1:]), func(k string) bool { return strings.HasPrefix(k, "-") })
+		codes, ok := c.keyCodes(keys)
+		if !ok {
+			return 1
 		}
 		if len(codes) < 2 {
 			return bad()
@@ -169,6 +157,21 @@ func cmdInput(c *cmdCtx) int {
 		return 1
 	}
 	return 0
+}
+
+// keyCodes resolves key names or numbers; on an unknown one it prints
+// input's error and returns false.
+func (c *cmdCtx) keyCodes(keys []string) ([]int, bool) {
+	codes := make([]int, 0, len(keys))
+	for _, k := range keys {
+		code, ok := keyCode(k)
+		if !ok {
+			c.errorf("Error: Unknown keycode: %s\n", k)
+			return nil, false
+		}
+		codes = append(codes, code)
+	}
+	return codes, true
 }
 
 // points parses n integer coordinates (Android accepts floats; they are

@@ -66,6 +66,8 @@ func TestGolden(t *testing.T) {
 		{name: "logcat_tail_level", cmd: "logcat -d -t 2 *:W"},
 		{name: "input_bad", cmd: "input tap 10"},
 		{name: "input_keyevent_unknown", cmd: "input keyevent KEYCODE_NOPE"},
+		{name: "input_keycombination_unknown", cmd: "input keycombination -t 100 KEYCODE_CTRL_LEFT KEYCODE_NOPE"},
+		{name: "input_keycombination_one", cmd: "input keycombination KEYCODE_A"},
 		{name: "input_usage", cmd: "input"},
 		{name: "not_found", cmd: "frobnicate --x; echo status=$?"},
 		{name: "exit_status", cmd: "exit 3"},
