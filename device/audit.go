@@ -50,17 +50,26 @@ type auditRow struct {
 func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 	ctx = context.WithoutCancel(ctx)
 	err := func() error {
+		// Prepared before the transaction takes the write connection.
+		idemIns, err := t.idem.stmts.get(ctx, t.cfg.DB.Write, idemInsertSQL)
+		if err != nil {
+			return err
+		}
+		auditIns, err := t.idem.stmts.get(ctx, t.cfg.DB.Write, auditInsertSQL)
+		if err != nil {
+			return err
+		}
 		tx, err := t.cfg.DB.Write.BeginTx(ctx, nil)
 		if err != nil {
 			return err
 		}
 		defer tx.Rollback()
 		if f != nil && recordable(a) {
-			if err := t.idem.insert(ctx, tx, f, a); err != nil {
+			if err := t.idem.insert(ctx, tx, idemIns, f, a); err != nil {
 				return err
 			}
 		}
-		if err := insertAudit(ctx, tx, r); err != nil {
+		if err := insertAudit(ctx, tx, auditIns, r); err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -73,17 +82,20 @@ func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 	}
 }
 
-func insertAudit(ctx context.Context, tx *sql.Tx, r auditRow) error {
+const auditInsertSQL = `INSERT INTO tool_audit
+		(at_ms, channel_id, device_hint, tool_id, tool_call_id, args, outcome, latency_ms, replayed)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// insertAudit writes r in tx with ins (auditInsertSQL prepared on the
+// write handle).
+func insertAudit(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, r auditRow) error {
 	args := []byte("{}")
 	if r.args != nil {
 		if b, err := json.Marshal(r.args); err == nil {
 			args = b
 		}
 	}
-	_, err := tx.ExecContext(ctx, `INSERT INTO tool_audit
-		(at_ms, channel_id, device_hint, tool_id, tool_call_id, args, outcome, latency_ms, replayed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.at.UnixMilli(), r.channelID, r.deviceHint, r.toolID, r.toolCallID, string(args), r.outcome,
+	_, err := tx.StmtContext(ctx, ins).ExecContext(ctx, r.at.UnixMilli(), r.channelID, r.deviceHint, r.toolID, r.toolCallID, string(args), r.outcome,
 		r.latency.Milliseconds(), r.replayed)
 	if err != nil {
 		return fmt.Errorf("audit row: %w", err)

@@ -53,14 +53,55 @@ type idempotency struct {
 	inflight  map[idemKey]*flight
 	lastSweep time.Time
 
+	// stmts holds the per-call statements of the pipeline (idempotency
+	// lookup and record, audit row), prepared once.
+	stmts stmtCache
+
 	// onWait, when set (tests), is called as a duplicate starts waiting
 	// for the running call with its key.
 	onWait func()
 }
 
 func newIdempotency(db *store.DB, ttl time.Duration, now func() time.Time, log *slog.Logger) *idempotency {
-	return &idempotency{db: db, ttl: ttl, now: now, log: log, inflight: map[idemKey]*flight{}}
+	return &idempotency{db: db, ttl: ttl, now: now, log: log, inflight: map[idemKey]*flight{},
+		stmts: stmtCache{stmts: map[*sql.DB]map[string]*sql.Stmt{}}}
 }
+
+// stmtCache prepares each statement once per handle and keeps it: the
+// SQLite driver otherwise parses the SQL text again on every call, a
+// measured part of a tool call's cost. Safe for concurrent use.
+type stmtCache struct {
+	mu    sync.Mutex
+	stmts map[*sql.DB]map[string]*sql.Stmt
+}
+
+// get returns query prepared on db. A failed preparation is not kept.
+// Call it before beginning a transaction on db: preparing needs a
+// connection of db, and the write handle has only one.
+func (c *stmtCache) get(ctx context.Context, db *sql.DB, query string) (*sql.Stmt, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if st := c.stmts[db][query]; st != nil {
+		return st, nil
+	}
+	st, err := db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if c.stmts[db] == nil {
+		c.stmts[db] = map[string]*sql.Stmt{}
+	}
+	c.stmts[db][query] = st
+	return st, nil
+}
+
+const (
+	idemLookupSQL = `SELECT tool_id, args_hash, result, error_code, error_message
+		FROM tool_idempotency WHERE channel_id = ? AND tool_call_id = ? AND expires_at > ?`
+	idemInsertSQL = `INSERT OR REPLACE INTO tool_idempotency
+		(channel_id, tool_call_id, tool_id, args_hash, result, error_code, error_message, created_at, expires_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+)
 
 // recordable reports whether an ack is kept for replays: every outcome but
 // rate_limited, which acted on nothing and says "retry later" (a retry
@@ -133,9 +174,11 @@ func (s *idempotency) lookup(ctx context.Context, key idemKey) (idemRecord, bool
 		code    string
 		message string
 	)
-	err := s.db.Read.QueryRowContext(ctx, `SELECT tool_id, args_hash, result, error_code, error_message
-		FROM tool_idempotency WHERE channel_id = ? AND tool_call_id = ? AND expires_at > ?`,
-		key.channel, key.callID, s.now().UnixMilli()).Scan(&r.toolID, &hash, &result, &code, &message)
+	st, err := s.stmts.get(ctx, s.db.Read, idemLookupSQL)
+	if err != nil {
+		return idemRecord{}, false, fmt.Errorf("idempotency lookup: %w", err)
+	}
+	err = st.QueryRowContext(ctx, key.channel, key.callID, s.now().UnixMilli()).Scan(&r.toolID, &hash, &result, &code, &message)
 	if errors.Is(err, sql.ErrNoRows) {
 		return idemRecord{}, false, nil
 	}
@@ -151,9 +194,10 @@ func (s *idempotency) lookup(ctx context.Context, key idemKey) (idemRecord, bool
 	return r, true, nil
 }
 
-// insert writes the record of f's completed call in tx and, at most once a
-// minute, drops expired records.
-func (s *idempotency) insert(ctx context.Context, tx *sql.Tx, f *flight, a ack) error {
+// insert writes the record of f's completed call in tx with ins (idemInsertSQL
+// prepared on the write handle) and, at most once a minute, drops expired
+// records.
+func (s *idempotency) insert(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, f *flight, a ack) error {
 	now := s.now()
 	var result sql.NullString
 	var code, message string
@@ -162,10 +206,7 @@ func (s *idempotency) insert(ctx context.Context, tx *sql.Tx, f *flight, a ack) 
 	} else {
 		result = sql.NullString{String: string(a.Result), Valid: true}
 	}
-	_, err := tx.ExecContext(ctx, `INSERT OR REPLACE INTO tool_idempotency
-		(channel_id, tool_call_id, tool_id, args_hash, result, error_code, error_message, created_at, expires_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		f.key.channel, f.key.callID, f.toolID, bytes.Clone(f.argsHash[:]), result, code, message,
+	_, err := tx.StmtContext(ctx, ins).ExecContext(ctx, f.key.channel, f.key.callID, f.toolID, bytes.Clone(f.argsHash[:]), result, code, message,
 		now.UnixMilli(), now.Add(s.ttl).UnixMilli())
 	if err != nil {
 		return fmt.Errorf("idempotency record: %w", err)
