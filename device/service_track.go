@@ -198,38 +198,40 @@ func answered(err error) bool {
 // probeFailed counts a failed probe; from the probeAttempts-th on, the
 // device is counted offline.
 func (s *Service) probeFailed(key string, gen uint64) {
-	s.mu.Lock()
-	p := s.presence[key]
-	if p == nil || p.gen != gen {
-		s.mu.Unlock()
-		return
-	}
-	p.fails++
-	changed := p.fails >= probeAttempts && p.presence != PresenceOffline
-	if p.fails >= probeAttempts {
-		p.presence = PresenceOffline
-	}
-	ch, bound := s.byDevice[key]
-	s.notifyLocked()
-	s.mu.Unlock()
-	if bound && changed {
-		s.markDirty(ch)
-	}
+	s.probeResult(key, gen, func(p *devicePresence) bool {
+		p.fails++
+		changed := p.fails >= probeAttempts && p.presence != PresenceOffline
+		if p.fails >= probeAttempts {
+			p.presence = PresenceOffline
+		}
+		return changed
+	})
 }
 
 // setOnline records a successful probe unless a newer event superseded it.
 func (s *Service) setOnline(key string, gen uint64) {
+	s.probeResult(key, gen, func(p *devicePresence) bool {
+		p.presence, p.probing = PresenceOnline, false
+		return true
+	})
+}
+
+// probeResult applies a probe's outcome to the device's presence under the
+// lock, unless a newer event superseded the probe (gen), and wakes waiters;
+// when update reports a change and the device is bound, the channel's
+// descriptor is marked for a push.
+func (s *Service) probeResult(key string, gen uint64, update func(*devicePresence) (changed bool)) {
 	s.mu.Lock()
 	p := s.presence[key]
 	if p == nil || p.gen != gen {
 		s.mu.Unlock()
 		return
 	}
-	p.presence, p.probing = PresenceOnline, false
+	changed := update(p)
 	ch, bound := s.byDevice[key]
 	s.notifyLocked()
 	s.mu.Unlock()
-	if bound {
+	if bound && changed {
 		s.markDirty(ch)
 	}
 }
