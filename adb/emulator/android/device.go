@@ -45,6 +45,11 @@ type Config struct {
 	// RealTimeRecord makes screenrecord block for its --time-limit, as on
 	// a phone. Default false: it returns as soon as the file is written.
 	RealTimeRecord bool
+	// EncodeEveryCapture makes `screencap -p` encode a fresh PNG on every
+	// call, as a phone does. Default false: the PNG of an unchanged screen
+	// is encoded once and served from a cache (much faster than a phone).
+	// SetEncodeEveryCapture changes it at run time.
+	EncodeEveryCapture bool
 }
 
 // Device is one virtual Android device. It implements adbd.Backend and is
@@ -66,6 +71,7 @@ type Device struct {
 	st       state
 	cmdlog   commandLog
 	render   renderCache
+	encodeEv bool // a fresh PNG per screencap -p (Config.EncodeEveryCapture)
 	logcat   []logEntry
 	logSeq   uint64
 	logWake  chan struct{} // closed when a log entry is appended
@@ -113,7 +119,7 @@ func New(cfg Config) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("android: %w", err)
 	}
-	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc}
+	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc, encodeEv: cfg.EncodeEveryCapture}
 	d.fs = newFS(cfg.Now)
 	d.screen = sc.Screen
 	if cfg.Screen.Width > 0 && cfg.Screen.Height > 0 {

@@ -42,15 +42,30 @@ func (d *Device) screenshotLocked() *image.RGBA {
 	return d.render.img
 }
 
-// screenshotPNGLocked returns the current frame as PNG (cached).
+// screenshotPNGLocked returns the current frame as PNG: cached while the
+// screen is unchanged, or encoded afresh with EncodeEveryCapture.
 func (d *Device) screenshotPNGLocked() []byte {
 	img := d.screenshotLocked()
+	if d.encodeEv {
+		var b bytes.Buffer
+		pngEnc.Encode(&b, img)
+		return b.Bytes()
+	}
 	if d.render.png == nil {
 		var b bytes.Buffer
 		pngEnc.Encode(&b, img)
 		d.render.png = b.Bytes()
 	}
 	return d.render.png
+}
+
+// SetEncodeEveryCapture switches Config.EncodeEveryCapture: on, every
+// `screencap -p` encodes a fresh PNG as a phone does; off, the PNG of an
+// unchanged screen comes from a cache.
+func (d *Device) SetEncodeEveryCapture(on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.encodeEv = on
 }
 
 // Screenshot returns the current frame as the device would capture it.
