@@ -22,14 +22,7 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata golden files")
 func TestCardGolden(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
-	tools, err := NewTools(ToolsConfig{Resolver: e.svc, Files: e.files, DB: e.db})
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := connector.NewRegistry()
-	if err := tools.Register(reg); err != nil {
-		t.Fatal(err)
-	}
+	tools, reg := registerTools(t, ToolsConfig{Resolver: e.svc, Files: e.files, DB: e.db})
 	cfg := CardConfig()
 	cfg.Build = buildinfo.Info{Version: "0.1.0", GitTag: "v0.1.0", GitRev: "0000000", BuildTime: "2026-12-02T00:00:00Z"}
 	card := connector.BuildCard(cfg, reg)

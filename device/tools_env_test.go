@@ -89,14 +89,7 @@ func newToolsEnvLimits(t *testing.T, devices int, limits adb.Limits, tune func(*
 	if tune != nil {
 		tune(&cfg)
 	}
-	tools, err := NewTools(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reg := connector.NewRegistry()
-	if err := tools.Register(reg); err != nil {
-		t.Fatal(err)
-	}
+	tools, reg := registerTools(t, cfg)
 	return &toolsEnv{adb: env, db: db, files: fs, resolver: res, tools: tools, reg: reg}
 }
 
@@ -193,4 +186,19 @@ func (e *toolsEnv) waitOffline(t *testing.T, d *emulator.Device) {
 		t.Fatal(err)
 	}
 	e.adb.WaitState(d, "offline")
+}
+
+// registerTools builds the tool set from cfg and registers it in a new
+// Registry.
+func registerTools(tb testing.TB, cfg ToolsConfig) (*Tools, *connector.Registry) {
+	tb.Helper()
+	tools, err := NewTools(cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	reg := connector.NewRegistry()
+	if err := tools.Register(reg); err != nil {
+		tb.Fatal(err)
+	}
+	return tools, reg
 }

@@ -266,14 +266,7 @@ func BenchmarkTapOnVirtualPhone(b *testing.B) {
 	b.Cleanup(func() { client.Close() })
 	key := adb.DeviceKey(env.ServerAddr, env.Devices[0].Serial())
 	res := &testResolver{client: client, m: map[string]string{"cch_bench": key}}
-	tools, err := NewTools(ToolsConfig{Resolver: res, DB: db, RatePerMinute: 1 << 30, ScreenCacheTTL: time.Hour})
-	if err != nil {
-		b.Fatal(err)
-	}
-	reg := connector.NewRegistry()
-	if err := tools.Register(reg); err != nil {
-		b.Fatal(err)
-	}
+	_, reg := registerTools(b, ToolsConfig{Resolver: res, DB: db, RatePerMinute: 1 << 30, ScreenCacheTTL: time.Hour})
 	tap, _ := reg.Lookup("android_tap")
 	d, _ := client.Device(key)
 	args := json.RawMessage(`{"connector_channel_id":"cch_bench","x":700,"y":5}`) // status bar: no screen change
