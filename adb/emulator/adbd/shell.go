@@ -60,22 +60,14 @@ func serveShell(ctx context.Context, srv *Server, st *stream, name string) {
 		runRaw(ctx, srv, st, req.command, st, st)
 		return
 	}
-	pr, pw := io.Pipe()
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		pw.CloseWithError(copyShellStdin(pw, st))
-	}()
-	out := &packetWriter{st: st, id: shellStdout}
-	errw := &packetWriter{st: st, id: shellStderr}
-	code := srv.backend.Run(ctx, req.command, pr, out, errw)
-	if ctx.Err() == nil {
-		st.Write(shellPacket(shellExit, []byte{byte(code)}))
-	}
-	st.Close()
-	pr.Close()
-	wg.Wait()
+	runWithStdin(st, copyShellStdin, func(stdin io.Reader) {
+		out := &packetWriter{st: st, id: shellStdout}
+		errw := &packetWriter{st: st, id: shellStderr}
+		code := srv.backend.Run(ctx, req.command, stdin, out, errw)
+		if ctx.Err() == nil {
+			st.Write(shellPacket(shellExit, []byte{byte(code)}))
+		}
+	})
 }
 
 // serveExec runs "exec:cmd": raw and binary safe, stdout only (what
@@ -86,15 +78,22 @@ func serveExec(ctx context.Context, srv *Server, st *stream, name string) {
 
 // runRaw runs cmdline with the stream as raw stdin and the given outputs.
 func runRaw(ctx context.Context, srv *Server, st *stream, cmdline string, stdout, stderr io.Writer) {
+	copyRaw := func(w io.Writer, r io.Reader) error {
+		_, err := io.Copy(w, r)
+		return err
+	}
+	runWithStdin(st, copyRaw, func(stdin io.Reader) {
+		srv.backend.Run(ctx, cmdline, stdin, stdout, stderr)
+	})
+}
+
+// runWithStdin calls run with a stdin that feed fills from the stream in
+// its own goroutine; then it closes the stream and waits for the feeder.
+func runWithStdin(st *stream, feed func(w io.Writer, r io.Reader) error, run func(stdin io.Reader)) {
 	pr, pw := io.Pipe()
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		_, err := io.Copy(pw, st)
-		pw.CloseWithError(err)
-	}()
-	srv.backend.Run(ctx, cmdline, pr, stdout, stderr)
+	wg.Go(func() { pw.CloseWithError(feed(pw, st)) })
+	run(pr)
 	st.Close()
 	pr.Close()
 	wg.Wait()
