@@ -152,17 +152,7 @@ func (a *agent) bind(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	admin, err := adminclient.Dial(ctx, device.AdminSocketPath(a.srv.dataDir))
-	if err != nil {
-		return err
-	}
-	code, err := admin.Pair(ctx, a.serial, 0)
-	admin.Close()
-	if err != nil {
-		return err
-	}
-	r, err := a.c.Request(ctx, connector.TypeAuthStart, ch, map[string]any{
-		"flow_id": device.FlowPairing, "input": map[string]string{"serial": a.serial, "pairing_code": code}})
+	r, err := a.pair(ctx, ch)
 	if err != nil {
 		return err
 	}
@@ -190,6 +180,43 @@ func (a *agent) bind(ctx context.Context) error {
 	}
 	a.ch, a.calls = ch, 0
 	return nil
+}
+
+// retryAfterRe reads the wait out of a rate_limited pairing refusal.
+var retryAfterRe = regexp.MustCompile(`retry after (\d+) s`)
+
+// pair redeems a fresh code from the admin socket on channel ch. Pairing
+// attempts are rate-limited per serial (a handful a minute) and a long
+// run rotates channels more often than that: a rate_limited refusal
+// waits out its retry hint (outside the timed calls) and tries again.
+func (a *agent) pair(ctx context.Context, ch string) (*connector.Packet, error) {
+	for attempt := 0; ; attempt++ {
+		admin, err := adminclient.Dial(ctx, device.AdminSocketPath(a.srv.dataDir))
+		if err != nil {
+			return nil, err
+		}
+		code, err := admin.Pair(ctx, a.serial, 0)
+		admin.Close()
+		if err != nil {
+			return nil, err
+		}
+		r, err := a.c.Request(ctx, connector.TypeAuthStart, ch, map[string]any{
+			"flow_id": device.FlowPairing, "input": map[string]string{"serial": a.serial, "pairing_code": code}})
+		if err != nil || r.Error == nil || r.Error.Code != device.CodeRateLimited || attempt >= 5 {
+			return r, err
+		}
+		wait := 5 * time.Second
+		if m := retryAfterRe.FindStringSubmatch(r.Error.Message); m != nil {
+			if sec, err := strconv.Atoi(m[1]); err == nil {
+				wait = time.Duration(sec)*time.Second + 100*time.Millisecond
+			}
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 // rotate frees the device (auth.logout) and binds a fresh channel.
