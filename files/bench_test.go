@@ -11,7 +11,7 @@ import (
 // BenchmarkPutDownload: the file part of android_screenshot: store a
 // screenshot-sized file, then fetch it over HTTP as xAgent does.
 func BenchmarkPutDownload(b *testing.B) {
-	for _, size := range []int{100 << 10, 1 << 20} {
+	for _, size := range []int{7 << 10, 100 << 10, 1 << 20} {
 		b.Run(fmt.Sprintf("%dKiB", size>>10), func(b *testing.B) {
 			e := newEnv(b, Config{})
 			srv := newServer(b, e.st)
