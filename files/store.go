@@ -1,7 +1,6 @@
 package files
 
 import (
-	"bytes"
 	"context"
 	"database/sql"
 	"errors"
@@ -204,9 +203,19 @@ func (s *Store) limit() int64 {
 	return min(s.cfg.MaxFileBytes, s.cfg.MaxTotalBytes)
 }
 
-// PutBytes is Put for a file already in memory.
+// PutBytes is Put for a file already in memory: the bytes go to the file in
+// one write, with no intermediate copy.
 func (s *Store) PutBytes(ctx context.Context, channelID string, meta Meta, b []byte) (Ref, error) {
-	return s.Put(ctx, channelID, meta, bytes.NewReader(b))
+	return s.put(ctx, channelID, meta, func(f *os.File, limit int64) (int64, error) {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
+		if int64(len(b)) > limit {
+			return int64(len(b)), nil // refused by put, nothing written
+		}
+		n, err := f.Write(b)
+		return int64(n), err
+	})
 }
 
 // Put stores the bytes of r for channelID and returns the file's Ref. The
@@ -215,6 +224,14 @@ func (s *Store) PutBytes(ctx context.Context, channelID string, meta Meta, b []b
 // MaxTotalBytes. A file over the per-file limit fails with *TooLargeError.
 // Reading r stops when ctx is done.
 func (s *Store) Put(ctx context.Context, channelID string, meta Meta, r io.Reader) (Ref, error) {
+	return s.put(ctx, channelID, meta, func(f *os.File, limit int64) (int64, error) {
+		return io.Copy(f, io.LimitReader(ctxReader{ctx, r}, limit+1))
+	})
+}
+
+// put is Put with write filling the temporary file: it returns how many
+// bytes the file has (more than limit, written or not, refuses it).
+func (s *Store) put(ctx context.Context, channelID string, meta Meta, write func(f *os.File, limit int64) (int64, error)) (Ref, error) {
 	if channelID == "" {
 		return Ref{}, errors.New("store file: empty channel id")
 	}
@@ -233,7 +250,7 @@ func (s *Store) Put(ctx context.Context, channelID string, meta Meta, r io.Reade
 		}
 	}()
 	limit := s.limit()
-	n, err := io.Copy(tmp, io.LimitReader(ctxReader{ctx, r}, limit+1))
+	n, err := write(tmp, limit)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
