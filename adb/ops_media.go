@@ -34,12 +34,21 @@ var ErrScreenOff = errors.New("adb: no UI to dump (screen off?)")
 
 var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 
+// pngEnd is a PNG's last chunk: IEND, empty, with its fixed CRC.
+var pngEnd = []byte("\x00\x00\x00\x00IEND\xaeB`\x82")
+
+// completePNG reports whether b is a whole PNG stream: signature first,
+// IEND chunk last.
+func completePNG(b []byte) bool {
+	return bytes.HasPrefix(b, pngMagic) && bytes.HasSuffix(b, pngEnd)
+}
+
 // ScreencapPNG returns a PNG screenshot (exec-out screencap -p). Default
 // timeout: DefaultScreencapTimeout. Counted as a read.
 func (d *Device) ScreencapPNG(ctx context.Context) ([]byte, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
 	defer cancel()
-	b, err := d.execScript(ctx, opRead, "screencap -p")
+	b, err := d.execScript(ctx, opRead, "screencap -p", completePNG)
 	if err != nil {
 		return nil, fmt.Errorf("screencap: %w", err)
 	}
@@ -55,7 +64,7 @@ func (d *Device) ScreencapPNG(ctx context.Context) ([]byte, error) {
 func (d *Device) ScreencapRaw(ctx context.Context) (*image.RGBA, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
 	defer cancel()
-	b, err := d.execScript(ctx, opRead, "screencap")
+	b, err := d.execScript(ctx, opRead, "screencap", nil)
 	if err != nil {
 		return nil, fmt.Errorf("screencap raw: %w", err)
 	}

@@ -184,10 +184,15 @@ func (d *Device) ExecOut(ctx context.Context, argv ...string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return d.execScript(ctx, opRead, cmd)
+	return d.execScript(ctx, opRead, cmd, nil)
 }
 
-func (d *Device) execScript(ctx context.Context, kind opKind, cmd string) ([]byte, error) {
+// execScript runs cmd through the exec service. The exec stream has no end
+// marker, so a stream that ends is checked against the adb server's device
+// list (one more round trip) unless whole, when given, recognizes the
+// output as complete by its own framing (a PNG that ends in IEND): a device
+// that dropped cannot have sent that.
+func (d *Device) execScript(ctx context.Context, kind opKind, cmd string, whole func([]byte) bool) ([]byte, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultExecTimeout)
 	defer cancel()
 	release, err := d.lim.acquire(ctx, kind)
@@ -210,6 +215,9 @@ func (d *Device) execScript(ctx context.Context, kind opKind, cmd string) ([]byt
 	}
 	if ctx.Err() != nil {
 		return nil, ctxError(ctx, "exec", ctx.Err())
+	}
+	if whole != nil && whole(buf.Bytes()) {
+		return buf.Bytes(), nil
 	}
 	if err := d.checkOnline(ctx, hc.tid); err != nil {
 		return nil, fmt.Errorf("exec: %w", err)
