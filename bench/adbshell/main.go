@@ -21,6 +21,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/adb/adbtest"
+	"github.com/adb-connector/adb-connector/bench/internal/benchtb"
 )
 
 func main() {
@@ -79,17 +80,9 @@ func run() (err error) {
 
 	target := "real device"
 	if *endpoint == "" || *serial == "" {
-		tb := &runnerTB{}
-		defer tb.cleanup()
-		defer func() {
-			if r := recover(); r != nil {
-				if f, ok := r.(fatal); ok {
-					err = errors.New(string(f))
-					return
-				}
-				panic(r)
-			}
-		}()
+		tb := benchtb.New("adbshell")
+		defer tb.Close()
+		defer tb.Recover(&err)
 		env := adbtest.Start(tb, adbtest.Options{Devices: 1})
 		*endpoint, *serial = env.ServerAddr, env.Devices[0].Serial()
 		target = "adbtest virtual phone"

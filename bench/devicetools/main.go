@@ -40,6 +40,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/adb/adbtest"
+	"github.com/adb-connector/adb-connector/bench/internal/benchtb"
 )
 
 func main() {
@@ -144,17 +145,9 @@ func run() (err error) {
 		return errors.New("-n and -n-screenshot must be positive, -warmup not negative")
 	}
 
-	tb := &runnerTB{}
-	defer tb.cleanup()
-	defer func() {
-		if r := recover(); r != nil {
-			if f, ok := r.(fatal); ok {
-				err = errors.New(string(f))
-				return
-			}
-			panic(r)
-		}
-	}()
+	tb := benchtb.New("devicetools")
+	defer tb.Close()
+	defer tb.Recover(&err)
 	tmp, err := os.MkdirTemp("", "devicetools-")
 	if err != nil {
 		return err

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +19,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 // e2eKey is the API key of the in-process servers; the secret scan looks
@@ -38,29 +37,11 @@ const (
 // live in the package-level deviceOpts between the two.
 var serveStartMu sync.Mutex
 
-// logBuffer collects slog output; safe for concurrent use.
-type logBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *logBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *logBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
 // serveProc is one in-process `serve` (real flag parsing, real wiring).
 type serveProc struct {
 	URL     string // http://127.0.0.1:PORT
 	DataDir string
-	logs    *logBuffer
+	logs    *testkit.LogBuffer
 	cancel  context.CancelFunc
 	done    chan error
 	once    sync.Once
@@ -69,16 +50,16 @@ type serveProc struct {
 // startServe runs serve on a free port with dataDir, --adb adbAddr, the
 // API key from a key file, and debug logs captured. It stops at cleanup
 // (or with Stop). logs may be shared across restarts.
-func startServe(t *testing.T, dataDir, adbAddr string, logs *logBuffer) *serveProc {
+func startServe(t *testing.T, dataDir, adbAddr string, logs *testkit.LogBuffer) *serveProc {
 	t.Helper()
 	keyFile := filepath.Join(t.TempDir(), "api-key")
 	if err := os.WriteFile(keyFile, []byte(e2eKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if logs == nil {
-		logs = &logBuffer{}
+		logs = &testkit.LogBuffer{}
 	}
-	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	log := logs.JSONLogger()
 	ctx, cancel := context.WithCancel(context.Background())
 	p := &serveProc{DataDir: dataDir, logs: logs, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)

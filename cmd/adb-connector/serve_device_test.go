@@ -26,6 +26,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/files"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -358,7 +359,7 @@ func testServerDown(t *testing.T) {
 }
 
 func testReconnectRestart(t *testing.T, env *adbtest.Env, d *emulator.Device) {
-	dir, logs := t.TempDir(), &logBuffer{}
+	dir, logs := t.TempDir(), &testkit.LogBuffer{}
 	p := startServe(t, dir, env.ServerAddr, logs)
 	a := newAgent(t, p, "")
 	ch := a.open(t)
