@@ -8,10 +8,12 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 )
 
 func TestServerVersionAndEmptyList(t *testing.T) {
-	adb := startADB(t)
+	adb := adbserver.Start(t)
 	c := newTestClient(t, Config{}, adb)
 	v, err := c.ServerVersion(t.Context(), adb.Addr)
 	if err != nil {
@@ -27,7 +29,7 @@ func TestServerVersionAndEmptyList(t *testing.T) {
 }
 
 func TestDevicesListsConnectedDevice(t *testing.T) {
-	adb := startADB(t)
+	adb := adbserver.Start(t)
 	c := newTestClient(t, Config{NoTracking: true}, adb)
 	td := startDevice(t, c, adb)
 	list, err := c.Devices(t.Context())
@@ -44,7 +46,7 @@ func TestDevicesListsConnectedDevice(t *testing.T) {
 }
 
 func TestTwoServersFormOneList(t *testing.T) {
-	a, b := startADB(t), startADB(t)
+	a, b := adbserver.Start(t), adbserver.Start(t)
 	c := newTestClient(t, Config{NoTracking: true}, a, b)
 	d1 := startDevice(t, c, a)
 	d2 := startDevice(t, c, b)
@@ -66,10 +68,10 @@ func TestTwoServersFormOneList(t *testing.T) {
 }
 
 func TestDevicesPartialWhenOneServerDown(t *testing.T) {
-	a, b := startADB(t), startADB(t)
+	a, b := adbserver.Start(t), adbserver.Start(t)
 	c := newTestClient(t, Config{NoTracking: true}, a, b)
 	d1 := startDevice(t, c, a)
-	b.kill()
+	b.Kill()
 	list, err := c.Devices(t.Context())
 	if !isErr(err, ErrServerUnavailable) {
 		t.Fatalf("err = %v, want ErrServerUnavailable", err)
@@ -80,7 +82,7 @@ func TestDevicesPartialWhenOneServerDown(t *testing.T) {
 }
 
 func TestStartLocalServer(t *testing.T) {
-	port := freePort(t)
+	port := adbserver.FreePort(t)
 	ep := "127.0.0.1:" + itoa(port)
 	c, err := New(t.Context(), Config{Endpoints: []string{ep}, StartLocalServer: true, NoTracking: true})
 	if err != nil {
@@ -101,7 +103,7 @@ func TestStartLocalServer(t *testing.T) {
 }
 
 func TestStartLocalServerWithoutADB(t *testing.T) {
-	port := freePort(t)
+	port := adbserver.FreePort(t)
 	_, err := New(t.Context(), Config{
 		Endpoints: []string{"127.0.0.1:" + itoa(port)}, StartLocalServer: true,
 		ADBPath: "adb-not-installed-here", NoTracking: true,
@@ -112,7 +114,7 @@ func TestStartLocalServerWithoutADB(t *testing.T) {
 }
 
 func TestCloseIdempotent(t *testing.T) {
-	c, err := New(t.Context(), Config{Endpoints: []string{"127.0.0.1:" + itoa(freePort(t))}})
+	c, err := New(t.Context(), Config{Endpoints: []string{"127.0.0.1:" + itoa(adbserver.FreePort(t))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,9 +132,9 @@ func TestCloseIdempotent(t *testing.T) {
 // Connect and Disconnect turn the server's refusals into errors naming the
 // operation and address.
 func TestConnectDisconnectRefused(t *testing.T) {
-	adb := startADB(t)
+	adb := adbserver.Start(t)
 	c := newTestClient(t, Config{NoTracking: true}, adb)
-	nobody := "127.0.0.1:" + strconv.Itoa(freePort(t))
+	nobody := "127.0.0.1:" + strconv.Itoa(adbserver.FreePort(t))
 	for _, tt := range []struct {
 		name string
 		call func(ctx context.Context, endpoint, addr string) error

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
-	"os/exec"
 	"path"
 	"strconv"
 	"strings"
@@ -16,81 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
 	"github.com/adb-connector/adb-connector/adb/parse"
 	"github.com/google/go-cmp/cmp"
 )
-
-// adbServer is a private Debian adb server (`adb -P PORT server nodaemon`)
-// started by a test and killed at its end.
-type adbServer struct {
-	t    *testing.T
-	port int
-	Addr string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-func freePort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
-
-func startADB(t *testing.T) *adbServer {
-	t.Helper()
-	if _, err := exec.LookPath("adb"); err != nil {
-		t.Skip("adb not installed (apt-get install -y adb)")
-	}
-	s := &adbServer{t: t, port: freePort(t)}
-	s.Addr = "127.0.0.1:" + strconv.Itoa(s.port)
-	s.start()
-	t.Cleanup(s.kill)
-	return s
-}
-
-// start launches the server on s.port and waits until it answers.
-func (s *adbServer) start() {
-	s.t.Helper()
-	s.cmd = exec.Command("adb", "-P", strconv.Itoa(s.port), "server", "nodaemon")
-	s.cmd.Env = append(s.cmd.Environ(), "ADB_MDNS=0", "ADB_LIBUSB=0")
-	if err := s.cmd.Start(); err != nil {
-		s.t.Fatal(err)
-	}
-	s.done = make(chan struct{})
-	go func(cmd *exec.Cmd, done chan struct{}) {
-		_ = cmd.Wait()
-		close(done)
-	}(s.cmd, s.done)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	for {
-		if _, err := hostQuery(ctx, s.Addr, "host:version", time.Second); err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			s.t.Fatal("adb server did not start")
-		case <-s.done:
-			s.t.Fatal("adb server exited")
-		case <-time.After(20 * time.Millisecond): // polling a child process start-up
-		}
-	}
-}
-
-// kill stops the server process and waits for it.
-func (s *adbServer) kill() {
-	if s.cmd == nil {
-		return
-	}
-	_ = s.cmd.Process.Kill()
-	<-s.done
-	s.cmd = nil
-}
 
 // fakeBackend is a tiny scripted device for adbd: shell commands are
 // answered by handler, files live in memory.
@@ -193,7 +121,7 @@ type testDevice struct {
 
 // startDevice starts a virtual device, connects adb to it and waits until
 // it is listed in state "device".
-func startDevice(t *testing.T, c *Client, adb *adbServer) *testDevice {
+func startDevice(t *testing.T, c *Client, adb *adbserver.Server) *testDevice {
 	t.Helper()
 	ctx := t.Context()
 	be := newFakeBackend()
@@ -251,7 +179,7 @@ func nextEvent(t *testing.T, ch <-chan Event, what string, fn func(Event) bool) 
 	}
 }
 
-func newTestClient(t *testing.T, cfg Config, servers ...*adbServer) *Client {
+func newTestClient(t *testing.T, cfg Config, servers ...*adbserver.Server) *Client {
 	t.Helper()
 	for _, s := range servers {
 		cfg.Endpoints = append(cfg.Endpoints, s.Addr)

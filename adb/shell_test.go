@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 )
 
 // shellEnv is one adb server with one scripted device.
 func shellEnv(t *testing.T) (*Client, *testDevice, *Device) {
 	t.Helper()
-	adb := startADB(t)
+	adb := adbserver.Start(t)
 	c := newTestClient(t, Config{NoTracking: true}, adb)
 	td := startDevice(t, c, adb)
 	d, err := c.Device(td.Key)

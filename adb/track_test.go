@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 )
 
 func forKey(key string, typ EventType, st State) func(Event) bool {
@@ -11,7 +13,7 @@ func forKey(key string, typ EventType, st State) func(Event) bool {
 }
 
 func TestTrackLifecycle(t *testing.T) {
-	adb := startADB(t)
+	adb := adbserver.Start(t)
 	c := newTestClient(t, Config{}, adb)
 	ch := c.Watch(t.Context())
 	td := startDevice(t, c, adb)
@@ -51,13 +53,13 @@ func TestTrackLifecycle(t *testing.T) {
 }
 
 func TestTrackServerRestart(t *testing.T) {
-	adb := startADB(t)
+	adb := adbserver.Start(t)
 	c := newTestClient(t, Config{}, adb)
 	ch := c.Watch(t.Context())
 	td := startDevice(t, c, adb)
 	nextEvent(t, ch, "device", func(ev Event) bool { return ev.Device.Key == td.Key && ev.Device.State == StateDevice })
 
-	adb.kill()
+	adb.Kill()
 	ev := nextEvent(t, ch, "server down", forKey(td.Key, StateChanged, StateOffline))
 	if !ev.ServerDown {
 		t.Errorf("ServerDown not set: %+v", ev)
@@ -66,7 +68,7 @@ func TestTrackServerRestart(t *testing.T) {
 		t.Fatalf("device dropped while its server is down: %+v", tr)
 	}
 
-	adb.start()
+	adb.Resume()
 	// The new server does not know the TCP device: reported Gone.
 	nextEvent(t, ch, "gone after restart", func(ev Event) bool { return ev.Device.Key == td.Key && ev.Type == Gone })
 	if err := c.Connect(t.Context(), adb.Addr, td.srv.Addr()); err != nil {
@@ -76,7 +78,7 @@ func TestTrackServerRestart(t *testing.T) {
 }
 
 func TestTrackTwoServers(t *testing.T) {
-	a, b := startADB(t), startADB(t)
+	a, b := adbserver.Start(t), adbserver.Start(t)
 	c := newTestClient(t, Config{}, a, b)
 	ch := c.Watch(t.Context())
 	d1 := startDevice(t, c, a)
@@ -86,7 +88,7 @@ func TestTrackTwoServers(t *testing.T) {
 }
 
 func TestWatchStopsWithContext(t *testing.T) {
-	adb := startADB(t)
+	adb := adbserver.Start(t)
 	c := newTestClient(t, Config{}, adb)
 	ctx, cancel := context.WithCancel(t.Context())
 	ch := c.Watch(ctx)

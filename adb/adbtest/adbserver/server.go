@@ -71,6 +71,15 @@ func (s *Server) Restart() {
 	}
 }
 
+// Resume starts the server again on the same port after Kill, leaving the
+// caller to observe the time it was down.
+func (s *Server) Resume() {
+	s.t.Helper()
+	if err := s.start(); err != nil {
+		s.t.Fatalf("resume adb server: %v", err)
+	}
+}
+
 func (s *Server) start() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
