@@ -158,7 +158,12 @@ type packetWriter struct {
 }
 
 func (w *packetWriter) Write(p []byte) (int, error) {
-	limit := min(shellMaxPacket, w.st.maxData-shellHeaderSize)
+	// One packet per WRTE when the host's payload limit allows; with a
+	// tinier limit, stream.Write splits packets across WRTEs.
+	limit := shellMaxPacket
+	if w.st.maxData > shellHeaderSize {
+		limit = min(limit, w.st.maxData-shellHeaderSize)
+	}
 	written := 0
 	for len(p) > 0 {
 		n := min(len(p), limit)

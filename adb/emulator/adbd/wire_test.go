@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"fmt"
 	"net"
 	"strconv"
 	"strings"
@@ -309,5 +310,37 @@ func TestManyStreams(t *testing.T) {
 		if !bytes.Equal(got[id], w) {
 			t.Errorf("stream %d: %d bytes, want %d", id, len(got[id]), len(w))
 		}
+	}
+}
+
+// TestTinyHostMaxData checks a host that offers a payload limit smaller
+// than a shell v2 packet header still gets its output (split over WRTEs)
+// instead of crashing the device.
+func TestTinyHostMaxData(t *testing.T) {
+	for _, hostMax := range []uint32{1, 4, 5, 6} {
+		t.Run(strconv.Itoa(int(hostMax)), func(t *testing.T) {
+			srv, _ := startFake(t, Options{})
+			h, m := dialHost(t, srv.Addr(), hostMax)
+			if m.arg1 != hostMax {
+				t.Fatalf("CNXN maxdata %d, want %d", m.arg1, hostMax)
+			}
+			h.open(1, "shell,v2,raw:echo hi")
+			var got []string
+			r := bytes.NewReader(h.drain(1))
+			for r.Len() > 0 {
+				id, data, err := readShellPacket(r, 1<<20)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got = append(got, fmt.Sprintf("%d:%q", id, data))
+			}
+			want := []string{`1:"hi\n"`, `3:"\x00"`}
+			if hostMax == 6 { // one byte of data per packet
+				want = []string{`1:"h"`, `1:"i"`, `1:"\n"`, `3:"\x00"`}
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("shell packets (-want +got):\n%s", d)
+			}
+		})
 	}
 }
