@@ -75,9 +75,6 @@ type Server struct {
 	draining bool
 }
 
-// ErrServerClosed is returned by Server methods after Shutdown.
-var ErrServerClosed = errors.New("connector: server closed")
-
 // New builds the Card, validates it (a bad Card is an error: the server must
 // not start), loads persisted connectors and channels and starts their lease
 // timers (§8.2: restored channels with no hello within the grace are released).
