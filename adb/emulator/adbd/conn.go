@@ -124,7 +124,7 @@ func (c *conn) handle(m message) error {
 		return c.handleOPEN(m)
 	case cmdOKAY:
 		if st := c.stream(m.arg1); st != nil {
-			st.acked(m.arg0)
+			st.acked()
 		}
 	case cmdWRTE:
 		st := c.stream(m.arg1)

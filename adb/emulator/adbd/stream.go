@@ -61,13 +61,9 @@ func (s *stream) deliver(data []byte) {
 	}
 }
 
-// acked records the host's OKAY for our last WRTE.
-func (s *stream) acked(remote uint32) {
-	s.mu.Lock()
-	if s.remote == 0 {
-		s.remote = remote
-	}
-	s.mu.Unlock()
+// acked records the host's OKAY for our last WRTE. (remote is known from
+// the OPEN: handleOPEN refuses a zero host id.)
+func (s *stream) acked() {
 	select {
 	case s.okay <- struct{}{}:
 	default:
