@@ -101,15 +101,11 @@ func (d *Device) ScreenInfo(ctx context.Context) (ScreenInfo, error) {
 	if err != nil {
 		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
 	}
-	var si ScreenInfo
-	si.PhysicalWidth, si.PhysicalHeight = size.Physical.W, size.Physical.H
-	si.Width, si.Height = si.PhysicalWidth, si.PhysicalHeight
-	if size.Override != nil {
-		si.Width, si.Height = size.Override.W, size.Override.H
-	}
-	si.Density = dens.Physical
-	if dens.Override != 0 {
-		si.Density = dens.Override
+	eff := size.Effective()
+	si := ScreenInfo{
+		Width: eff.W, Height: eff.H,
+		PhysicalWidth: size.Physical.W, PhysicalHeight: size.Physical.H,
+		Density: dens.Effective(),
 	}
 	if w, err := parse.Window(parts[2]); err == nil && w.RotationKnown {
 		si.Rotation, si.RotationKnown = w.Rotation, true
