@@ -45,7 +45,7 @@ type conn struct {
 }
 
 func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
-	if !slices.ContainsFunc(headerTokens(r.Header, "Sec-WebSocket-Protocol"), func(p string) bool { return p == Subprotocol }) {
+	if !slices.Contains(headerTokens(r.Header, "Sec-WebSocket-Protocol"), Subprotocol) {
 		http.Error(w, "subprotocol "+Subprotocol+" required", http.StatusBadRequest)
 		return
 	}

@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -201,11 +202,8 @@ func handleHello(ctx context.Context, c *conn, p *Packet, _ Channel) {
 	}
 	var profiles []string
 	for _, prof := range s.card.Supports.Profiles {
-		for _, want := range h.SupportedProfiles {
-			if want == prof {
-				profiles = append(profiles, prof)
-				break
-			}
+		if slices.Contains(h.SupportedProfiles, prof) {
+			profiles = append(profiles, prof)
 		}
 	}
 	if len(profiles) == 0 {
