@@ -33,50 +33,38 @@ type AppsOptions struct {
 	ThirdParty bool
 }
 
-// Apps lists installed packages (pm list packages), sorted by name.
-// Default timeout: DefaultQueryTimeout.
+// Apps lists installed packages (pm list packages), sorted by name, in one
+// shell round trip. Default timeout: DefaultQueryTimeout.
 func (d *Device) Apps(ctx context.Context, opt AppsOptions) ([]App, error) {
-	user, err := d.listPackages(ctx, "pm list packages -3")
+	cmds := []string{"pm list packages -3"}
+	if !opt.ThirdParty {
+		cmds = append(cmds, "pm list packages")
+	}
+	parts, err := d.runParts(ctx, cmds...)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("apps: %w", err)
+	}
+	lists := make([][]parse.Package, len(parts))
+	for i, p := range parts {
+		if lists[i], err = parse.Packages(p); err != nil {
+			return nil, fmt.Errorf("apps: %w", err)
+		}
 	}
 	isUser := map[string]bool{}
 	var out []App
-	for _, p := range user {
+	for _, p := range lists[0] {
 		isUser[p.Name] = true
 		out = append(out, App{Package: p.Name})
 	}
-	if !opt.ThirdParty {
-		pkgs, err := d.listPackages(ctx, "pm list packages")
-		if err != nil {
-			return nil, err
-		}
-		for _, p := range pkgs {
+	if len(lists) > 1 {
+		for _, p := range lists[1] {
 			if !isUser[p.Name] {
 				out = append(out, App{Package: p.Name, System: true})
 			}
 		}
 	}
-	sortApps(out)
+	slices.SortFunc(out, func(x, y App) int { return strings.Compare(x.Package, y.Package) })
 	return out, nil
-}
-
-// listPackages runs one `pm list packages` command line and parses its
-// output; errors are wrapped "apps: ...".
-func (d *Device) listPackages(ctx context.Context, cmd string) ([]parse.Package, error) {
-	out, err := d.runParts(ctx, cmd)
-	if err != nil {
-		return nil, fmt.Errorf("apps: %w", err)
-	}
-	pkgs, err := parse.Packages(out[0])
-	if err != nil {
-		return nil, fmt.Errorf("apps: %w", err)
-	}
-	return pkgs, nil
-}
-
-func sortApps(a []App) {
-	slices.SortFunc(a, func(x, y App) int { return strings.Compare(x.Package, y.Package) })
 }
 
 // LauncherActivity returns pkg's launcher activity as "pkg/.Activity" or
