@@ -39,25 +39,20 @@ func (s *Store) Sweep(ctx context.Context) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 
-	expired, err := s.queryVictims(ctx, `SELECT file_ref, byte_size FROM files WHERE expires_at_ms <= ?`,
-		s.cfg.Now().UnixMilli())
-	if err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	if err := s.removeLocked(ctx, expired); err != nil {
-		return fmt.Errorf("sweep: %w", err)
-	}
-	s.metrics.expired.Add(float64(len(expired)))
-
 	rows, err := s.queryEntries(ctx)
 	if err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
+	now := s.cfg.Now()
 	live := make(map[string]entry, len(rows))
-	var broken []victim
+	var expired, broken []victim
 	var totalBytes int64
 	for _, e := range rows {
 		v := victim{ref: e.FileRef, size: e.ByteSize}
+		if !now.Before(e.ExpiresAt) {
+			expired = append(expired, v)
+			continue
+		}
 		if !ValidRef(v.ref) {
 			broken = append(broken, v)
 			continue
@@ -70,9 +65,10 @@ func (s *Store) Sweep(ctx context.Context) error {
 		live[v.ref] = e
 		totalBytes += v.size
 	}
-	if err := s.removeLocked(ctx, broken); err != nil {
+	if err := s.removeLocked(ctx, append(expired, broken...)); err != nil {
 		return fmt.Errorf("sweep: %w", err)
 	}
+	s.metrics.expired.Add(float64(len(expired)))
 
 	entries, err := os.ReadDir(s.cfg.Dir)
 	if err != nil {
