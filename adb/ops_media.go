@@ -147,11 +147,8 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 		}
 		return nil, fmt.Errorf("ui dump: %w: %q", ErrProtocol, msg)
 	}
-	xml := out[i:]
-	if j := bytes.LastIndex(xml, []byte("</hierarchy>")); j >= 0 {
-		xml = xml[:j+len("</hierarchy>")]
-	}
-	root, err := parse.UIDump(xml)
+	// parse.UIDump ignores what follows </hierarchy>.
+	root, err := parse.UIDump(out[i:])
 	if err != nil {
 		return nil, fmt.Errorf("ui dump: %w", err)
 	}
