@@ -2,7 +2,6 @@ package adb
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 )
 
@@ -72,6 +71,6 @@ func (l *limiter) acquire(ctx context.Context, kind opKind) (func(), error) {
 	case sem <- struct{}{}:
 		return func() { <-sem }, nil
 	case <-ctx.Done():
-		return nil, ctxError(ctx, "wait for device", fmt.Errorf("%w", ctx.Err()))
+		return nil, ctxError(ctx, "wait for device", ctx.Err())
 	}
 }
