@@ -28,12 +28,7 @@ func (d *Device) ScreenID() string {
 func (d *Device) FieldText(resourceID string) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	for k, v := range d.st.fields {
-		if len(k) > len(resourceID) && k[len(k)-len(resourceID)-1:] == "/"+resourceID {
-			return v
-		}
-	}
-	return ""
+	return d.fieldText(resourceID)
 }
 
 // Setting returns a `settings` value ("namespace/key"), ok false if unset.

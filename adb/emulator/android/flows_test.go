@@ -143,6 +143,23 @@ func TestLoginSubmitWithEnter(t *testing.T) {
 	}
 }
 
+// TestGreetingTemplateInTypedText checks typed text that itself looks like
+// a ${resource-id} template is shown as typed, not expanded again (which
+// looped for ever under the device lock).
+func TestGreetingTemplateInTypedText(t *testing.T) {
+	d := newDevice(t, Config{Scenario: "login"})
+	tapOn(t, d, byID("com.example.login:id/username"))
+	mustRun(t, d, `input text '${com.example.login:id/username}${x'`)
+	tapOn(t, d, byID("com.example.login:id/password"))
+	mustRun(t, d, "input text pw && input keyevent 66")
+	if d.ScreenID() != "welcome" {
+		t.Fatalf("screen %q, want welcome", d.ScreenID())
+	}
+	if findNode(t, d, byText("Welcome, ${com.example.login:id/username}${x!")) == nil {
+		t.Fatal("greeting missing")
+	}
+}
+
 func TestListScroll(t *testing.T) {
 	d := newDevice(t, Config{Scenario: "list"})
 	if findNode(t, d, byText("Item 1")) == nil || findNode(t, d, byText("Item 20")) != nil {

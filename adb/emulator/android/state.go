@@ -266,23 +266,37 @@ func (d *Device) listItems(u *uiNode, it *Items, pkg string) {
 }
 
 // expandText replaces ${resource-id} with the value typed in that field.
+// Replaced text is not scanned again: typed text may itself hold "${".
 func (d *Device) expandText(s string) string {
-	for strings.Contains(s, "${") {
+	var b strings.Builder
+	for {
 		i := strings.Index(s, "${")
-		j := strings.Index(s[i:], "}")
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
 		if j < 0 {
 			break
 		}
-		id := s[i+2 : i+j]
-		val := ""
-		for k, v := range d.st.fields {
-			if strings.HasSuffix(k, "/"+id) {
-				val = v
-			}
-		}
-		s = s[:i] + val + s[i+j+1:]
+		b.WriteString(s[:i])
+		b.WriteString(d.fieldText(s[i+2 : i+j]))
+		s = s[i+j+1:]
 	}
-	return s
+	b.WriteString(s)
+	return b.String()
+}
+
+// fieldText returns the text typed into the field with this resource-id
+// on any screen ("" when none); when several screens have such a field,
+// the one with the smallest key wins. d.mu held.
+func (d *Device) fieldText(resourceID string) string {
+	key, val := "", ""
+	for k, v := range d.st.fields {
+		if strings.HasSuffix(k, "/"+resourceID) && (key == "" || k < key) {
+			key, val = k, v
+		}
+	}
+	return val
 }
 
 // launcherTree lays the launcher apps out in a 4-column grid.
