@@ -54,16 +54,20 @@ func TestConcurrentPutGet(t *testing.T) {
 		t.Error(err)
 	}
 	// Bookkeeping matches the disk.
-	var onDisk int64
+	var onDisk, filesOnDisk int64
 	des, _ := os.ReadDir(e.st.cfg.Dir)
 	for _, de := range des {
 		if ValidRef(de.Name()) {
 			fi, _ := de.Info()
 			onDisk += fi.Size()
+			filesOnDisk++
 		}
 	}
 	if got := testutil.ToFloat64(e.st.metrics.bytes); got != float64(onDisk) || onDisk > 20*size {
 		t.Fatalf("stored_bytes = %v, on disk %d, cap %d", got, onDisk, 20*size)
+	}
+	if got := testutil.ToFloat64(e.st.metrics.files); got != float64(filesOnDisk) {
+		t.Fatalf("stored = %v, files on disk %d", got, filesOnDisk)
 	}
 }
 

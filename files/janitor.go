@@ -90,11 +90,11 @@ func (s *Store) Sweep(ctx context.Context) error {
 	s.idxMu.Lock()
 	s.idx = live
 	s.idxMu.Unlock()
-	s.totalFiles, s.totalBytes = int64(len(live)), totalBytes
-	s.metrics.setTotals(s.totalFiles, s.totalBytes)
+	s.totalBytes = totalBytes
+	s.publishTotalsLocked()
 	if len(expired)+len(broken)+orphans > 0 {
 		s.log.Debug("file sweep", "expired", len(expired), "missing_or_truncated", len(broken),
-			"orphans", orphans, "files", s.totalFiles, "bytes", s.totalBytes)
+			"orphans", orphans, "files", len(live), "bytes", s.totalBytes)
 	}
 	return nil
 }
@@ -206,8 +206,7 @@ func (s *Store) removeLocked(ctx context.Context, vs []victim) error {
 			s.log.Warn("remove file", "file_ref", redactRef(v.ref), "err", err)
 		}
 		s.totalBytes -= v.size
-		s.totalFiles--
 	}
-	s.metrics.setTotals(s.totalFiles, s.totalBytes)
+	s.publishTotalsLocked()
 	return nil
 }

@@ -48,9 +48,11 @@ func newMetrics() *metrics {
 	return m
 }
 
-func (m *metrics) setTotals(files, bytes int64) {
-	m.files.Set(float64(files))
-	m.bytes.Set(float64(bytes))
+// publishTotalsLocked sets the stored-files gauges. s.mu must be held: it
+// reads idx without idxMu, which is safe because idx changes only under mu.
+func (s *Store) publishTotalsLocked() {
+	s.metrics.files.Set(float64(len(s.idx)))
+	s.metrics.bytes.Set(float64(s.totalBytes))
 }
 
 // Collectors returns the Store's metrics for the server's registry:

@@ -108,8 +108,7 @@ type Store struct {
 	// take it: a file removed while it is being served stays readable through
 	// its open handle.
 	mu         sync.Mutex
-	totalBytes int64     // guarded by mu
-	totalFiles int64     // guarded by mu
+	totalBytes int64     // guarded by mu; the file count is len(idx)
 	insert     *sql.Stmt // INSERT INTO files, prepared once; used under mu
 
 	// idx mirrors the live rows of the files table so a download needs no
@@ -300,8 +299,7 @@ func (s *Store) put(ctx context.Context, channelID string, meta Meta, write func
 	s.idx[ref.FileRef] = entry{Ref: ref, channelID: channelID, createdAt: time.UnixMilli(now.UnixMilli())}
 	s.idxMu.Unlock()
 	s.totalBytes += n
-	s.totalFiles++
-	s.metrics.setTotals(s.totalFiles, s.totalBytes)
+	s.publishTotalsLocked()
 	s.log.Debug("file stored", "file_ref", redactRef(ref.FileRef), "channel", channelID,
 		"mime_type", ref.MIMEType, "bytes", n)
 	return ref, nil
