@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"text/tabwriter"
 
@@ -19,8 +18,11 @@ import (
 // `adb-connector serve` over the admin socket in its data directory; the
 // server is the only database writer. Helpers shared by the four live here.
 
-// dataDirEnv overrides the default data directory, for serve and the operator commands.
-const dataDirEnv = "ADB_CONNECTOR_DATA_DIR"
+// dataDirEnv overrides defaultDataDir, for serve and the operator commands.
+const (
+	dataDirEnv     = "ADB_CONNECTOR_DATA_DIR"
+	defaultDataDir = "./data"
+)
 
 // newAdminFlags starts the flag set of operator command name: errors and
 // usage go to stderr (the usage lines, then the flag defaults), and it has
@@ -35,11 +37,7 @@ func newAdminFlags(name string, stderr io.Writer, usage ...string) (fs *flag.Fla
 		}
 		fs.PrintDefaults()
 	}
-	def := "./data"
-	if v := os.Getenv(dataDirEnv); v != "" {
-		def = v
-	}
-	return fs, fs.String("data-dir", def, "data directory of the running server (env "+dataDirEnv+")")
+	return fs, fs.String("data-dir", envOr(dataDirEnv, defaultDataDir), "data directory of the running server (env "+dataDirEnv+")")
 }
 
 // parseAdminArgs parses args with parseInterspersed and returns the

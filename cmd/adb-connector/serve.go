@@ -74,7 +74,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	listen := fs.String("listen", envOr("ADB_CONNECTOR_LISTEN", "127.0.0.1:8080"), "HTTP listen address (env ADB_CONNECTOR_LISTEN)")
-	dataDir := fs.String("data-dir", envOr("ADB_CONNECTOR_DATA_DIR", "./data"), "data directory, created 0700 (env ADB_CONNECTOR_DATA_DIR)")
+	dataDir := fs.String("data-dir", envOr(dataDirEnv, defaultDataDir), "data directory, created 0700 (env "+dataDirEnv+")")
 	keyFile := fs.String("api-key-file", envOr("ADB_CONNECTOR_API_KEY_FILE", ""), "file holding the system API key (env ADB_CONNECTOR_API_KEY_FILE; or put the key itself in ADB_CONNECTOR_API_KEY)")
 	graceDef, err := time.ParseDuration(envOr("ADB_CONNECTOR_LEASE_GRACE", "1h"))
 	if err != nil {
