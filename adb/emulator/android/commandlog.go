@@ -18,10 +18,16 @@ type Command struct {
 	Exit int
 }
 
-// commandLog keeps every command; changed is closed and replaced on each
+// maxCommands bounds the command log: a long-running virtual device (the
+// emulator command, serve --virtual-devices) keeps only the latest.
+const maxCommands = 10000
+
+// commandLog keeps the latest maxCommands commands; dropped counts those
+// trimmed or cleared before cmds[0]. changed is closed and replaced on each
 // append so waiters wake without polling.
 type commandLog struct {
 	cmds    []Command
+	dropped int
 	changed chan struct{}
 }
 
@@ -30,12 +36,16 @@ func (d *Device) logCommand(c Command) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.cmdlog.cmds = append(d.cmdlog.cmds, c)
+	if n := len(d.cmdlog.cmds) - maxCommands; n > 0 {
+		d.cmdlog.cmds = d.cmdlog.cmds[n:]
+		d.cmdlog.dropped += n
+	}
 	close(d.cmdlog.changed)
 	d.cmdlog.changed = make(chan struct{})
 }
 
 // Commands returns a copy of every command run since New or the last
-// ClearCommands, oldest first.
+// ClearCommands (at most the latest 10000), oldest first.
 func (d *Device) Commands() []Command {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -51,28 +61,27 @@ func (d *Device) Commands() []Command {
 func (d *Device) ClearCommands() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	d.cmdlog.dropped += len(d.cmdlog.cmds)
 	d.cmdlog.cmds = nil
 }
 
 // WaitCommand blocks until a logged command satisfies match (commands
 // already logged count) and returns it, or returns ctx's error.
 func (d *Device) WaitCommand(ctx context.Context, match func(Command) bool) (Command, error) {
-	seen := 0
+	seen := 0 // commands ever logged that were looked at
 	for {
 		d.mu.Lock()
 		cmds := d.cmdlog.cmds
 		ch := d.cmdlog.changed
-		if seen > len(cmds) { // cleared meanwhile
-			seen = 0
-		}
-		for _, c := range cmds[seen:] {
+		from := max(seen-d.cmdlog.dropped, 0) // trimmed or cleared meanwhile
+		seen = d.cmdlog.dropped + len(cmds)
+		for _, c := range cmds[from:] {
 			if match(c) {
 				d.mu.Unlock()
 				c.Argv = cloneArgv(c.Argv)
 				return c, nil
 			}
 		}
-		seen = len(cmds)
 		d.mu.Unlock()
 		select {
 		case <-ch:

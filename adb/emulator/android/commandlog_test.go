@@ -1,0 +1,39 @@
+package android
+
+import (
+	"context"
+	"strconv"
+	"testing"
+)
+
+// TestCommandLogBounded checks the command log keeps only the latest
+// maxCommands entries and that WaitCommand still finds commands logged
+// after older ones were trimmed or cleared.
+func TestCommandLogBounded(t *testing.T) {
+	d := newDevice(t, Config{})
+	for i := range maxCommands + 3 {
+		d.logCommand(Command{Line: strconv.Itoa(i)})
+	}
+	cmds := d.Commands()
+	if len(cmds) != maxCommands || cmds[0].Line != "3" || cmds[len(cmds)-1].Line != strconv.Itoa(maxCommands+2) {
+		t.Fatalf("%d commands, first %q, last %q", len(cmds), cmds[0].Line, cmds[len(cmds)-1].Line)
+	}
+	for _, tc := range []struct {
+		name  string
+		clear bool
+	}{{"trimmed", false}, {"cleared", true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.clear {
+				d.ClearCommands()
+			}
+			d.logCommand(Command{Line: "want " + tc.name})
+			got, err := d.WaitCommand(context.Background(), func(c Command) bool { return c.Line == "want "+tc.name })
+			if err != nil || got.Line != "want "+tc.name {
+				t.Fatalf("WaitCommand = %q, %v", got.Line, err)
+			}
+		})
+	}
+	if n := len(d.Commands()); n != 1 {
+		t.Errorf("%d commands after ClearCommands and one more, want 1", n)
+	}
+}
