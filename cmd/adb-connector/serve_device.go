@@ -44,26 +44,26 @@ type endpointList struct {
 func (l *endpointList) String() string { return strings.Join(l.list, ",") }
 
 func (l *endpointList) Set(v string) error {
-	host, port, err := splitHostPort(v)
-	if err != nil {
+	if err := checkEndpoint(v); err != nil {
 		return err
 	}
 	if l.fromEnv {
 		l.list, l.fromEnv = nil, false
 	}
-	l.list = append(l.list, host+":"+port)
+	l.list = append(l.list, v)
 	return nil
 }
 
-func splitHostPort(v string) (string, string, error) {
+// checkEndpoint accepts HOST:PORT with a non-empty host and a port in 1..65535.
+func checkEndpoint(v string) error {
 	i := strings.LastIndexByte(v, ':')
 	if i <= 0 || i == len(v)-1 {
-		return "", "", fmt.Errorf("adb server %q: want HOST:PORT", v)
+		return fmt.Errorf("adb server %q: want HOST:PORT", v)
 	}
 	if p, err := strconv.Atoi(v[i+1:]); err != nil || p < 1 || p > 65535 {
-		return "", "", fmt.Errorf("adb server %q: bad port", v)
+		return fmt.Errorf("adb server %q: bad port", v)
 	}
-	return v[:i], v[i+1:], nil
+	return nil
 }
 
 func deviceFlags(fs *flag.FlagSet) {
