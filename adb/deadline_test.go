@@ -57,7 +57,7 @@ func TestPerCallDeadlineOnHungServer(t *testing.T) {
 	}
 	ctx2, cancel2 := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel2()
-	if _, err := c.Shell(ctx2, DeviceKey(addr, "x"), "true"); !isErr(err, ErrTimeout) {
+	if _, err := shellKey(ctx2, c, DeviceKey(addr, "x"), "true"); !isErr(err, ErrTimeout) {
 		t.Fatalf("Shell: %v, want ErrTimeout", err)
 	}
 }

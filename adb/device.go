@@ -3,7 +3,6 @@ package adb
 import (
 	"context"
 	"fmt"
-	"io"
 	"sync"
 )
 
@@ -53,43 +52,4 @@ func (d *Device) resetCache() {
 	d.mu.Lock()
 	d.props = nil
 	d.mu.Unlock()
-}
-
-// Push writes r to remotePath on the device identified by key. See
-// Device.Push.
-func (c *Client) Push(ctx context.Context, key string, r io.Reader, remotePath string, perm FileMode) error {
-	d, err := c.Device(key)
-	if err != nil {
-		return err
-	}
-	return d.Push(ctx, r, remotePath, perm)
-}
-
-// Pull copies remotePath of the device identified by key into w. See
-// Device.Pull.
-func (c *Client) Pull(ctx context.Context, key, remotePath string, w io.Writer) error {
-	d, err := c.Device(key)
-	if err != nil {
-		return err
-	}
-	return d.Pull(ctx, remotePath, w)
-}
-
-// Stat describes remotePath on the device identified by key. See
-// Device.Stat.
-func (c *Client) Stat(ctx context.Context, key, remotePath string) (FileInfo, error) {
-	d, err := c.Device(key)
-	if err != nil {
-		return FileInfo{}, err
-	}
-	return d.Stat(ctx, remotePath)
-}
-
-// List lists remoteDir on the device identified by key. See Device.List.
-func (c *Client) List(ctx context.Context, key, remoteDir string) ([]FileInfo, error) {
-	d, err := c.Device(key)
-	if err != nil {
-		return nil, err
-	}
-	return d.List(ctx, remoteDir)
 }

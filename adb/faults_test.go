@@ -58,7 +58,7 @@ func TestFaultsOnVirtualPhone(t *testing.T) {
 		env.RestartServer()
 		nextEvent(t, ch, "server down", func(ev Event) bool { return ev.ServerDown && ev.Device.Key == keys[0] })
 		waitAllReady(t, ch, keys)
-		if _, err := c.Shell(t.Context(), keys[0], "true"); err != nil {
+		if _, err := shellKey(t.Context(), c, keys[0], "true"); err != nil {
 			t.Fatal(err)
 		}
 	})

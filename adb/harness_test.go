@@ -207,3 +207,12 @@ func asErr(err error, target any) bool { return errors.As(err, target) }
 var timeZero = time.Unix(0, 0)
 
 func flatten(root *parse.UINode) []parse.UINode { return parse.Flatten(root) }
+
+// shellKey runs argv on the device with key, through Client.Device.
+func shellKey(ctx context.Context, c *Client, key string, argv ...string) (Result, error) {
+	d, err := c.Device(key)
+	if err != nil {
+		return Result{}, err
+	}
+	return d.Shell(ctx, argv...)
+}

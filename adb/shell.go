@@ -65,24 +65,6 @@ func QuoteArgs(argv ...string) (string, error) {
 	return strings.Join(parts, " "), nil
 }
 
-// Shell runs argv on the device identified by key. See Device.Shell.
-func (c *Client) Shell(ctx context.Context, key string, argv ...string) (Result, error) {
-	d, err := c.Device(key)
-	if err != nil {
-		return Result{}, err
-	}
-	return d.Shell(ctx, argv...)
-}
-
-// ExecOut runs argv on the device identified by key. See Device.ExecOut.
-func (c *Client) ExecOut(ctx context.Context, key string, argv ...string) ([]byte, error) {
-	d, err := c.Device(key)
-	if err != nil {
-		return nil, err
-	}
-	return d.ExecOut(ctx, argv...)
-}
-
 // Shell runs argv (quoted, never concatenated) through the shell v2 service
 // and returns stdout, stderr and the exit code. A non-zero exit returns the
 // Result together with a *ExitError. Default timeout: DefaultShellTimeout.

@@ -182,11 +182,11 @@ func TestShellDeviceDropsMidCommand(t *testing.T) {
 func TestShellUnknownDevice(t *testing.T) {
 	c, _, _ := shellEnv(t)
 	ep := c.Endpoints()[0]
-	_, err := c.Shell(t.Context(), DeviceKey(ep, "nosuch:1"), "true")
+	_, err := shellKey(t.Context(), c, DeviceKey(ep, "nosuch:1"), "true")
 	if !isErr(err, ErrDeviceNotFound) {
 		t.Fatalf("err = %v, want ErrDeviceNotFound", err)
 	}
-	if _, err := c.Shell(t.Context(), "127.0.0.1:1/x", "true"); !isErr(err, ErrDeviceNotFound) {
+	if _, err := shellKey(t.Context(), c, "127.0.0.1:1/x", "true"); !isErr(err, ErrDeviceNotFound) {
 		t.Fatalf("unknown endpoint: %v", err)
 	}
 }

@@ -66,8 +66,8 @@ func TestPushPullStat(t *testing.T) {
 }
 
 func TestPullMissing(t *testing.T) {
-	c, td, d := shellEnv(t)
-	err := c.Pull(t.Context(), td.Key, "/sdcard/nope", io.Discard)
+	_, _, d := shellEnv(t)
+	err := d.Pull(t.Context(), "/sdcard/nope", io.Discard)
 	if !isErr(err, ErrNotExist) {
 		t.Fatalf("err = %v, want ErrNotExist", err)
 	}
