@@ -158,19 +158,30 @@ func (s *Server) Adb(args ...string) (string, error) {
 
 // AdbContext is Adb bounded by ctx (plus the 60 s default deadline).
 func (s *Server) AdbContext(ctx context.Context, args ...string) (string, error) {
+	ctx, cancel := withAdbDeadline(ctx)
+	defer cancel()
 	out, err := s.AdbCmd(ctx, args...).CombinedOutput()
 	return string(out), err
 }
 
 // AdbCmd returns the unstarted command `adb -P PORT args...` (stdin is
-// empty); its deadline is ctx's or 60 s.
+// empty); its deadline is ctx's or 60 s (then released in t.Cleanup).
 func (s *Server) AdbCmd(ctx context.Context, args ...string) *exec.Cmd {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, 60*time.Second)
+		ctx, cancel = withAdbDeadline(ctx)
 		s.t.Cleanup(cancel)
 	}
 	return exec.CommandContext(ctx, s.bin, append([]string{"-P", strconv.Itoa(s.Port)}, args...)...)
+}
+
+// withAdbDeadline gives ctx the 60 s default deadline of an adb CLI run
+// when it has none.
+func withAdbDeadline(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, 60*time.Second)
 }
 
 // FreePort returns a free TCP port on 127.0.0.1 outside 5554-5585 (the
