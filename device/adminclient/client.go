@@ -24,12 +24,19 @@ var ErrNotRunning = errors.New("no server is listening on the admin socket")
 // DefaultTimeout bounds a call whose context has no deadline.
 const DefaultTimeout = 30 * time.Second
 
+// ErrBroken: an earlier call on this Client failed mid-exchange (canceled,
+// timed out, connection lost), so its response may still be on the way;
+// the connection was closed rather than let a later call read it. Dial again.
+var ErrBroken = errors.New("admin connection closed after an earlier failed call")
+
 // Client is one connection to the admin socket. Calls are serialised; safe
-// for concurrent use.
+// for concurrent use. A call that fails while sending or receiving closes
+// the connection: later calls return ErrBroken.
 type Client struct {
-	mu   sync.Mutex
-	conn net.Conn
-	r    *bufio.Reader
+	mu     sync.Mutex
+	conn   net.Conn
+	r      *bufio.Reader
+	broken bool
 }
 
 // Dial connects to the admin socket at path (device.AdminSocketPath). It
@@ -65,6 +72,9 @@ func (c *Client) Close() error {
 func (c *Client) call(ctx context.Context, req device.AdminRequest) (device.AdminResponse, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.broken {
+		return device.AdminResponse{}, fmt.Errorf("admin %s: %w", req.Op, ErrBroken)
+	}
 	deadline, ok := ctx.Deadline()
 	if !ok {
 		deadline = time.Now().Add(DefaultTimeout)
@@ -77,14 +87,11 @@ func (c *Client) call(ctx context.Context, req device.AdminRequest) (device.Admi
 		return device.AdminResponse{}, err
 	}
 	if _, err := c.conn.Write(append(b, '\n')); err != nil {
-		return device.AdminResponse{}, fmt.Errorf("admin %s: %w", req.Op, err)
+		return device.AdminResponse{}, c.fail(ctx, req.Op, err)
 	}
 	line, err := c.r.ReadBytes('\n')
 	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return device.AdminResponse{}, fmt.Errorf("admin %s: %w", req.Op, err)
+		return device.AdminResponse{}, c.fail(ctx, req.Op, err)
 	}
 	var resp device.AdminResponse
 	if err := json.Unmarshal(line, &resp); err != nil {
@@ -97,6 +104,17 @@ func (c *Client) call(ctx context.Context, req device.AdminRequest) (device.Admi
 		return device.AdminResponse{}, fmt.Errorf("admin %s: response is neither ok nor an error", req.Op)
 	}
 	return resp, nil
+}
+
+// fail closes the connection after an I/O error, so a response that is
+// still coming is never read as the answer to a later call; c.mu is held.
+func (c *Client) fail(ctx context.Context, op string, err error) error {
+	c.broken = true
+	c.conn.Close()
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	return fmt.Errorf("admin %s: %w", op, err)
 }
 
 // Devices lists the devices the server sees, with their binding.

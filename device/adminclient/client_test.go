@@ -148,3 +148,50 @@ func TestCallCanceled(t *testing.T) {
 		t.Fatalf("Devices err = %v, want context.Canceled", err)
 	}
 }
+
+// TestCallAfterCanceledCall: a response that arrives after its call gave up
+// must not be read as the answer to the next call.
+func TestCallAfterCanceledCall(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "admin.sock")
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, release := make(chan struct{}), make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		r := bufio.NewReader(c)
+		if _, err := r.ReadString('\n'); err != nil {
+			return
+		}
+		close(got)
+		<-release
+		c.Write([]byte(`{"ok":true,"code":"STALE-CODE"}` + "\n"))
+		if _, err := r.ReadString('\n'); err != nil {
+			return
+		}
+		c.Write([]byte(`{"ok":true,"code":"FRESH-CODE"}` + "\n"))
+	})
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+
+	c, err := adminclient.Dial(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() { <-got; cancel() }()
+	if _, err := c.Pair(ctx, "S1", 0); !errors.Is(err, context.Canceled) {
+		t.Fatalf("first Pair err = %v, want context.Canceled", err)
+	}
+	close(release)
+	code, err := c.Pair(t.Context(), "S2", 0)
+	if code != "" || !errors.Is(err, adminclient.ErrBroken) {
+		t.Fatalf("second Pair = %q, %v; want ErrBroken, not the first call's late answer", code, err)
+	}
+}
