@@ -34,7 +34,8 @@
 // operation's default applies (DefaultShellTimeout 30 s, DefaultExecTimeout
 // 60 s, DefaultQueryTimeout 15 s, DefaultInputTimeout 10 s,
 // DefaultScreencapTimeout 15 s, DefaultUIDumpTimeout 20 s,
-// DefaultTransferTimeout 120 s). A done context closes the connection at
+// DefaultLogcatTimeout 15 s, DefaultTransferTimeout 120 s; host queries
+// 5-10 s, as each method says). A done context closes the connection at
 // once (context.AfterFunc) and the error matches ErrTimeout (and
 // context.DeadlineExceeded) or context.Canceled. Conditions to branch on are
 // sentinels (ErrDeviceOffline, ErrUnauthorized, ErrDeviceNotFound, ErrBusy,
