@@ -4,10 +4,13 @@
 // auth flows of protocol 3.0 §8.7–8.14 — device_pairing with an operator's
 // one-time code (Pairing) and device_request polled until an operator
 // approves it (Requests) —, the pure Descriptor state rules (ComputeState,
-// DisplayName) and the operator's admin Unix socket (ServeAdmin, AdminService).
+// DisplayName), the operator's admin Unix socket (ServeAdmin, AdminService),
+// the Service that implements connector.Profile over adb device tracking,
+// and the android_* tools with their tool.invoke pipeline (Tools).
 //
-// It knows nothing of the wire protocol (package connector) nor of ADB
-// (package adb): live device data arrives through small function values.
-// Secrets (pairing and request codes, the install secret) are stored hashed,
-// compared in constant time and never logged or returned in errors.
+// It sits between package adb (devices, commands) and package connector
+// (wire protocol): connector knows nothing of Android, adb nothing of
+// xAgent. Secrets (pairing and request codes, the install secret) are
+// stored hashed, compared in constant time and never logged or returned in
+// errors.
 package device
