@@ -130,7 +130,7 @@ func wireDevices(ctx context.Context, w *serveWiring) error {
 	}
 
 	fstore, err := files.Open(ctx, w.DB, files.Config{
-		Dir: filepath.Join(w.DataDir, "files"), TTL: o.FileTTL, MaxTotalBytes: o.FileCap,
+		Dir: filepath.Join(w.DataDir, files.DefaultDirName), TTL: o.FileTTL, MaxTotalBytes: o.FileCap,
 		Logger: log.With("component", "files"),
 	})
 	if err != nil {
