@@ -133,10 +133,3 @@ func (e *Env) RestartServer() {
 		e.Connect(d)
 	}
 }
-
-// ServerLog returns what the adb server printed (for failure messages).
-func (e *Env) ServerLog() string { return e.srv.Log() }
-
-// Strays returns pids of adb processes still running for this Env's port
-// (there should be none after cleanup).
-func (e *Env) Strays() []int { return adbserver.Processes(e.Port) }
