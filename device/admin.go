@@ -105,7 +105,7 @@ func DecodeAdminRequest(line []byte) (AdminRequest, time.Duration, error) {
 	if err := json.Unmarshal(line, &req); err != nil {
 		return AdminRequest{}, 0, fmt.Errorf("%w: request is not a JSON object", ErrInvalidArgument)
 	}
-	if len(req.Serial) > 256 || len(req.Code) > 64 {
+	if len(req.Serial) > maxSerialLen || len(req.Code) > maxCodeLen {
 		return AdminRequest{}, 0, fmt.Errorf("%w: serial or code too long", ErrInvalidArgument)
 	}
 	var ttl time.Duration
