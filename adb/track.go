@@ -119,6 +119,9 @@ func (t *tracker) watch(ctx context.Context) <-chan Event {
 	for _, d := range cur {
 		t.sendLocked(w, Event{Type: Appeared, Device: d})
 	}
+	if w.closed { // too slow for the replay already
+		return w.ch
+	}
 	w.stop = context.AfterFunc(ctx, func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -127,11 +130,16 @@ func (t *tracker) watch(ctx context.Context) <-chan Event {
 	return w.ch
 }
 
+// dropLocked closes w and unregisters it from its context, so a dropped
+// watcher leaves nothing behind on a context that lives on.
 func (t *tracker) dropLocked(w *watcher) {
 	if w.closed {
 		return
 	}
 	w.closed = true
+	if w.stop != nil {
+		w.stop()
+	}
 	delete(t.watchers, w)
 	close(w.ch)
 }
@@ -152,9 +160,6 @@ func (t *tracker) closeWatchers() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for w := range t.watchers {
-		if w.stop != nil {
-			w.stop()
-		}
 		t.dropLocked(w)
 	}
 }

@@ -1,9 +1,13 @@
 package adb
 
 import (
+	"fmt"
 	"io"
 	"log/slog"
+	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -117,4 +121,67 @@ func TestNormalizeEndpoint(t *testing.T) {
 			}
 		})
 	}
+}
+
+// afterFuncCtx is a context that never ends and counts the
+// context.AfterFunc registrations made on it that were not stopped.
+type afterFuncCtx struct {
+	done chan struct{}
+	live atomic.Int32
+}
+
+func newAfterFuncCtx() *afterFuncCtx { return &afterFuncCtx{done: make(chan struct{})} }
+
+func (c *afterFuncCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (c *afterFuncCtx) Done() <-chan struct{}       { return c.done }
+func (c *afterFuncCtx) Err() error                  { return nil }
+func (c *afterFuncCtx) Value(any) any               { return nil }
+
+// AfterFunc makes context.AfterFunc register here (its afterFuncer hook).
+func (c *afterFuncCtx) AfterFunc(func()) func() bool {
+	c.live.Add(1)
+	var once sync.Once
+	return func() bool {
+		stopped := false
+		once.Do(func() { c.live.Add(-1); stopped = true })
+		return stopped
+	}
+}
+
+// A watcher dropped for being slow must not stay registered on the
+// caller's context: a long-lived context that Watch is called on again and
+// again would otherwise keep every dropped watcher.
+func TestSlowWatcherReleasesContext(t *testing.T) {
+	t.Run("dropped while running", func(t *testing.T) {
+		c := unitClient(t)
+		ctx := newAfterFuncCtx()
+		ch := c.Watch(ctx)
+		for i := range watchBuffer + 1 {
+			st := StateDevice
+			if i%2 == 1 {
+				st = StateOffline
+			}
+			c.tracker.apply(ep, []DeviceInfo{dev("A", st)})
+		}
+		for range ch {
+		}
+		if n := ctx.live.Load(); n != 0 {
+			t.Errorf("%d AfterFunc registrations left on the context after the drop", n)
+		}
+	})
+	t.Run("dropped while replaying known devices", func(t *testing.T) {
+		c := unitClient(t)
+		list := make([]DeviceInfo, watchBuffer+1)
+		for i := range list {
+			list[i] = dev(fmt.Sprintf("S%03d", i), StateDevice)
+		}
+		c.tracker.apply(ep, list)
+		ctx := newAfterFuncCtx()
+		ch := c.Watch(ctx)
+		for range ch {
+		}
+		if n := ctx.live.Load(); n != 0 {
+			t.Errorf("%d AfterFunc registrations left on the context after the drop", n)
+		}
+	})
 }
