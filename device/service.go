@@ -204,17 +204,10 @@ func (s *Service) Bindings() *Bindings { return s.bindings }
 // Pairing returns the device_pairing flow (IssuePairingCode for operators).
 func (s *Service) Pairing() *Pairing { return s.pairing }
 
-// Requests returns the device_request flow (Approve for operators).
-func (s *Service) Requests() *Requests { return s.requests }
-
 // AdminHandler returns the operator socket's handler (ServeAdmin): devices
 // are listed live from adb tracking with their bound flag; pair, approve and
 // unbind go through the same tables, so their changes are pushed.
 func (s *Service) AdminHandler() AdminHandler { return s.admin }
-
-// Devices lists the devices adb tracking sees, with their bound flag, then
-// bound devices it does not see (adb-connector devices --json).
-func (s *Service) Devices(ctx context.Context) ([]DeviceRow, error) { return s.admin.Devices(ctx) }
 
 // descriptorView is what a channel's Descriptor shows; comparable, so a
 // change can be detected.
