@@ -91,7 +91,8 @@ func (d *Device) LauncherActivity(ctx context.Context, pkg string) (string, erro
 
 // Launch starts pkg: activity when given ("pkg/.Act" or ".Act"), else its
 // launcher activity (am start -n). Serialized with inputs. Default timeout:
-// DefaultInputTimeout.
+// DefaultInputTimeout for am start, after DefaultQueryTimeout for the
+// launcher lookup when no activity is given.
 func (d *Device) Launch(ctx context.Context, pkg, activity string) error {
 	if !parse.ValidPackage(pkg) {
 		return fmt.Errorf("%w: %q", ErrBadPackage, pkg)
