@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 const testKey = "sk-serve-test-0123456789abcdefSECRET"
@@ -89,8 +89,7 @@ func binary(t *testing.T) string {
 type proc struct {
 	cmd  *exec.Cmd
 	addr string
-	logs *strings.Builder
-	mu   sync.Mutex
+	logs testkit.LogBuffer
 	done chan struct{}
 }
 
@@ -109,15 +108,13 @@ func start(t *testing.T, bin, dataDir string, extra ...string) *proc {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{cmd: cmd, logs: &strings.Builder{}, done: make(chan struct{})}
+	p := &proc{cmd: cmd, done: make(chan struct{})}
 	addr := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
-			p.mu.Lock()
-			p.logs.WriteString(line + "\n")
-			p.mu.Unlock()
+			io.WriteString(&p.logs, line+"\n")
 			if m := listenRe.FindStringSubmatch(line); m != nil {
 				addr <- m[1]
 			}
@@ -142,11 +139,7 @@ func start(t *testing.T, bin, dataDir string, extra ...string) *proc {
 	return p
 }
 
-func (p *proc) Logs() string {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.logs.String()
-}
+func (p *proc) Logs() string { return p.logs.String() }
 
 // privateADB returns serve's --adb flag for a private adb server with no
 // devices, stopped at cleanup. Without it serve would start (and leave
