@@ -45,7 +45,6 @@ var (
 func Battery(out string) (BatteryState, error) {
 	b := BatteryState{Scale: 100, Status: "unknown", Health: "unknown", Plugged: "none"}
 	in, seenLevel := false, false
-	var plugged []string
 	for _, raw := range splitLines(out) {
 		line := strings.TrimSpace(raw)
 		if !in {
@@ -72,8 +71,8 @@ func Battery(out string) (BatteryState, error) {
 		num, numErr := strconv.Atoi(val)
 		switch key {
 		case "AC powered", "USB powered", "Wireless powered", "Dock powered":
-			if val == "true" {
-				plugged = append(plugged, strings.ToLower(strings.TrimSuffix(key, " powered")))
+			if val == "true" && b.Plugged == "none" { // the first one: AC, USB, wireless, dock
+				b.Plugged = strings.ToLower(strings.TrimSuffix(key, " powered"))
 			}
 		case "level":
 			if numErr != nil || num < 0 {
@@ -111,9 +110,6 @@ func Battery(out string) (BatteryState, error) {
 	}
 	if !seenLevel {
 		return BatteryState{}, formatErr("dumpsys battery", "no level")
-	}
-	if len(plugged) > 0 {
-		b.Plugged = plugged[0] // AC, USB, wireless, dock: dumpsys order
 	}
 	return b, nil
 }
