@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"syscall"
 	"time"
 )
 
@@ -97,8 +98,10 @@ func idString(id uint32) string {
 	return string(b[:])
 }
 
-// errno maps a FileSystem error to a Linux errno.
+// errno maps a FileSystem error to a Linux errno: the io/fs sentinels,
+// and ENOTDIR and EISDIR carried as syscall.Errno; anything else is EIO.
 func errno(err error) uint32 {
+	var en syscall.Errno
 	switch {
 	case err == nil:
 		return 0
@@ -108,6 +111,8 @@ func errno(err error) uint32 {
 		return errnoEACCES
 	case errors.Is(err, fs.ErrExist):
 		return errnoEEXIST
+	case errors.As(err, &en) && (en == errnoENOTDIR || en == errnoEISDIR):
+		return uint32(en)
 	}
 	return errnoEIO
 }
