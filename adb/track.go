@@ -94,6 +94,11 @@ func (c *Client) Tracked() []DeviceInfo {
 	t := c.tracker
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.knownLocked()
+}
+
+// knownLocked lists every endpoint's known devices, sorted by key.
+func (t *tracker) knownLocked() []DeviceInfo {
 	var out []DeviceInfo
 	for _, m := range t.known {
 		out = slices.AppendSeq(out, maps.Values(m))
@@ -111,12 +116,7 @@ func (t *tracker) watch(ctx context.Context) <-chan Event {
 		return w.ch
 	}
 	t.watchers[w] = struct{}{}
-	var cur []DeviceInfo
-	for _, m := range t.known {
-		cur = slices.AppendSeq(cur, maps.Values(m))
-	}
-	slices.SortFunc(cur, func(a, b DeviceInfo) int { return strings.Compare(a.Key, b.Key) })
-	for _, d := range cur {
+	for _, d := range t.knownLocked() {
 		t.sendLocked(w, Event{Type: Appeared, Device: d})
 	}
 	if w.closed { // too slow for the replay already
