@@ -185,10 +185,9 @@ func (st *state) expire(id string, gen uint64) {
 	}
 	delete(st.connectors, id)
 	ctx := st.s.baseCtx
-	_, err := st.s.cfg.DB.Write.ExecContext(ctx, `DELETE FROM channels WHERE connector_id = ?`, id)
-	if err == nil {
-		_, err = st.s.cfg.DB.Write.ExecContext(ctx, `DELETE FROM connectors WHERE connector_id = ?`, id)
-	}
+	// channels rows go with it: ON DELETE CASCADE (migration 0010, store
+	// opens every handle with foreign_keys on).
+	_, err := st.s.cfg.DB.Write.ExecContext(ctx, `DELETE FROM connectors WHERE connector_id = ?`, id)
 	st.mu.Unlock()
 	if err != nil {
 		st.s.log.Error("lease expiry: delete rows", "connector_id", id, "err", err)
