@@ -30,11 +30,9 @@ type Binding struct {
 	UpdatedAt time.Time
 }
 
-// DeviceKey joins an adb endpoint ("host:port") and a serial into the key
-// under which bindings are stored: "endpoint/serial".
-func DeviceKey(endpoint, serial string) string { return endpoint + "/" + serial }
-
-// SplitDeviceKey splits "endpoint/serial"; a key without "/" is all serial.
+// SplitDeviceKey splits a device key, "endpoint/serial" (adb.DeviceKey),
+// the key under which bindings are stored; a key without "/" is all
+// serial. Unlike adb.SplitKey it never fails.
 func SplitDeviceKey(key string) (endpoint, serial string) {
 	if ep, s, ok := strings.Cut(key, "/"); ok {
 		return ep, s

@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -188,8 +189,8 @@ func TestSplitDeviceKey(t *testing.T) {
 			if ep != tt.ep || s != tt.serial {
 				t.Errorf("SplitDeviceKey = %q, %q", ep, s)
 			}
-			if tt.ep != "" && DeviceKey(ep, s) != tt.key {
-				t.Errorf("DeviceKey round trip = %q", DeviceKey(ep, s))
+			if tt.ep != "" && adb.DeviceKey(ep, s) != tt.key {
+				t.Errorf("DeviceKey round trip = %q", adb.DeviceKey(ep, s))
 			}
 		})
 	}

@@ -7,6 +7,7 @@ import (
 
 	"go.uber.org/goleak"
 
+	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/store"
 )
@@ -74,5 +75,5 @@ func (e *testEnv) takeChanged() []string {
 }
 
 func dev(endpoint, serial, state string) DeviceInfo {
-	return DeviceInfo{Key: DeviceKey(endpoint, serial), Endpoint: endpoint, Serial: serial, Model: "Pixel 7", State: state}
+	return DeviceInfo{Key: adb.DeviceKey(endpoint, serial), Endpoint: endpoint, Serial: serial, Model: "Pixel 7", State: state}
 }

@@ -10,12 +10,13 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
 )
 
 const testSerial = "R58M123ABC"
 
-var testKey = DeviceKey("127.0.0.1:1", testSerial)
+var testKey = adb.DeviceKey("127.0.0.1:1", testSerial)
 
 func chn(id string) connector.Channel { return connector.Channel{ID: id} }
 

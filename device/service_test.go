@@ -264,7 +264,7 @@ func TestDescriptorCreatedWithoutBinding(t *testing.T) {
 func TestRestoredBindingOfflineUntilSeen(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
-	key := DeviceKey("127.0.0.1:1", "R58M123ABC")
+	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
 	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestRestoredBindingOfflineUntilSeen(t *testing.T) {
 func TestRevokeAndLogout(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
-	key := DeviceKey("127.0.0.1:1", "R58M123ABC")
+	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
 	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +323,7 @@ func TestRevokeAndLogout(t *testing.T) {
 func TestChannelsReleased(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
-	key := DeviceKey("127.0.0.1:1", "R58M123ABC")
+	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
 	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
@@ -354,7 +354,7 @@ func TestChannelsReleased(t *testing.T) {
 // channel.open, descriptor.get and every push call it.
 func BenchmarkDescriptor(b *testing.B) {
 	e := newSvcEnv(b, 0, nil)
-	if err := e.svc.Bindings().Bind(b.Context(), "cch_a", DeviceKey("127.0.0.1:1", "R58M123ABC")); err != nil {
+	if err := e.svc.Bindings().Bind(b.Context(), "cch_a", adb.DeviceKey("127.0.0.1:1", "R58M123ABC")); err != nil {
 		b.Fatal(err)
 	}
 	ch := connector.Channel{ID: "cch_a"}
