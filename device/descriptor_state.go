@@ -1,5 +1,7 @@
 package device
 
+import "github.com/adb-connector/adb-connector/adb"
+
 // Presence is what the adb layer currently knows of a bound device.
 type Presence string
 
@@ -16,10 +18,10 @@ const (
 // PresenceFromADBState maps an adb device state ("device", "offline",
 // "unauthorized", "authorizing", "connecting", ...) to a Presence.
 func PresenceFromADBState(state string) Presence {
-	switch state {
-	case "device":
+	switch adb.State(state) {
+	case adb.StateDevice:
 		return PresenceOnline
-	case "unauthorized":
+	case adb.StateUnauthorized:
 		return PresenceUnauthorized
 	case "":
 		return PresenceUnknown

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/adb-connector/adb-connector/adb"
 )
 
 // Request flow defaults.
@@ -52,7 +54,7 @@ type DeviceInfo struct {
 }
 
 // Online reports whether adb lists the device as usable ("device").
-func (d DeviceInfo) Online() bool { return d.State == "device" }
+func (d DeviceInfo) Online() bool { return adb.State(d.State) == adb.StateDevice }
 
 // AuthSession is a device_request session as auth.start.ack and
 // auth.status.ack report it.
