@@ -96,9 +96,11 @@ func (d *Device) renderLocked() *image.RGBA {
 	}
 	if !d.st.locked {
 		t := d.top()
-		if s := d.screenDef(t.screens[len(t.screens)-1]); s.img != nil {
-			xdraw.NearestNeighbor.Scale(img, img.Rect, s.img, s.img.Bounds(), draw.Src, nil)
-			return img
+		if s := d.screenDef(t.screens[len(t.screens)-1]); len(s.png) > 0 {
+			if src, err := png.Decode(bytes.NewReader(s.png)); err == nil {
+				xdraw.NearestNeighbor.Scale(img, img.Rect, src, src.Bounds(), draw.Src, nil)
+				return img
+			}
 		}
 	}
 	draw.Draw(img, img.Rect, image.NewUniform(white), image.Point{}, draw.Src)

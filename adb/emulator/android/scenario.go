@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"image"
-	"image/png"
 	"io"
 	"io/fs"
 	"os"
@@ -84,7 +82,7 @@ type ScreenDef struct {
 	// (useful for screens given as dump files).
 	Rules []Rule `json:"rules,omitempty"`
 	dump  *uiNode
-	img   image.Image // PNG decoded once at load
+	png   []byte
 }
 
 // Node is a UI element as written in scenario files.
@@ -256,12 +254,8 @@ func ParseScenario(fsys fs.FS) (*Scenario, error) {
 			}
 		}
 		if s.PNG != "" {
-			x, err := fs.ReadFile(fsys, s.PNG)
-			if err != nil {
+			if s.png, err = fs.ReadFile(fsys, s.PNG); err != nil {
 				return nil, fmt.Errorf("screen %q: %w", s.ID, err)
-			}
-			if s.img, err = png.Decode(bytes.NewReader(x)); err != nil {
-				return nil, fmt.Errorf("screen %q: %s: %w", s.ID, s.PNG, err)
 			}
 		}
 		if s.Root == nil && s.dump == nil && !s.Launcher {
