@@ -29,7 +29,7 @@ type deviceOptions struct {
 	Virtual   virtualDevices
 	FileTTL   time.Duration
 	FileCap   int64
-	envErr    error // a bad ADB_CONNECTOR_ADB, reported when wiring
+	envErr    error // a bad ADB_CONNECTOR_ADB or ADB_CONNECTOR_VIRTUAL_DEVICES, reported when wiring
 }
 
 var deviceOpts deviceOptions
@@ -77,7 +77,10 @@ func deviceFlags(fs *flag.FlagSet) {
 		deviceOpts.Endpoints.fromEnv = true
 	}
 	fs.Var(&deviceOpts.Endpoints, "adb", "adb server HOST:PORT, repeatable (env ADB_CONNECTOR_ADB, comma-separated; default "+adb.DefaultEndpoint+", started if not running)")
-	n, _ := strconv.Atoi(envOr("ADB_CONNECTOR_VIRTUAL_DEVICES", "0"))
+	n, err := strconv.Atoi(envOr("ADB_CONNECTOR_VIRTUAL_DEVICES", "0"))
+	if err != nil {
+		deviceOpts.envErr = errors.Join(deviceOpts.envErr, errors.New("ADB_CONNECTOR_VIRTUAL_DEVICES: want a number"))
+	}
 	fs.IntVar(&deviceOpts.Virtual.N, "virtual-devices", n, "start N virtual Android devices and attach them to the first adb server (env ADB_CONNECTOR_VIRTUAL_DEVICES)")
 	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", envOr("ADB_CONNECTOR_VIRTUAL_SCENARIO", "launcher"), "scenario of the virtual devices: launcher, login, list or a directory")
 	fs.DurationVar(&deviceOpts.FileTTL, "file-ttl", files.DefaultTTL, "how long screenshots stay downloadable")

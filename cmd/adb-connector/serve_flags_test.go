@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -45,5 +46,20 @@ func TestServeBadADBEnvIsAStartError(t *testing.T) {
 	}
 	if err := wireDevices(t.Context(), &serveWiring{}); err == nil {
 		t.Fatal("a bad ADB_CONNECTOR_ADB did not stop start-up")
+	}
+}
+
+// TestServeBadVirtualDevicesEnvIsAStartError: a non-number is reported, not
+// read as 0. (--file-ttl -1s stops wiring before adb in any case.)
+func TestServeBadVirtualDevicesEnvIsAStartError(t *testing.T) {
+	t.Setenv("ADB_CONNECTOR_VIRTUAL_DEVICES", "three")
+	t.Setenv("ADB_CONNECTOR_ADB", "")
+	t.Setenv("ADB_CONNECTOR_API_KEY", "")
+	if _, err := parseServeFlags([]string{"--file-ttl", "-1s"}, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	err := wireDevices(t.Context(), &serveWiring{})
+	if err == nil || !strings.Contains(err.Error(), "ADB_CONNECTOR_VIRTUAL_DEVICES") {
+		t.Fatalf("wireDevices = %v, want an ADB_CONNECTOR_VIRTUAL_DEVICES error", err)
 	}
 }
