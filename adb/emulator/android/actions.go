@@ -89,7 +89,7 @@ func (d *Device) gotoLocked(id string) {
 		t.screens = append(t.screens, id)
 	}
 	d.st.focus = ""
-	d.logActivityStart(t)
+	d.logActivityStart()
 	d.changed()
 }
 
@@ -123,7 +123,7 @@ func (d *Device) launchLocked(pkg, screen string) bool {
 		d.st.tasks = append(d.st.tasks, &task{id: d.newTaskID(), pkg: pkg, screens: []string{first}})
 	}
 	d.st.focus = ""
-	d.logActivityStart(d.top())
+	d.logActivityStart()
 	d.changed()
 	return true
 }

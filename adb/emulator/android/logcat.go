@@ -61,11 +61,11 @@ func (d *Device) logWaiter() <-chan struct{} {
 	return d.logWake
 }
 
-// logActivityStart logs what ActivityTaskManager logs on a start.
-func (d *Device) logActivityStart(t *task) {
+// logActivityStart logs what ActivityTaskManager logs on a start of the
+// foreground activity.
+func (d *Device) logActivityStart() {
 	pkg, act := d.foreground()
 	d.logf('I', "ActivityTaskManager", "START u0 {flg=0x10000000 cmp=%s} from uid 2000", shortActivity(pkg, act))
-	_ = t
 }
 
 // Log appends a line to the device log, as an app would (for tests).
