@@ -12,15 +12,10 @@ import (
 // connector-<connector_card_id> with periods turned into hyphens (§4.2).
 const PrimaryName = "connector-device-adb"
 
-// files holds every entry of this directory; the Go sources that come along are
-// harmless and never served. The pattern "*" (not "*/SKILL.md") keeps the build
-// working while no Skill has been written yet.
+// files holds every skills/<name>/SKILL.md.
 //
-//go:embed *
+//go:embed */SKILL.md
 var files embed.FS
-
-// FS returns the embedded Skills, one directory per Skill name.
-func FS() fs.FS { return files }
 
 // Get returns the SKILL.md of the named Skill and whether it exists.
 func Get(name string) ([]byte, bool) {

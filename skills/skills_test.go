@@ -8,7 +8,7 @@ import (
 func TestPrimaryHeaderName(t *testing.T) {
 	b, ok := Primary()
 	if !ok {
-		t.Skip("skills/" + PrimaryName + "/SKILL.md not written yet")
+		t.Fatal("skills/" + PrimaryName + "/SKILL.md is not embedded")
 	}
 	if !bytes.Contains(b, []byte("name: "+PrimaryName)) {
 		t.Errorf("SKILL.md header must declare name: %s", PrimaryName)
