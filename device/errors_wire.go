@@ -107,9 +107,14 @@ func WireError(err error) *connector.Error {
 	return &connector.Error{Code: connector.CodeToolInvokeFailed, Message: msgFailed}
 }
 
-// rateLimitMessage is the rate_limited message with its retry hint, in
-// whole seconds rounded up (at least 1).
+// rateLimitMessage is the rate_limited message of tool calls, with its
+// retry hint (retrySeconds).
 func rateLimitMessage(retry time.Duration) string {
-	s := int64((retry + time.Second - 1) / time.Second)
-	return fmt.Sprintf("too many tool calls on this channel; retry after %d s", max(s, 1))
+	return fmt.Sprintf("too many tool calls on this channel; retry after %d s", retrySeconds(retry))
+}
+
+// retrySeconds is a rate_limited retry hint in whole seconds, rounded up,
+// at least 1.
+func retrySeconds(retry time.Duration) int64 {
+	return max(int64((retry+time.Second-1)/time.Second), 1)
 }

@@ -205,11 +205,10 @@ func authenticated(channelID, flowID, sessionID, msg string) connector.AuthReply
 	}
 }
 
-// authRateMessage is rate_limited's message with its retry hint in whole
-// seconds rounded up.
+// authRateMessage is rate_limited's message for pairing attempts, with its
+// retry hint (retrySeconds).
 func authRateMessage(retry time.Duration) string {
-	sec := int64((retry + time.Second - 1) / time.Second)
-	return fmt.Sprintf("too many pairing attempts; retry after %d s", max(sec, 1))
+	return fmt.Sprintf("too many pairing attempts; retry after %d s", retrySeconds(retry))
 }
 
 // requestReply turns a device_request session into its ack.
