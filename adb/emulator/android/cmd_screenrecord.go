@@ -84,9 +84,10 @@ func cmdScreenrecord(c *cmdCtx) int {
 		}
 		frames = append(frames, b.Bytes())
 	}
-	if c.d.cfg.RealTimeRecord && !sleepCtx(c.ctx, time.Duration(limit-len(frames))*time.Second) {
-		// stream closed: keep what was recorded, as screenrecord does on SIGINT
-		_ = frames
+	if c.d.cfg.RealTimeRecord {
+		// Wait out the time limit; a closed stream ends the wait and keeps
+		// what was recorded, as screenrecord does on SIGINT.
+		sleepCtx(c.ctx, time.Duration(limit-len(frames))*time.Second)
 	}
 	if len(frames) == 0 {
 		return exitCanceled
