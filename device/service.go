@@ -315,10 +315,6 @@ func (s *Service) forgetChannels(channelIDs []string) {
 	defer s.mu.Unlock()
 	for _, ch := range channelIDs {
 		delete(s.lastSeen, ch)
-		for id, f := range s.forms {
-			if f.channelID == ch {
-				delete(s.forms, id)
-			}
-		}
+		s.forgetFormsLocked(ch)
 	}
 }

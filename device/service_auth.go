@@ -381,6 +381,12 @@ func (s *Service) dropForm(id string) {
 func (s *Service) forgetForms(channelID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.forgetFormsLocked(channelID)
+}
+
+// forgetFormsLocked drops a channel's device_pairing sessions; s.mu must be
+// held.
+func (s *Service) forgetFormsLocked(channelID string) {
 	for id, f := range s.forms {
 		if f.channelID == channelID {
 			delete(s.forms, id)
