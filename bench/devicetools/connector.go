@@ -79,7 +79,7 @@ func startConnector(ctx context.Context, bin, dataDir, adbAddr string) (*server,
 	}
 }
 
-// stop sends SIGTERM and waits (SIGKILL after 10 s).
+// stop sends SIGINT and waits (SIGKILL after 10 s).
 func (s *server) stop() {
 	s.cmd.Process.Signal(os.Interrupt)
 	select {
