@@ -73,7 +73,7 @@ func TestDevicesPartialWhenOneServerDown(t *testing.T) {
 	d1 := startDevice(t, c, a)
 	b.Kill()
 	list, err := c.Devices(t.Context())
-	if !isErr(err, ErrServerUnavailable) {
+	if !errors.Is(err, ErrServerUnavailable) {
 		t.Fatalf("err = %v, want ErrServerUnavailable", err)
 	}
 	if len(list) != 1 || list[0].Key != d1.Key {
@@ -83,7 +83,7 @@ func TestDevicesPartialWhenOneServerDown(t *testing.T) {
 
 func TestStartLocalServer(t *testing.T) {
 	port := adbserver.FreePort(t)
-	ep := "127.0.0.1:" + itoa(port)
+	ep := "127.0.0.1:" + strconv.Itoa(port)
 	c, err := New(t.Context(), Config{Endpoints: []string{ep}, StartLocalServer: true, NoTracking: true})
 	if err != nil {
 		t.Fatal(err)
@@ -105,16 +105,16 @@ func TestStartLocalServer(t *testing.T) {
 func TestStartLocalServerWithoutADB(t *testing.T) {
 	port := adbserver.FreePort(t)
 	_, err := New(t.Context(), Config{
-		Endpoints: []string{"127.0.0.1:" + itoa(port)}, StartLocalServer: true,
+		Endpoints: []string{"127.0.0.1:" + strconv.Itoa(port)}, StartLocalServer: true,
 		ADBPath: "adb-not-installed-here", NoTracking: true,
 	})
-	if err == nil || !contains(err.Error(), "apt-get install -y adb") {
+	if err == nil || !strings.Contains(err.Error(), "apt-get install -y adb") {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 func TestCloseIdempotent(t *testing.T) {
-	c, err := New(t.Context(), Config{Endpoints: []string{"127.0.0.1:" + itoa(adbserver.FreePort(t))}})
+	c, err := New(t.Context(), Config{Endpoints: []string{"127.0.0.1:" + strconv.Itoa(adbserver.FreePort(t))}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestCloseIdempotent(t *testing.T) {
 	if _, ok := <-ch; ok {
 		t.Fatal("watch channel open after Close")
 	}
-	if _, err := c.Devices(t.Context()); !isErr(err, ErrClosed) {
+	if _, err := c.Devices(t.Context()); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Devices after Close: %v", err)
 	}
 }

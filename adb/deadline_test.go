@@ -2,6 +2,7 @@ package adb
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -52,12 +53,12 @@ func TestPerCallDeadlineOnHungServer(t *testing.T) {
 	c := newTestClient(t, Config{NoTracking: true, Endpoints: []string{addr}})
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
-	if _, err := c.Devices(ctx); !isErr(err, ErrTimeout) {
+	if _, err := c.Devices(ctx); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Devices: %v, want ErrTimeout", err)
 	}
 	ctx2, cancel2 := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel2()
-	if _, err := shellKey(ctx2, c, DeviceKey(addr, "x"), "true"); !isErr(err, ErrTimeout) {
+	if _, err := shellKey(ctx2, c, DeviceKey(addr, "x"), "true"); !errors.Is(err, ErrTimeout) {
 		t.Fatalf("Shell: %v, want ErrTimeout", err)
 	}
 }
@@ -79,7 +80,7 @@ func TestConcurrentShellsIndependentDeadlines(t *testing.T) {
 		wg.Go(func() {
 			ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
 			defer cancel()
-			if _, err := d.Shell(ctx, "block"); !isErr(err, ErrTimeout) {
+			if _, err := d.Shell(ctx, "block"); !errors.Is(err, ErrTimeout) {
 				errs <- fmt.Errorf("blocked shell %d: %v", i, err)
 			}
 		})

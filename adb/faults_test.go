@@ -2,6 +2,7 @@ package adb
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -37,7 +38,7 @@ func TestFaultsOnVirtualPhone(t *testing.T) {
 			<-tick.C
 		}
 		env.Devices[0].DropLink()
-		if err := <-done; !isErr(err, ErrDeviceOffline) {
+		if err := <-done; !errors.Is(err, ErrDeviceOffline) {
 			t.Fatalf("err = %v, want ErrDeviceOffline", err)
 		}
 		env.WaitState(env.Devices[0], "device")
@@ -47,7 +48,7 @@ func TestFaultsOnVirtualPhone(t *testing.T) {
 		env.Devices[1].SetUnauthorized(true)
 		nextEvent(t, ch, "unauthorized", forKey(keys[1], StateChanged, StateUnauthorized))
 		d, _ := c.Device(keys[1])
-		if _, err := d.Shell(t.Context(), "true"); !isErr(err, ErrUnauthorized) {
+		if _, err := d.Shell(t.Context(), "true"); !errors.Is(err, ErrUnauthorized) {
 			t.Errorf("shell on unauthorized: %v", err)
 		}
 		env.Devices[1].SetUnauthorized(false)

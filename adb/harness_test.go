@@ -3,20 +3,16 @@ package adb
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"path"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
-	"github.com/adb-connector/adb-connector/adb/parse"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -192,21 +188,11 @@ func newTestClient(t *testing.T, cfg Config, servers ...*adbserver.Server) *Clie
 	return c
 }
 
-func isErr(err, target error) bool { return errors.Is(err, target) }
-
 var cmpIgnoreTransportID = cmp.FilterPath(func(p cmp.Path) bool {
 	return p.Last().String() == ".TransportID"
 }, cmp.Ignore())
 
-func itoa(i int) string { return strconv.Itoa(i) }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
-
-func asErr(err error, target any) bool { return errors.As(err, target) }
-
 var timeZero = time.Unix(0, 0)
-
-func flatten(root *parse.UINode) []parse.UINode { return parse.Flatten(root) }
 
 // shellKey runs argv on the device with key, through Client.Device.
 func shellKey(ctx context.Context, c *Client, key string, argv ...string) (Result, error) {

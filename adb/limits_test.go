@@ -2,6 +2,7 @@ package adb
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"testing"
 )
@@ -39,7 +40,7 @@ func TestLimiterBusyAndSerialized(t *testing.T) {
 	}()
 	waitFor(func() bool { return l.waiting.Load() == 1 })
 	// ... and the next caller is refused rather than queued.
-	if _, err := l.acquire(ctx, opRead); !isErr(err, ErrBusy) {
+	if _, err := l.acquire(ctx, opRead); !errors.Is(err, ErrBusy) {
 		t.Fatalf("err = %v, want ErrBusy", err)
 	}
 	in1()
@@ -53,7 +54,7 @@ func TestLimiterBusyAndSerialized(t *testing.T) {
 	defer in2()
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := l.acquire(cctx, opInput); !isErr(err, context.Canceled) {
+	if _, err := l.acquire(cctx, opInput); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want Canceled", err)
 	}
 }

@@ -2,6 +2,7 @@ package adb
 
 import (
 	"bytes"
+	"errors"
 	"image/png"
 	"slices"
 	"testing"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/emulator"
+	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
 // opsEnv starts adbtest (real adb server + one virtual phone, launcher
@@ -136,10 +138,10 @@ func TestOpsAppsAndInput(t *testing.T) {
 	if err != nil || act == "" {
 		t.Fatalf("launcher activity = %q %v", act, err)
 	}
-	if _, err := d.LauncherActivity(ctx, "com.google.android.apps.nexuslauncher"); !isErr(err, ErrNoLauncher) {
+	if _, err := d.LauncherActivity(ctx, "com.google.android.apps.nexuslauncher"); !errors.Is(err, ErrNoLauncher) {
 		t.Errorf("no launcher: %v", err)
 	}
-	if err := d.Launch(ctx, "bad pkg; rm", ""); !isErr(err, ErrBadPackage) {
+	if err := d.Launch(ctx, "bad pkg; rm", ""); !errors.Is(err, ErrBadPackage) {
 		t.Errorf("bad package: %v", err)
 	}
 
@@ -155,7 +157,7 @@ func TestOpsAppsAndInput(t *testing.T) {
 	}
 	var field *struct{ x, y int }
 	var fieldID string
-	for _, n := range flatten(root) {
+	for _, n := range parse.Flatten(root) {
 		if n.Class == "android.widget.EditText" && n.Enabled {
 			field = &struct{ x, y int }{n.Center.X, n.Center.Y}
 			fieldID = n.ResourceID
@@ -251,7 +253,7 @@ func TestOpsMedia(t *testing.T) {
 		}
 	}
 	vd.Android().SetScreenOn(false)
-	if _, err := d.UIDump(ctx); !isErr(err, ErrScreenOff) {
+	if _, err := d.UIDump(ctx); !errors.Is(err, ErrScreenOff) {
 		t.Errorf("UIDump with screen off: %v", err)
 	}
 }

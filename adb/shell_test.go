@@ -3,6 +3,7 @@ package adb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"testing"
@@ -57,7 +58,7 @@ func TestShell(t *testing.T) {
 			res, err := d.Shell(t.Context(), tt.argv...)
 			if tt.wantExit != 0 {
 				var ee *ExitError
-				if !asErr(err, &ee) || ee.Code != tt.wantExit || string(ee.Stderr) != string(tt.want.Stderr) {
+				if !errors.As(err, &ee) || ee.Code != tt.wantExit || string(ee.Stderr) != string(tt.want.Stderr) {
 					t.Fatalf("err = %v, want ExitError %d", err, tt.wantExit)
 				}
 			} else if err != nil {
@@ -124,7 +125,7 @@ func TestShellDeadlineClosesStream(t *testing.T) {
 			} else {
 				_, err = d.Shell(ctx, "sleep", "100")
 			}
-			if !isErr(err, ErrTimeout) || !isErr(err, context.DeadlineExceeded) {
+			if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
 				t.Fatalf("err = %v, want ErrTimeout", err)
 			}
 		})
@@ -141,7 +142,7 @@ func TestShellCancel(t *testing.T) {
 		cancel()
 	}()
 	_, err := d.Shell(ctx, "sleep", "100")
-	if !isErr(err, context.Canceled) {
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want Canceled", err)
 	}
 }
@@ -169,7 +170,7 @@ func TestShellDeviceDropsMidCommand(t *testing.T) {
 				res, err = d.Shell(ctx, "sleep", "100")
 				out = res.Stdout
 			}
-			if !isErr(err, ErrDeviceOffline) {
+			if !errors.Is(err, ErrDeviceOffline) {
 				t.Fatalf("err = %v (out %q), want ErrDeviceOffline", err, out)
 			}
 			if exec && out != nil {
@@ -183,10 +184,10 @@ func TestShellUnknownDevice(t *testing.T) {
 	c, _, _ := shellEnv(t)
 	ep := c.Endpoints()[0]
 	_, err := shellKey(t.Context(), c, DeviceKey(ep, "nosuch:1"), "true")
-	if !isErr(err, ErrDeviceNotFound) {
+	if !errors.Is(err, ErrDeviceNotFound) {
 		t.Fatalf("err = %v, want ErrDeviceNotFound", err)
 	}
-	if _, err := shellKey(t.Context(), c, "127.0.0.1:1/x", "true"); !isErr(err, ErrDeviceNotFound) {
+	if _, err := shellKey(t.Context(), c, "127.0.0.1:1/x", "true"); !errors.Is(err, ErrDeviceNotFound) {
 		t.Fatalf("unknown endpoint: %v", err)
 	}
 }
@@ -196,7 +197,7 @@ func TestShellUnauthorized(t *testing.T) {
 	td.srv.SetUnauthorized(true)
 	waitState(t, c, td.Key, StateUnauthorized)
 	_, err := d.Shell(t.Context(), "true")
-	if !isErr(err, ErrUnauthorized) {
+	if !errors.Is(err, ErrUnauthorized) {
 		t.Fatalf("err = %v, want ErrUnauthorized", err)
 	}
 }
@@ -213,7 +214,7 @@ func TestExecDropWithQuickReconnect(t *testing.T) {
 		td.srv.DropLink()
 	}()
 	out, err := d.ExecOut(t.Context(), "sleep", "100")
-	if !isErr(err, ErrDeviceOffline) {
+	if !errors.Is(err, ErrDeviceOffline) {
 		t.Fatalf("err = %v (out %q), want ErrDeviceOffline", err, out)
 	}
 	waitState(t, c, td.Key, StateDevice)
@@ -230,7 +231,7 @@ func TestTextWithoutIME(t *testing.T) {
 		fmt.Fprintf(stdout, "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME\n%s\nnull\n", scriptSep)
 		return 0
 	})
-	if err := d.Text(t.Context(), "héllo"); !isErr(err, ErrUnsupportedText) {
+	if err := d.Text(t.Context(), "héllo"); !errors.Is(err, ErrUnsupportedText) {
 		t.Fatalf("err = %v, want ErrUnsupportedText", err)
 	}
 }

@@ -2,6 +2,7 @@ package adb
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"io/fs"
 	"testing"
@@ -68,10 +69,10 @@ func TestPushPullStat(t *testing.T) {
 func TestPullMissing(t *testing.T) {
 	_, _, d := shellEnv(t)
 	err := d.Pull(t.Context(), "/sdcard/nope", io.Discard)
-	if !isErr(err, ErrNotExist) {
+	if !errors.Is(err, ErrNotExist) {
 		t.Fatalf("err = %v, want ErrNotExist", err)
 	}
-	if _, err := d.Stat(t.Context(), "/sdcard/nope"); !isErr(err, ErrNotExist) {
+	if _, err := d.Stat(t.Context(), "/sdcard/nope"); !errors.Is(err, ErrNotExist) {
 		t.Fatalf("stat err = %v", err)
 	}
 }
@@ -95,7 +96,7 @@ func TestList(t *testing.T) {
 	if got["a.txt"] != 0o644 || got["sub"] != fs.ModeDir|0o755 || len(got) != 2 {
 		t.Errorf("list = %v", got)
 	}
-	if _, err := d.List(t.Context(), "/sdcard/missing"); !isErr(err, ErrNotExist) {
+	if _, err := d.List(t.Context(), "/sdcard/missing"); !errors.Is(err, ErrNotExist) {
 		t.Errorf("missing dir: err = %v, want ErrNotExist", err)
 	}
 	if _, err := d.List(t.Context(), "/sdcard/a.txt"); err == nil {
