@@ -199,8 +199,9 @@ func deepCopy(m map[string]any) map[string]any {
 }
 
 // Registry holds the tools of this deployment in registration order; it
-// produces the Card's tools[] and routes tool.invoke. Safe for concurrent use;
-// register everything before the Server starts (the Card is built once).
+// produces the Card's tools[]. Safe for concurrent use; register everything
+// before New: the Card is built once, and the Server runs only the tools it
+// declares (one registered later answers tool_not_found).
 type Registry struct {
 	mu    sync.RWMutex
 	tools []Tool

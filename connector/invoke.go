@@ -27,8 +27,8 @@ type progressPayload struct {
 	Progress *float64 `json:"progress,omitempty"`
 }
 
-// handleToolInvoke implements §8.18/§8.19: the tool comes from the registry
-// (hence the Card), the handler's error goes through MapError.
+// handleToolInvoke implements §8.18/§8.19: only a tool of the Card is run
+// (Server.tools), the handler's error goes through MapError.
 func handleToolInvoke(ctx context.Context, c *conn, p *Packet, ch Channel) {
 	var in toolInvokePayload
 	if len(p.Payload) == 0 || json.Unmarshal(p.Payload, &in) != nil || in.ToolID == "" {
@@ -42,11 +42,7 @@ func handleToolInvoke(ctx context.Context, c *conn, p *Packet, ch Channel) {
 		c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: in.ToolID}, &Error{Code: CodeInvalidArguments, Message: "arguments must be an object"})
 		return
 	}
-	var tool Tool
-	var ok bool
-	if c.s.cfg.Registry != nil {
-		tool, ok = c.s.cfg.Registry.Lookup(in.ToolID)
-	}
+	tool, ok := c.s.tools[in.ToolID]
 	if !ok {
 		c.s.metrics.toolCalls.WithLabelValues("unknown", CodeToolNotFound).Inc()
 		c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: in.ToolID}, &Error{Code: CodeToolNotFound, Message: genericUnknownToolMessage})

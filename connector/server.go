@@ -64,6 +64,9 @@ type Server struct {
 	ids     *ids
 	keyHash [32]byte
 	state   *state
+	// tools are the Card's tools, fixed at New: a tool registered later is
+	// not declared, so tool.invoke answers tool_not_found for it.
+	tools map[string]Tool
 
 	baseCtx    context.Context
 	cancelBase context.CancelFunc
@@ -115,6 +118,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		mux:   http.NewServeMux(),
 		ids:   newIDs(),
 		conns: map[*conn]struct{}{},
+		tools: make(map[string]Tool, len(card.Tools)),
+	}
+	for _, ct := range card.Tools {
+		if t, ok := cfg.Registry.Lookup(ct.ToolID); ok {
+			s.tools[t.ID] = t
+		}
 	}
 	if cfg.APIKey != "" {
 		s.keyHash = sha256.Sum256([]byte(cfg.APIKey))

@@ -218,3 +218,25 @@ func TestSlowPeerIsDropped(t *testing.T) {
 		return strings.Contains(e.logs.String(), "peer is not reading") || strings.Contains(e.logs.String(), "write failed")
 	})
 }
+
+// TestToolRegisteredAfterNewIsNotInvokable: the Card is built once, so a tool
+// registered later is undeclared and answers tool_not_found, never runs.
+func TestToolRegisteredAfterNewIsNotInvokable(t *testing.T) {
+	t.Parallel()
+	var reg *connector.Registry
+	e := newEnv(t, envOpts{cfg: func(c *connector.Config) { reg = c.Registry }})
+	ran := make(chan struct{}, 1)
+	if err := reg.Register(connector.Tool{ID: "late", Profile: connector.ProfileDeviceV1, InputSchema: map[string]any{"type": "object"},
+		Handler: func(context.Context, connector.ToolCall) (any, error) { ran <- struct{}{}; return nil, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := ctxT(t)
+	c, _, ch := e.openChannel(t)
+	r, _ := c.Request(ctx, connector.TypeToolInvoke, ch, invoke("late"))
+	wantError(t, r, connector.TypeToolInvokeAck, connector.CodeToolNotFound)
+	select {
+	case <-ran:
+		t.Error("an undeclared tool ran")
+	default:
+	}
+}
