@@ -320,20 +320,16 @@ func ratString(r *big.Rat) string {
 	return r.FloatString(3)
 }
 
-// intArg returns a validated integer argument, or def when absent.
+// intArg returns a validated integer argument (validate decodes numbers as
+// json.Number), or def when absent or out of float64 range.
 func intArg(args map[string]any, name string, def int) int {
-	switch v := args[name].(type) {
-	case json.Number:
+	if v, ok := args[name].(json.Number); ok {
 		if i, err := v.Int64(); err == nil {
 			return int(i)
 		}
 		if f, err := v.Float64(); err == nil {
 			return int(f)
 		}
-	case float64:
-		return int(v)
-	case int:
-		return v
 	}
 	return def
 }
