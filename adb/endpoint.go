@@ -66,16 +66,14 @@ func (c *Client) ServerVersion(ctx context.Context, endpoint string) (int, error
 	return int(v), nil
 }
 
-// ensureLocalServer starts the adb server for a loopback endpoint that does
-// not answer, using `adb -P PORT start-server`.
+// ensureLocalServer starts the adb server for a loopback endpoint (New
+// calls it for those only) that does not answer, using
+// `adb -P PORT start-server`.
 func (c *Client) ensureLocalServer(ctx context.Context, endpoint string) error {
 	if _, err := c.ServerVersion(ctx, endpoint); err == nil {
 		return nil
 	} else if !errors.Is(err, ErrServerUnavailable) {
 		return err
-	}
-	if !isLoopback(endpoint) {
-		return fmt.Errorf("adb server at %s: %w (not local, cannot start it)", endpoint, ErrServerUnavailable)
 	}
 	bin := c.cfg.ADBPath
 	if bin == "" {
