@@ -2,13 +2,14 @@ package android
 
 import (
 	"bytes"
-	"encoding/xml"
 	"fmt"
 	"image"
 	"image/color"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
 // uiNode is a resolved UI element: what `uiautomator dump` prints and the
@@ -107,107 +108,39 @@ func writeDump(w io.Writer, root *uiNode, rotation int, extra bool) {
 	w.Write(b.Bytes())
 }
 
-// parseDump reads a `uiautomator dump` XML file from a real phone.
+// parseDump reads a `uiautomator dump` XML file from a real phone, with
+// the host's parser (adb/parse.UIDump: its limits and strictness). Several
+// top-level windows are wrapped in a synthetic root.
 func parseDump(data []byte) (*uiNode, error) {
-	dec := xml.NewDecoder(bytes.NewReader(data))
-	var stack []*uiNode
-	var root *uiNode
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		switch t := tok.(type) {
-		case xml.StartElement:
-			if t.Name.Local != "node" {
-				continue
-			}
-			n := &uiNode{Enabled: true}
-			for _, a := range t.Attr {
-				v := a.Value
-				bv := v == "true"
-				switch a.Name.Local {
-				case "text":
-					n.Text = v
-				case "resource-id":
-					n.ResourceID = v
-				case "class":
-					n.Class = v
-				case "package":
-					n.Package = v
-				case "content-desc":
-					n.ContentDesc = v
-				case "checkable":
-					n.Checkable = bv
-				case "checked":
-					n.Checked = bv
-				case "clickable":
-					n.Clickable = bv
-				case "enabled":
-					n.Enabled = bv
-				case "focusable":
-					n.Focusable = bv
-				case "focused":
-					n.Focused = bv
-				case "scrollable":
-					n.Scrollable = bv
-				case "long-clickable":
-					n.LongClickable = bv
-				case "password":
-					n.Password = bv
-				case "selected":
-					n.Selected = bv
-				case "bounds":
-					r, err := parseBounds(v)
-					if err != nil {
-						return nil, err
-					}
-					n.B = r
-				}
-			}
-			n.field = strings.Contains(n.Class, "EditText")
-			if len(stack) > 0 {
-				p := stack[len(stack)-1]
-				p.Children = append(p.Children, n)
-			} else if root == nil {
-				root = n
-			} else {
-				// Several windows: wrap them in a synthetic root.
-				root = &uiNode{Class: "android.widget.FrameLayout", Enabled: true, B: root.B.Union(n.B), Children: []*uiNode{root, n}}
-			}
-			stack = append(stack, n)
-		case xml.EndElement:
-			if t.Name.Local == "node" && len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-		}
+	h, err := parse.UIDump(data)
+	if err != nil {
+		return nil, err
 	}
-	if root == nil {
+	if len(h.Children) == 0 {
 		return nil, fmt.Errorf("no <node> in dump")
+	}
+	root := fromParsed(h.Children[0])
+	for _, w := range h.Children[1:] {
+		n := fromParsed(w)
+		root = &uiNode{Class: "android.widget.FrameLayout", Enabled: true, B: root.B.Union(n.B), Children: []*uiNode{root, n}}
 	}
 	return root, nil
 }
 
-// parseBounds parses "[l,t][r,b]".
-func parseBounds(s string) (image.Rectangle, error) {
-	var r image.Rectangle
-	s = strings.NewReplacer("][", ",", "[", "", "]", "").Replace(s)
-	parts := strings.Split(s, ",")
-	if len(parts) != 4 {
-		return r, fmt.Errorf("bad bounds %q", s)
+// fromParsed converts a parsed dump node and its subtree.
+func fromParsed(p *parse.UINode) *uiNode {
+	n := &uiNode{
+		Class: p.Class, ResourceID: p.ResourceID, Text: p.Text, ContentDesc: p.ContentDesc, Package: p.Package, Hint: p.Hint,
+		B:         image.Rect(p.Bounds.Left, p.Bounds.Top, p.Bounds.Right, p.Bounds.Bottom),
+		Clickable: p.Clickable, LongClickable: p.LongClickable, Scrollable: p.Scrollable, Focusable: p.Focusable,
+		Focused: p.Focused, Checkable: p.Checkable, Checked: p.Checked, Password: p.Password, Selected: p.Selected,
+		Enabled: p.Enabled,
 	}
-	var v [4]int
-	for i, p := range parts {
-		n, err := strconv.Atoi(strings.TrimSpace(p))
-		if err != nil {
-			return r, fmt.Errorf("bad bounds %q", s)
-		}
-		v[i] = n
+	n.field = strings.Contains(n.Class, "EditText")
+	for _, c := range p.Children {
+		n.Children = append(n.Children, fromParsed(c))
 	}
-	return image.Rect(v[0], v[1], v[2], v[3]), nil
+	return n
 }
 
 // clone deep-copies the tree (dump screens are shared by devices).
