@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"time"
 
@@ -47,7 +46,6 @@ type idempotency struct {
 	db  *store.DB
 	ttl time.Duration
 	now func() time.Time
-	log *slog.Logger
 
 	mu        sync.Mutex
 	inflight  map[idemKey]*flight
@@ -62,8 +60,8 @@ type idempotency struct {
 	onWait func()
 }
 
-func newIdempotency(db *store.DB, ttl time.Duration, now func() time.Time, log *slog.Logger) *idempotency {
-	return &idempotency{db: db, ttl: ttl, now: now, log: log, inflight: map[idemKey]*flight{},
+func newIdempotency(db *store.DB, ttl time.Duration, now func() time.Time) *idempotency {
+	return &idempotency{db: db, ttl: ttl, now: now, inflight: map[idemKey]*flight{},
 		stmts: stmtCache{stmts: map[*sql.DB]map[string]*sql.Stmt{}}}
 }
 

@@ -129,7 +129,7 @@ func NewTools(cfg ToolsConfig) (*Tools, error) {
 	t := &Tools{
 		cfg:     cfg,
 		log:     cfg.Logger,
-		idem:    newIdempotency(cfg.DB, cfg.IdempotencyTTL, cfg.Now, cfg.Logger),
+		idem:    newIdempotency(cfg.DB, cfg.IdempotencyTTL, cfg.Now),
 		limit:   newLimiter(RateLimit{Burst: cfg.RatePerMinute, Per: time.Minute}),
 		screens: newScreenCache(cfg.ScreenCacheTTL, cfg.Now),
 		metrics: newToolMetrics(),
