@@ -44,7 +44,8 @@ type Server struct {
 	addr     string // fixed after the first Listen, reused by Vanish
 	ctx      context.Context
 	cancel   context.CancelFunc
-	wg       sync.WaitGroup // accept loops, connections, vanish timers
+	stopCtx  func() bool    // unregisters the shutdown on ctx's end
+	wg       sync.WaitGroup // accept loops, connections, vanish timers, shutdown on ctx's end
 	mu       sync.Mutex
 	ln       net.Listener
 	conns    map[*conn]struct{}
@@ -97,9 +98,12 @@ func Listen(ctx context.Context, backend Backend, opts Options) (*Server, error)
 		conns:   make(map[*conn]struct{}),
 		unauth:  opts.Unauthorized,
 	}
-	s.wg.Add(1)
+	s.wg.Add(2)
 	go s.acceptLoop(ln)
-	context.AfterFunc(sctx, s.shutdown)
+	s.stopCtx = context.AfterFunc(sctx, func() {
+		defer s.wg.Done()
+		s.shutdown()
+	})
 	return s, nil
 }
 
@@ -111,6 +115,9 @@ func (s *Server) Addr() string { return s.addr }
 // goroutine the server started (including running shell commands, whose
 // contexts are canceled). It is idempotent.
 func (s *Server) Close() error {
+	if s.stopCtx() {
+		s.wg.Done() // the shutdown on ctx's end will not run
+	}
 	s.cancel()
 	s.shutdown()
 	s.wg.Wait()
