@@ -79,7 +79,7 @@ func readSyncRequest(r io.Reader) (syncRequest, error) {
 	case syncQUIT:
 		return syncRequest{id: id}, nil
 	default:
-		return syncRequest{}, fmt.Errorf("%w: unknown sync request %q", ErrProtocol, idString(id))
+		return syncRequest{}, fmt.Errorf("%w: unknown sync request %s", ErrProtocol, commandName(id))
 	}
 	if n > syncMaxPath {
 		return syncRequest{}, fmt.Errorf("%w: sync path too long (%d)", ErrProtocol, n)
@@ -89,13 +89,6 @@ func readSyncRequest(r io.Reader) (syncRequest, error) {
 		return syncRequest{}, io.ErrUnexpectedEOF
 	}
 	return syncRequest{id: id, path: string(p)}, nil
-}
-
-// idString renders a sync id for errors.
-func idString(id uint32) string {
-	var b [4]byte
-	binary.LittleEndian.PutUint32(b[:], id)
-	return string(b[:])
 }
 
 // errno maps a FileSystem error to a Linux errno: the io/fs sentinels,
