@@ -150,6 +150,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		return err
 	}
 	defer db.Close()
+	// Listen before wiring: a port already in use fails here, before adb
+	// servers and virtual devices are started for nothing.
+	ln, err := net.Listen("tcp", cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	defer ln.Close()
 
 	card := device.CardConfig()
 	w := &serveWiring{Card: &card, Registry: connector.NewRegistry(), DB: db, Log: log, DataDir: cfg.DataDir}
@@ -169,18 +176,23 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	if err != nil {
 		return err
 	}
+	serving := false
+	defer func() {
+		if !serving { // a start-up error after New: stop its lease timers before the DB closes
+			sctx, cancel := context.WithTimeout(context.Background(), cfg.DrainTime)
+			defer cancel()
+			srv.Shutdown(sctx)
+		}
+	}()
 	for _, m := range w.Mount {
 		if err := m(srv); err != nil {
 			return err
 		}
 	}
 
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen: %w", err)
-	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
 	errc := make(chan error, 1)
+	serving = true
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "card", card.CardID,
 		"api_key_required", cfg.APIKey != "", "lease_grace", cfg.LeaseGrace.String())
@@ -190,6 +202,7 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	select {
 	case <-ctx.Done():
 	case err := <-errc:
+		serving = false // the deferred Shutdown stops the connector
 		return fmt.Errorf("serve: %w", err)
 	}
 	log.Info("shutting down", "drain_timeout", cfg.DrainTime.String())

@@ -2,6 +2,8 @@ package main
 
 import (
 	"io"
+	"log/slog"
+	"net"
 	"slices"
 	"strings"
 	"testing"
@@ -61,5 +63,24 @@ func TestServeBadVirtualDevicesEnvIsAStartError(t *testing.T) {
 	err := wireDevices(t.Context(), &serveWiring{})
 	if err == nil || !strings.Contains(err.Error(), "ADB_CONNECTOR_VIRTUAL_DEVICES") {
 		t.Fatalf("wireDevices = %v, want an ADB_CONNECTOR_VIRTUAL_DEVICES error", err)
+	}
+}
+
+func TestServePortInUseFailsBeforeWiring(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	t.Setenv("ADB_CONNECTOR_API_KEY", "")
+	// An adb endpoint nobody listens on: wiring would fail differently
+	// (and start nothing) if serve got that far.
+	cfg, err := parseServeFlags([]string{"--listen", ln.Addr().String(), "--data-dir", t.TempDir(), "--adb", "127.0.0.1:1"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = serve(t.Context(), cfg, slog.New(slog.DiscardHandler), nil)
+	if err == nil || !strings.HasPrefix(err.Error(), "listen:") {
+		t.Fatalf("serve on a busy port: %v, want a listen error", err)
 	}
 }
