@@ -35,25 +35,29 @@ func cmdScreencap(c *cmdCtx) int {
 	}
 	d := c.d
 	d.mu.Lock()
-	var out []byte
+	var out, pix []byte // raw: out is the header, pix the cached frame's pixels (never modified)
 	if asPNG {
 		out = d.screenshotPNGLocked()
 	} else {
 		img := d.screenshotLocked()
-		var hdr bytes.Buffer
-		vals := []uint32{uint32(img.Rect.Dx()), uint32(img.Rect.Dy()), 1}
+		out = binary.LittleEndian.AppendUint32(out, uint32(img.Rect.Dx()))
+		out = binary.LittleEndian.AppendUint32(out, uint32(img.Rect.Dy()))
+		out = binary.LittleEndian.AppendUint32(out, 1)
 		if d.cfg.SDK >= 28 {
-			vals = append(vals, 1)
+			out = binary.LittleEndian.AppendUint32(out, 1)
 		}
-		binary.Write(&hdr, binary.LittleEndian, vals)
-		out = append(hdr.Bytes(), img.Pix...)
+		pix = img.Pix
 	}
 	d.mu.Unlock()
 	if file == "" {
+		// Header and pixels in two writes: no copy of the frame.
 		c.stdout.Write(out)
+		if len(pix) > 0 {
+			c.stdout.Write(pix)
+		}
 		return 0
 	}
-	if err := c.writeFile(file, out); err != nil {
+	if err := c.writeFile(file, append(out, pix...)); err != nil {
 		c.errorf("Error opening file: %s (%s)\n", file, errText(err))
 		return 1
 	}
