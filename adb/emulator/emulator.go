@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
@@ -30,9 +29,8 @@ type Options struct {
 // Device is one running virtual device. Its methods are safe for
 // concurrent use.
 type Device struct {
-	srv       *adbd.Server
-	android   *android.Device
-	closeOnce sync.Once
+	srv     *adbd.Server
+	android *android.Device
 }
 
 // Start builds the android device and starts listening. ctx bounds the
@@ -74,10 +72,7 @@ func (d *Device) Server() *adbd.Server { return d.srv }
 // Close stops listening, drops every connection and waits for all
 // goroutines, including running commands (their contexts are canceled).
 // It is idempotent.
-func (d *Device) Close() error {
-	d.closeOnce.Do(func() { d.srv.Close() })
-	return nil
-}
+func (d *Device) Close() error { return d.srv.Close() }
 
 // DropLink closes the current host connections now, as a pulled cable;
 // the device keeps listening and adb 29 reconnects within about 0.3 s
