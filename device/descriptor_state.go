@@ -64,9 +64,8 @@ const (
 
 // StateInput is everything the Descriptor's state depends on.
 type StateInput struct {
-	Binding    BindingState // none, bound, revoked
-	Presence   Presence     // of the bound device
-	EndpointUp bool         // the adb server holding the device answers
+	Binding  BindingState // none, bound, revoked
+	Presence Presence     // of the bound device; offline while its adb server is lost
 }
 
 // State is the Descriptor state of one channel: connection.status and the
@@ -82,8 +81,8 @@ type State struct {
 //
 //	no binding                 -> created,   tools unavailable, permission unknown
 //	revoked                    -> revoked,   tools unavailable, permission requires_reauth
-//	bound, adb server down     -> offline,   tools unavailable, permission unknown
 //	bound, device offline      -> offline,   tools unavailable, permission unknown
+//	  (or its adb server down)
 //	bound, not seen (restart)  -> offline,   tools unavailable, permission unknown
 //	bound, unauthorized        -> degraded,  tools denied_by_target, permission denied
 //	bound, online              -> connected, tools available, permission granted
@@ -95,17 +94,13 @@ func ComputeState(in StateInput) State {
 	default:
 		return State{StatusCreated, ToolUnavailable, PermissionUnknown}
 	}
-	offline := State{StatusOffline, ToolUnavailable, PermissionUnknown}
-	if !in.EndpointUp {
-		return offline
-	}
 	switch in.Presence {
 	case PresenceOnline:
 		return State{StatusConnected, ToolAvailable, PermissionGranted}
 	case PresenceUnauthorized:
 		return State{StatusDegraded, ToolDeniedByTarget, PermissionDenied}
 	}
-	return offline
+	return State{StatusOffline, ToolUnavailable, PermissionUnknown}
 }
 
 // ToolState is one Descriptor tools[] entry (§9).

@@ -18,18 +18,16 @@ func TestComputeState(t *testing.T) {
 		in   StateInput
 		want State
 	}{
-		{"no binding", StateInput{BindingNone, PresenceOnline, true}, created},
+		{"no binding", StateInput{BindingNone, PresenceOnline}, created},
 		{"no binding zero value", StateInput{}, created},
-		{"no binding endpoint down", StateInput{BindingNone, PresenceOffline, false}, created},
-		{"revoked", StateInput{BindingRevoked, PresenceOnline, true}, revoked},
-		{"revoked offline", StateInput{BindingRevoked, PresenceOffline, false}, revoked},
-		{"bound online", StateInput{BindingBound, PresenceOnline, true}, connected},
-		{"bound offline", StateInput{BindingBound, PresenceOffline, true}, offline},
-		{"bound unauthorized", StateInput{BindingBound, PresenceUnauthorized, true}, degraded},
-		{"bound after restart, not seen", StateInput{BindingBound, PresenceUnknown, true}, offline},
-		{"bound online, adb server down", StateInput{BindingBound, PresenceOnline, false}, offline},
-		{"bound unauthorized, adb server down", StateInput{BindingBound, PresenceUnauthorized, false}, offline},
-		{"bound, presence empty", StateInput{Binding: BindingBound, EndpointUp: true}, offline},
+		{"no binding offline", StateInput{BindingNone, PresenceOffline}, created},
+		{"revoked", StateInput{BindingRevoked, PresenceOnline}, revoked},
+		{"revoked offline", StateInput{BindingRevoked, PresenceOffline}, revoked},
+		{"bound online", StateInput{BindingBound, PresenceOnline}, connected},
+		{"bound offline", StateInput{BindingBound, PresenceOffline}, offline},
+		{"bound unauthorized", StateInput{BindingBound, PresenceUnauthorized}, degraded},
+		{"bound after restart, not seen", StateInput{BindingBound, PresenceUnknown}, offline},
+		{"bound, presence empty", StateInput{Binding: BindingBound}, offline},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -55,7 +53,7 @@ func TestPresenceFromADBState(t *testing.T) {
 
 func TestStateTools(t *testing.T) {
 	t.Parallel()
-	got := ComputeState(StateInput{BindingBound, PresenceUnauthorized, true}).Tools("android_device_status", "android_tap")
+	got := ComputeState(StateInput{BindingBound, PresenceUnauthorized}).Tools("android_device_status", "android_tap")
 	want := []ToolState{
 		{"android_device_status", ToolDeniedByTarget, PermissionDenied},
 		{"android_tap", ToolDeniedByTarget, PermissionDenied},

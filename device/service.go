@@ -100,7 +100,6 @@ type Service struct {
 	byChannel map[string]Binding // bound and revoked rows
 	byDevice  map[string]string  // device key -> channel (bound only)
 	presence  map[string]*devicePresence
-	epDown    map[string]bool           // adb endpoints whose server is lost
 	lastSeen  map[string]descriptorView // what the peer last received per channel
 	forms     map[string]formSession    // device_pairing sessions by id
 	updated   chan struct{}             // closed and replaced on every presence or binding change
@@ -150,7 +149,6 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		byChannel: map[string]Binding{},
 		byDevice:  map[string]string{},
 		presence:  map[string]*devicePresence{},
-		epDown:    map[string]bool{},
 		lastSeen:  map[string]descriptorView{},
 		forms:     map[string]formSession{},
 		updated:   make(chan struct{}),
@@ -225,8 +223,8 @@ func (s *Service) viewLocked(channelID string) descriptorView {
 		v.state = ComputeState(StateInput{Binding: BindingNone})
 		return v
 	}
-	ep, serial := SplitDeviceKey(b.DeviceKey)
-	in := StateInput{Binding: b.State, Presence: PresenceUnknown, EndpointUp: !s.epDown[ep]}
+	_, serial := SplitDeviceKey(b.DeviceKey)
+	in := StateInput{Binding: b.State, Presence: PresenceUnknown}
 	model := ""
 	if p := s.presence[b.DeviceKey]; p != nil {
 		in.Presence, model = p.presence, p.model
@@ -269,9 +267,6 @@ func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, D
 	if ok {
 		if p := s.presence[b.DeviceKey]; p != nil {
 			pres, model = p.presence, p.model
-		}
-		if ep, _ := SplitDeviceKey(b.DeviceKey); s.epDown[ep] {
-			pres = PresenceOffline
 		}
 	}
 	s.mu.RUnlock()

@@ -79,7 +79,9 @@ func (s *Service) reconcile(listed []adb.DeviceInfo) {
 
 // apply folds one adb event into the presence map. A device entering state
 // "device" is probed before it counts as online (Profile §5: a restored
-// binding is connected only once its device answers).
+// binding is connected only once its device answers). A lost adb server
+// needs no case of its own: adb reports each of its devices offline
+// (Event.ServerDown) and re-reports them once it answers again.
 func (s *Service) apply(ev adb.Event) {
 	d := ev.Device
 	state := string(d.State)
@@ -88,12 +90,6 @@ func (s *Service) apply(ev adb.Event) {
 	}
 	var dirty []string
 	s.mu.Lock()
-	if ev.ServerDown {
-		s.epDown[d.Endpoint] = true
-	} else if s.epDown[d.Endpoint] {
-		delete(s.epDown, d.Endpoint)
-		dirty = s.endpointChannelsLocked(d.Endpoint)
-	}
 	p := s.presence[d.Key]
 	if p == nil {
 		p = &devicePresence{endpoint: d.Endpoint, serial: d.Serial, presence: PresenceUnknown}
@@ -129,17 +125,6 @@ func (s *Service) apply(ev adb.Event) {
 	if probe {
 		s.wg.Go(func() { s.probe(d.Key, gen) })
 	}
-}
-
-// endpointChannelsLocked lists the channels bound to a device of ep.
-func (s *Service) endpointChannelsLocked(ep string) []string {
-	var out []string
-	for key, ch := range s.byDevice {
-		if e, _ := SplitDeviceKey(key); e == ep {
-			out = append(out, ch)
-		}
-	}
-	return out
 }
 
 // wait waits d; it returns false, early, when the Service is closing.
