@@ -93,20 +93,54 @@ func loadMigrations() ([]migration, error) {
 	return ms, nil
 }
 
+// migrate applies every embedded migration not yet recorded in
+// schema_migrations, in version order. Each owning package numbers its
+// migrations in its own range, so a migration added later may carry a lower
+// number than one already applied: tracking each version (not only the
+// highest, as PRAGMA user_version would) applies it all the same.
+// user_version is kept at the highest applied version for inspection.
 func (db *DB) migrate(ctx context.Context) error {
+	return db.migrateWith(ctx, nil)
+}
+
+func (db *DB) migrateWith(ctx context.Context, extra []migration) error {
 	ms, err := loadMigrations()
 	if err != nil {
 		return err
 	}
-	var current int
-	if err := db.Write.QueryRowContext(ctx, "PRAGMA user_version").Scan(&current); err != nil {
-		return fmt.Errorf("read schema version: %w", err)
+	ms = append(ms, extra...)
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	if _, err := db.Write.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`); err != nil {
+		return fmt.Errorf("schema_migrations: %w", err)
 	}
-	if n := len(ms); n > 0 && current > ms[n-1].version {
-		return fmt.Errorf("database %s has schema version %d, newer than this binary's %d", db.Path, current, ms[n-1].version)
+	applied := map[int]bool{}
+	rows, err := db.Write.QueryContext(ctx, "SELECT version FROM schema_migrations")
+	if err != nil {
+		return fmt.Errorf("read applied migrations: %w", err)
+	}
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			rows.Close()
+			return err
+		}
+		applied[v] = true
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	known := map[int]bool{}
+	for _, m := range ms {
+		known[m.version] = true
+	}
+	for v := range applied {
+		if !known[v] {
+			return fmt.Errorf("database %s has migration %d, which this binary does not know: it was written by a newer binary", db.Path, v)
+		}
 	}
 	for _, m := range ms {
-		if m.version <= current {
+		if applied[m.version] {
 			continue
 		}
 		tx, err := db.Write.BeginTx(ctx, nil)
@@ -117,14 +151,27 @@ func (db *DB) migrate(ctx context.Context) error {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO schema_migrations(version, name, applied_at) VALUES (?, ?, strftime('%s','now'))", m.version, m.name); err != nil {
+			tx.Rollback()
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
 		// PRAGMA takes no bind parameters; the version is our own integer.
-		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", m.version)); err != nil {
+		if _, err := tx.ExecContext(ctx, fmt.Sprintf("PRAGMA user_version = %d", max(m.version, highest(applied)))); err != nil {
 			tx.Rollback()
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 		if err := tx.Commit(); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
+		applied[m.version] = true
 	}
 	return nil
+}
+
+func highest(applied map[int]bool) int {
+	h := 0
+	for v := range applied {
+		h = max(h, v)
+	}
+	return h
 }

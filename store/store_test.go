@@ -51,13 +51,37 @@ func TestOpenRefusesNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Write.ExecContext(ctx, "PRAGMA user_version = 99999"); err != nil {
+	if _, err := db.Write.ExecContext(ctx, "INSERT INTO schema_migrations(version, name, applied_at) VALUES (99999, '99999_future.sql', 0)"); err != nil {
 		t.Fatal(err)
 	}
 	db.Close()
 	if _, err := Open(ctx, dir); err == nil {
 		t.Fatal("opened a database from a newer binary")
 	}
+}
+
+// A package's migration added after a higher-numbered one of another
+// package was applied must still run on existing databases.
+func TestLowerNumberedMigrationAddedLaterIsApplied(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	ctx := context.Background()
+	db, err := Open(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	late := migration{version: 21, name: "0021_late.sql", sql: "CREATE TABLE late_table (x INTEGER)"}
+	if err := db.migrateWith(ctx, []migration{late}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Read.ExecContext(ctx, "SELECT x FROM late_table"); err != nil {
+		t.Fatalf("migration 0021 was skipped: %v", err)
+	}
+	// Applying again is a no-op.
+	if err := db.migrateWith(ctx, []migration{late}); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
 }
 
 func TestOpenUnwritableDir(t *testing.T) {
