@@ -99,3 +99,18 @@ func TestConcurrentShellsIndependentDeadlines(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// An adb server that accepts the tracking connection but never answers
+// host:track-devices-l is a server down: its devices are reported offline
+// (ServerDown) instead of the tracker waiting on the handshake for ever.
+func TestTrackHungServerHandshake(t *testing.T) {
+	addr := silentServer(t)
+	c := newTestClient(t, Config{NoTracking: true, Endpoints: []string{addr}})
+	c.tracker.apply(addr, []DeviceInfo{{Key: DeviceKey(addr, "A"), Endpoint: addr, Serial: "A", State: StateDevice}})
+	ch := c.Watch(t.Context())
+	nextEvent(t, ch, "replay", func(ev Event) bool { return ev.Type == Appeared })
+	c.wg.Go(func() { c.tracker.run(c.ctx, addr) })
+	nextEvent(t, ch, "server down", func(ev Event) bool {
+		return ev.Type == StateChanged && ev.ServerDown && ev.Device.State == StateOffline
+	})
+}

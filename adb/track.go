@@ -276,9 +276,13 @@ func (t *tracker) follow(ctx context.Context, ep string) (got bool, err error) {
 		return false, err
 	}
 	defer hc.Close()
+	// A server that accepts but does not answer is down: the handshake has
+	// the poll's deadline (afterwards the poll detects a hung server).
+	_ = hc.nc.SetDeadline(time.Now().Add(trackPollTimeout))
 	if err := hc.request("host:track-devices-l"); err != nil {
 		return false, err
 	}
+	_ = hc.nc.SetDeadline(time.Time{})
 	type msg struct {
 		payload string
 		err     error
