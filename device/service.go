@@ -224,15 +224,20 @@ func (s *Service) viewLocked(channelID string) descriptorView {
 		return v
 	}
 	_, serial := SplitDeviceKey(b.DeviceKey)
-	in := StateInput{Binding: b.State, Presence: PresenceUnknown}
-	model := ""
-	if p := s.presence[b.DeviceKey]; p != nil {
-		in.Presence, model = p.presence, p.model
-	}
-	v.state = ComputeState(in)
+	pres, model := s.presenceLocked(b.DeviceKey)
+	v.state = ComputeState(StateInput{Binding: b.State, Presence: pres})
 	v.target.DisplayName = DisplayName(model, serial)
 	v.target.AccountHint = SerialHint(serial)
 	return v
+}
+
+// presenceLocked is what tracking says of a device key: unknown when not
+// seen since start; s.mu must be held.
+func (s *Service) presenceLocked(key string) (Presence, string) {
+	if p := s.presence[key]; p != nil {
+		return p.presence, p.model
+	}
+	return PresenceUnknown, ""
 }
 
 // Descriptor implements connector.Profile: binding state and device
@@ -262,13 +267,7 @@ func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector
 func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, DeviceMeta, error) {
 	s.mu.RLock()
 	b, ok := s.byChannel[channelID]
-	var pres Presence = PresenceUnknown
-	model := ""
-	if ok {
-		if p := s.presence[b.DeviceKey]; p != nil {
-			pres, model = p.presence, p.model
-		}
-	}
+	pres, model := s.presenceLocked(b.DeviceKey)
 	s.mu.RUnlock()
 	if !ok || b.State != BindingBound {
 		return nil, DeviceMeta{}, ErrNotBound
