@@ -1,6 +1,6 @@
 // Package parse turns the text (and bytes) that Android commands print into
 // typed Go values: getprop, wm size/density, dumpsys battery/window/power/
-// activity, uiautomator dump, pm list packages / pm path /
+// activity/input (and display, for the rotation), uiautomator dump, pm list packages / pm path /
 // cmd package resolve-activity, logcat and the raw screencap header.
 //
 // Every function is pure, safe for concurrent use, never panics, and returns
