@@ -85,7 +85,14 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	c.log.Debug("data plane connected")
 
 	go c.writeLoop()
+	helloTimer := time.AfterFunc(s.cfg.HelloTimeout, func() {
+		if id, _ := c.hello(); id == "" {
+			c.log.Debug("no connector.hello in time; closing", "timeout", s.cfg.HelloTimeout.String())
+			c.close(statusPolicyViolation, "connector.hello not received in time")
+		}
+	})
 	c.readLoop()
+	helloTimer.Stop()
 
 	c.close(websocket.StatusNormalClosure, "")
 	c.cancel()

@@ -49,6 +49,10 @@ type Config struct {
 	// ReadLimit is the largest accepted frame; larger closes with 1009.
 	// Default MaxPacketBytes (1 MiB).
 	ReadLimit int64
+	// HelloTimeout closes (1008) a socket that has not completed
+	// connector.hello this long after it opened, so idle sockets cannot pile
+	// up. Default 30s.
+	HelloTimeout time.Duration
 }
 
 // Server is a Connector Server: an http.Handler for the control plane and
@@ -99,6 +103,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.ReadLimit <= 0 {
 		cfg.ReadLimit = MaxPacketBytes
+	}
+	if cfg.HelloTimeout <= 0 {
+		cfg.HelloTimeout = 30 * time.Second
 	}
 	log := cfg.Logger
 	if log == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -166,4 +167,13 @@ func TestFrameLimits(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+}
+
+func TestHelloTimeout(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{cfg: func(c *connector.Config) { c.HelloTimeout = 50 * time.Millisecond }})
+	c := xagenttest.New(t, e.url, xagenttest.Options{})
+	if got := c.CloseStatus(); got != websocket.StatusPolicyViolation {
+		t.Errorf("close status = %v, want 1008", got)
+	}
 }
