@@ -67,9 +67,6 @@ func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error)
 	if _, ok := inv.args["quality"]; ok && format != imageproc.FormatJPEG {
 		return nil, &ArgError{Field: "quality", Reason: "applies to format jpeg only"}
 	}
-	if format != imageproc.FormatJPEG {
-		quality = 0
-	}
 	png, err := inv.dev.ScreencapPNG(ctx)
 	if err != nil {
 		return nil, err
