@@ -92,7 +92,9 @@ func (p *Pairing) RedeemPairing(ctx context.Context, channelID, serial, code str
 	}
 	serial = strings.TrimSpace(serial)
 	now := p.now()
-	if ok, wait := p.lim.allow(now, "channel\x00"+channelID, "serial\x00"+strings.ToLower(serial)); !ok {
+	// One budget per device serial, typed bare or as "endpoint/serial".
+	_, bare := SplitDeviceKey(serial)
+	if ok, wait := p.lim.allow(now, "channel\x00"+channelID, "serial\x00"+strings.ToLower(bare)); !ok {
 		return "", &RateLimitError{RetryAfter: wait}
 	}
 	want := codeHash(p.secret, pairingPurpose, code)

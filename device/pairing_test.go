@@ -167,6 +167,10 @@ func TestPairingRateLimit(t *testing.T) {
 	if _, err := e.pairing.RedeemPairing(ctx, "other", "S1", code); !errors.Is(err, ErrRateLimited) {
 		t.Fatalf("other channel, same serial: %v, want rate limited", err)
 	}
+	// Typing the whole "endpoint/serial" key is the same serial, not a fresh budget.
+	if _, err := e.pairing.RedeemPairing(ctx, "third", "e/S1", code); !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("other channel, same serial as endpoint/serial: %v, want rate limited", err)
+	}
 	// And per channel: the same channel on another serial is limited.
 	if _, err := e.pairing.RedeemPairing(ctx, "ch", "S2", code); !errors.Is(err, ErrRateLimited) {
 		t.Fatalf("same channel, other serial: %v, want rate limited", err)
