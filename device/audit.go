@@ -45,10 +45,11 @@ type auditRow struct {
 // persist writes the audit row and, for a call that claimed a
 // tool_call_id, its idempotency record, in one transaction; then it
 // releases the duplicates waiting on f. A failure is logged, never
-// returned (the call already happened). It runs even when ctx is canceled:
-// the device may have acted.
+// returned (the call already happened). It runs even when ctx is canceled
+// (the device may have acted), for at most persistTimeout.
 func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
-	ctx = context.WithoutCancel(ctx)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.persistTimeout)
+	defer cancel()
 	err := func() error {
 		// Prepared before the transaction takes the write connection.
 		idemIns, err := t.idem.stmts.get(ctx, t.cfg.DB.Write, idemInsertSQL)
@@ -81,6 +82,10 @@ func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 		t.idem.release(f.key, f, a)
 	}
 }
+
+// defaultPersistTimeout bounds persist: the call is over, its ack must not
+// wait for ever on a write connection that stays busy.
+const defaultPersistTimeout = 10 * time.Second
 
 const auditInsertSQL = `INSERT INTO tool_audit
 		(at_ms, channel_id, device_hint, tool_id, tool_call_id, args, outcome, latency_ms, replayed)

@@ -87,6 +87,9 @@ type Tools struct {
 	limit   *limiter
 	screens *screenCache
 	metrics *toolMetrics
+	// persistTimeout bounds writing a call's audit row and idempotency
+	// record (defaultPersistTimeout; tests shorten it).
+	persistTimeout time.Duration
 }
 
 // toolDef is one tool: its Card declaration, the schema compiled from the
@@ -133,6 +136,8 @@ func NewTools(cfg ToolsConfig) (*Tools, error) {
 		limit:   newLimiter(RateLimit{Burst: cfg.RatePerMinute, Per: time.Minute}),
 		screens: newScreenCache(cfg.ScreenCacheTTL, cfg.Now),
 		metrics: newToolMetrics(),
+
+		persistTimeout: defaultPersistTimeout,
 	}
 	defs := []*toolDef{statusTool(t), tapTool(t)}
 	if cfg.Files != nil {

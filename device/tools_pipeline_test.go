@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/prometheus/client_golang/prometheus/testutil"
@@ -161,5 +162,42 @@ func BenchmarkTapPipeline(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestPersistHasDeadline: while the write connection stays busy, a call
+// still gets its ack and the unwritten audit row is logged: persist is
+// bounded, not blocked for ever (nor are duplicates waiting on its flight).
+func TestPersistHasDeadline(t *testing.T) {
+	e := newPipelineEnv(t, nil, nil)
+	e.tools.persistTimeout = time.Millisecond
+	conn, err := e.db.Write.Conn(t.Context()) // the only write connection
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	tool, _ := e.reg.Lookup("test_echo")
+	done := make(chan error, 1)
+	go func() {
+		_, err := tool.Handler(t.Context(), connector.ToolCall{
+			Channel: connector.Channel{ID: "cch_busy"}, ToolID: "test_echo",
+			Arguments: json.RawMessage(`{"connector_channel_id":"cch_busy","text":"x"}`), ToolCallID: "call_busy",
+		})
+		done <- err
+	}()
+	timer := time.NewTimer(setupWait) // failure detector only
+	defer timer.Stop()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("call: %v", err)
+		}
+	case <-timer.C:
+		conn.Close() // let the call finish before the test ends
+		<-done
+		t.Fatal("the call waited for the busy write connection with no deadline")
+	}
+	if !strings.Contains(e.logs.String(), "not written") {
+		t.Errorf("no warning about the unwritten audit row; logs:\n%s", e.logs.String())
 	}
 }
