@@ -139,11 +139,11 @@ func NewTools(cfg ToolsConfig) (*Tools, error) {
 
 		persistTimeout: defaultPersistTimeout,
 	}
-	defs := []*toolDef{statusTool(t), tapTool(t)}
+	defs := []*toolDef{statusTool(t)}
 	if cfg.Files != nil {
-		defs = []*toolDef{statusTool(t), screenshotTool(t), tapTool(t)}
+		defs = append(defs, screenshotTool(t))
 	}
-	for _, d := range defs {
+	for _, d := range append(defs, tapTool(t)) {
 		if err := t.add(d); err != nil {
 			return nil, err
 		}
