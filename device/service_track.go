@@ -10,8 +10,6 @@ import (
 
 // devicePresence is what adb tracking says of one device.
 type devicePresence struct {
-	endpoint string
-	serial   string
 	state    string // adb's word, as listed
 	model    string // last non-empty model seen
 	presence Presence
@@ -92,7 +90,7 @@ func (s *Service) apply(ev adb.Event) {
 	s.mu.Lock()
 	p := s.presence[d.Key]
 	if p == nil {
-		p = &devicePresence{endpoint: d.Endpoint, serial: d.Serial, presence: PresenceUnknown}
+		p = &devicePresence{presence: PresenceUnknown}
 		s.presence[d.Key] = p
 	}
 	if d.Model != "" {
