@@ -42,7 +42,6 @@ type formSession struct {
 	channelID string
 	flowID    string
 	status    AuthStatus // authenticated or failed
-	deviceKey string
 	expires   time.Time
 }
 
@@ -164,7 +163,7 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 		return connector.AuthReply{}, err
 	}
 	if s.bound(ch.ID) {
-		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated, "")
+		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated)
 		return authenticated(ch.ID, p.FlowID, id, msgAlreadyBound), nil
 	}
 	if p.FlowID == FlowRequest {
@@ -178,7 +177,7 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 	var rl *RateLimitError
 	switch {
 	case err == nil:
-		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated, key)
+		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated)
 		s.log.Info("device paired", "device", hintOfKey(key))
 		return authenticated(ch.ID, p.FlowID, id, msgBound), nil
 	case errors.As(err, &rl):
@@ -188,11 +187,11 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 		if errors.Is(err, ErrDeviceInUse) {
 			msg = msgInUse
 		}
-		id := s.rememberForm(ch.ID, p.FlowID, authFailed, "")
+		id := s.rememberForm(ch.ID, p.FlowID, authFailed)
 		s.log.Debug("pairing refused", "reason", msg)
 		return connector.AuthReply{Payload: authAck{ChannelID: ch.ID, FlowID: p.FlowID, SessionID: id, Status: string(authFailed), Message: msg}}, nil
 	case errors.Is(err, ErrChannelBound): // raced with another auth on this channel
-		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated, "")
+		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated)
 		return authenticated(ch.ID, p.FlowID, id, msgAlreadyBound), nil
 	}
 	return connector.AuthReply{}, err
@@ -346,7 +345,7 @@ func (s *Service) deleteFiles(ctx context.Context, channelID string) {
 }
 
 // rememberForm records a device_pairing session and returns its id.
-func (s *Service) rememberForm(channelID, flowID string, st AuthStatus, key string) string {
+func (s *Service) rememberForm(channelID, flowID string, st AuthStatus) string {
 	id := newSessionID()
 	now := s.cfg.Now()
 	s.mu.Lock()
@@ -358,7 +357,7 @@ func (s *Service) rememberForm(channelID, flowID string, st AuthStatus, key stri
 			}
 		}
 	}
-	s.forms[id] = formSession{channelID: channelID, flowID: flowID, status: st, deviceKey: key, expires: now.Add(formSessionTTL)}
+	s.forms[id] = formSession{channelID: channelID, flowID: flowID, status: st, expires: now.Add(formSessionTTL)}
 	return id
 }
 
