@@ -98,19 +98,31 @@ func LoadOrCreateSecret(dir string) ([]byte, error) {
 	}
 	b = make([]byte, secretLen)
 	rand.Read(b)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	// Written whole to a temp file, then linked into place: the name never
+	// shows a short file (a crash mid-write would otherwise stop every later
+	// start), and the link fails if another opener won the race.
+	f, err := os.CreateTemp(dir, SecretFileName+".tmp*") // mode 0600
 	if err != nil {
-		if errors.Is(err, fs.ErrExist) { // lost a race with another opener
-			return LoadOrCreateSecret(dir)
-		}
 		return nil, fmt.Errorf("create secret: %w", err)
 	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
 	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("write secret: %w", err)
+	}
+	if err := f.Sync(); err != nil {
 		f.Close()
 		return nil, fmt.Errorf("write secret: %w", err)
 	}
 	if err := f.Close(); err != nil {
 		return nil, fmt.Errorf("write secret: %w", err)
+	}
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) { // lost a race with another opener
+			return LoadOrCreateSecret(dir)
+		}
+		return nil, fmt.Errorf("create secret: %w", err)
 	}
 	return b, nil
 }

@@ -272,3 +272,50 @@ func TestPairingRaceOneWinner(t *testing.T) {
 		wantOneWinner(t, fmt.Sprintf("round %d: channels redeeming one code", r), errs, ErrPairingFailed)
 	}
 }
+
+func TestLoadOrCreateSecretConcurrentAndNoLeftovers(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	const n = 8
+	got := make([][]byte, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i], errs[i] = LoadOrCreateSecret(dir)
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if !bytes.Equal(got[i], got[0]) {
+			t.Fatalf("opener %d got another secret", i)
+		}
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ents) != 1 || ents[0].Name() != SecretFileName {
+		t.Fatalf("data dir holds %v, want only %s", ents, SecretFileName)
+	}
+	fi, err := os.Stat(filepath.Join(dir, SecretFileName))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("secret mode %v, %v; want 0600", fi.Mode().Perm(), err)
+	}
+}
+
+func TestLoadOrCreateSecretRefusesShortFile(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, SecretFileName), []byte("short"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOrCreateSecret(dir); err == nil {
+		t.Fatal("a short secret file was accepted")
+	}
+}
