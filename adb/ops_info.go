@@ -83,6 +83,14 @@ type ScreenInfo struct {
 	RotationKnown bool
 }
 
+// Oriented returns the effective size in the current orientation, the frame
+// input coordinates and screenshots use: Width and Height swapped on a
+// quarter turn (parse.Size.Rotated's rule).
+func (s ScreenInfo) Oriented() (w, h int) {
+	d := parse.Size{Physical: &parse.Dim{W: s.Width, H: s.Height}}.Rotated(s.Rotation)
+	return d.W, d.H
+}
+
 // ScreenInfo reads wm size, wm density and the rotation from dumpsys window
 // in one round trip (and dumpsys input in a second one when the window dump
 // does not give the rotation). Default timeout: DefaultQueryTimeout.

@@ -75,7 +75,7 @@ func (t *Tools) runTap(ctx context.Context, inv *invocation) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	w, h := orientedSize(si)
+	w, h := si.Oriented()
 	if w > 0 && x >= w {
 		return nil, &ArgError{Field: "x", Reason: fmt.Sprintf("is outside the screen (width %d px, valid 0..%d)", w, w-1)}
 	}

@@ -95,7 +95,7 @@ func (t *Tools) runStatus(ctx context.Context, inv *invocation) (any, error) {
 		return nil, err
 	}
 	t.screens.put(d.Key(), screen)
-	w, h := orientedSize(screen)
+	w, h := screen.Oriented()
 	sdk, _ := strconv.Atoi(props["ro.build.version.sdk"])
 	res := StatusResult{
 		Model:          props["ro.product.model"],
@@ -122,13 +122,4 @@ func (t *Tools) runStatus(ctx context.Context, inv *invocation) (any, error) {
 		res.Connection = "tcp"
 	}
 	return res, nil
-}
-
-// orientedSize is the screen size in the current orientation: the natural
-// size with width and height swapped on a quarter turn.
-func orientedSize(s adb.ScreenInfo) (w, h int) {
-	if s.Rotation%2 == 1 {
-		return s.Height, s.Width
-	}
-	return s.Width, s.Height
 }
