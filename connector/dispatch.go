@@ -192,8 +192,8 @@ func handleHello(ctx context.Context, c *conn, p *Packet, _ Channel) {
 		c.replyError(p, CodeCardIDMismatch, "connector_card_id does not match this connector")
 		return
 	}
-	if !versionAtLeast3(h.ProtocolVersion) {
-		c.replyError(p, CodeUnsupportedProtocolVersion, "protocol_version 3.0 or later is required")
+	if !versionAdmitted(h.ProtocolVersion) {
+		c.replyError(p, CodeUnsupportedProtocolVersion, "protocol_version 3.0 or later is required (MAJOR.MINOR)")
 		return
 	}
 	if h.SupportedProfiles == nil {
@@ -230,13 +230,37 @@ func handleHello(ctx context.Context, c *conn, p *Packet, _ Channel) {
 	c.reply(p, TypeHelloAck, helloAckPayload{CardID: s.card.CardID, ConnectorID: id, ProtocolVersion: ProtocolVersion}, nil)
 }
 
-// versionAtLeast3 reports whether v is "3.x" with x a non-negative integer.
-func versionAtLeast3(v string) bool {
-	maj, minor, ok := strings.Cut(v, ".")
+// versionAdmitted reports whether xAgent's protocol_version v may talk to
+// this connector. Protocol 3.0 §8.1 and §12: a hello that omits the version
+// or is below 3.0 is rejected; a higher version (xAgent newer than us, which
+// still admits 3.0 connectors) gets our ack carrying "3.0" and the normal
+// flow: hello negotiates nothing. v is MAJOR[.MINOR], both decimal integers
+// compared as numbers ("3.10" is above "3.9"); "3" reads as 3.0. Anything
+// else (empty, signs, spaces, a third component) is not a version.
+func versionAdmitted(v string) bool {
+	majS, minS, hasMinor := strings.Cut(v, ".")
+	maj, ok := versionNumber(majS)
 	if !ok {
 		return false
 	}
-	m, err1 := strconv.Atoi(maj)
-	n, err2 := strconv.Atoi(minor)
-	return err1 == nil && err2 == nil && m == 3 && n >= 0
+	if hasMinor {
+		if _, ok := versionNumber(minS); !ok {
+			return false
+		}
+	}
+	return maj >= 3
+}
+
+// versionNumber parses one version component: 1 to 9 ASCII digits.
+func versionNumber(s string) (int, bool) {
+	if s == "" || len(s) > 9 {
+		return 0, false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil
 }

@@ -40,6 +40,11 @@ func TestHelloErrors(t *testing.T) {
 		{"protocol version missing", connector.TypeHello, hello(cardID, "", "", dev), connector.CodeUnsupportedProtocolVersion},
 		{"protocol version 2.0", connector.TypeHello, hello(cardID, "", "2.0", dev), connector.CodeUnsupportedProtocolVersion},
 		{"protocol version garbage", connector.TypeHello, hello(cardID, "", "three", dev), connector.CodeUnsupportedProtocolVersion},
+		{"protocol version 2.9", connector.TypeHello, hello(cardID, "", "2.9", dev), connector.CodeUnsupportedProtocolVersion},
+		{"protocol version empty string", connector.TypeHello, map[string]any{"connector_card_id": cardID, "protocol_version": "", "supported_profiles": dev}, connector.CodeUnsupportedProtocolVersion},
+		{"protocol version three parts", connector.TypeHello, hello(cardID, "", "3.0.1", dev), connector.CodeUnsupportedProtocolVersion},
+		{"protocol version signed", connector.TypeHello, hello(cardID, "", "+3.0", dev), connector.CodeUnsupportedProtocolVersion},
+		{"protocol version number", connector.TypeHello, map[string]any{"connector_card_id": cardID, "protocol_version": 3.0, "supported_profiles": dev}, connector.CodeInvalidPacket},
 		{"supported_profiles missing", connector.TypeHello, hello(cardID, "", "3.0", nil), connector.CodeInvalidPacket},
 		{"no common profile", connector.TypeHello, hello(cardID, "", "3.0", []string{connector.ProfileIMV2}), connector.CodeUnsupportedProfile},
 		{"hello payload missing", connector.TypeHello, nil, connector.CodeInvalidPacket},
@@ -57,6 +62,32 @@ func TestHelloErrors(t *testing.T) {
 			// The socket stays usable.
 			if _, err := c.Hello(ctxT(t), cardID, ""); err != nil {
 				t.Fatalf("hello after error: %v", err)
+			}
+		})
+	}
+}
+
+// TestHelloNewerVersions: protocol 3.0 §8.1/§12 reject only a missing
+// version or one below 3.0; a newer xAgent gets our ack saying "3.0".
+func TestHelloNewerVersions(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	for _, v := range []string{"3.0", "3", "3.1", "3.10", "4.0", "4.3", "10.0"} {
+		t.Run(v, func(t *testing.T) {
+			t.Parallel()
+			c := xagenttest.New(t, e.url, xagenttest.Options{})
+			r, err := c.Request(ctxT(t), connector.TypeHello, "", hello(cardID, "", v, []string{connector.ProfileDeviceV1}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Type != connector.TypeHelloAck {
+				t.Fatalf("hello %s: got %s %v", v, r.Type, r.Error)
+			}
+			if p := payloadOf(t, r); p["protocol_version"] != connector.ProtocolVersion {
+				t.Errorf("hello %s: ack protocol_version = %v, want %s", v, p["protocol_version"], connector.ProtocolVersion)
+			}
+			if _, _, err := c.OpenChannel(ctxT(t), ""); err != nil {
+				t.Errorf("hello %s: channel.open after ack: %v", v, err)
 			}
 		})
 	}
