@@ -30,7 +30,8 @@ type conn struct {
 	ctx    context.Context // canceled when the reader exits or the server stops
 	cancel context.CancelFunc
 	out    chan []byte
-	sem    chan struct{}
+	sem    chan struct{} // control requests in flight (Config.MaxInFlight)
+	calls  int           // tool calls in flight (Config.MaxToolCalls); s.mu
 	reqs   sync.WaitGroup
 
 	closeOnce   sync.Once

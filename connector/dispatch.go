@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,8 +19,11 @@ import (
 //	  │                  unknown ► connection_not_found, other connector_id ►
 //	  │                  connector_channel_connector_mismatch, not open here ► channel_not_open
 //	  ▼
-//	inline (ping, hello: ordered, cheap) or one goroutine per request (bounded by
-//	Config.MaxInFlight) ──► handler ──► ack {request_id echoed, reply_to = packet_id}
+//	inline (ping, hello: ordered, cheap), or one goroutine per request: control
+//	packets bounded by Config.MaxInFlight (the reader waits), tool calls by
+//	MaxToolCalls per socket and MaxChannelToolCalls per channel (over either:
+//	rate_limited at once, the reader never waits behind a tool)
+//	──► handler ──► ack {request_id echoed, reply_to = packet_id}
 //
 // Every packet sent has schema, packet_id and time (ms); see conn.send.
 
@@ -34,6 +38,9 @@ type route struct {
 	closedOK bool
 	// inline: run on the reader goroutine (fast, order-sensitive).
 	inline bool
+	// tool: a tool call, bounded per connection and per channel and never
+	// waited for by the reader (Server.startToolCall).
+	tool bool
 }
 
 // dispatch is the one table of packet type -> handler. Filled in init to
@@ -53,7 +60,7 @@ func init() {
 		TypeAuthStatus:    {handle: handleAuth, hello: true, channel: true},
 		TypeAuthCancel:    {handle: handleAuth, hello: true, channel: true},
 		TypeAuthLogout:    {handle: handleAuth, hello: true, channel: true},
-		TypeToolInvoke:    {handle: handleToolInvoke, hello: true, channel: true},
+		TypeToolInvoke:    {handle: handleToolInvoke, hello: true, channel: true, tool: true},
 	}
 }
 
@@ -88,29 +95,104 @@ func (s *Server) handleFrame(c *conn, b []byte) {
 		r.handle(c.ctx, c, p, ch)
 		return
 	}
+	if r.tool {
+		s.startToolCall(c, r, p, ch)
+		return
+	}
 	select {
 	case c.sem <- struct{}{}:
 	case <-c.ctx.Done():
 		return
 	}
-	s.mu.Lock()
-	if s.draining {
-		s.mu.Unlock()
+	if !s.startRequest(c, p) {
 		<-c.sem
-		c.replyError(p, CodeShuttingDown, "the connector is shutting down")
 		return
 	}
-	s.inflight.Add(1)
-	s.mu.Unlock()
-	c.reqs.Add(1)
 	go func() {
 		defer func() {
 			<-c.sem
-			c.reqs.Done()
-			s.inflight.Done()
+			s.endRequest(c)
 		}()
 		r.handle(c.ctx, c, p, ch)
 	}()
+}
+
+// startRequest counts a request goroutine about to start, or answers
+// connector_shutting_down when the server drains.
+func (s *Server) startRequest(c *conn, p *Packet) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.draining {
+		c.replyError(p, CodeShuttingDown, "the connector is shutting down")
+		return false
+	}
+	s.inflight.Add(1)
+	c.reqs.Add(1)
+	return true
+}
+
+func (s *Server) endRequest(c *conn) {
+	c.reqs.Done()
+	s.inflight.Done()
+}
+
+// startToolCall runs a tool.invoke on its own goroutine within the
+// connection's and the channel's in-flight bounds. Over a bound the call is
+// answered rate_limited at once: the reader never waits for tool calls, so
+// ping and control packets, and other channels, are never stuck behind one
+// channel's slow phone.
+func (s *Server) startToolCall(c *conn, r route, p *Packet, ch Channel) {
+	s.mu.Lock()
+	var refused string
+	switch {
+	case c.calls >= s.cfg.MaxToolCalls:
+		refused = fmt.Sprintf("%d tool calls are in flight on this connection; retry when one is answered", s.cfg.MaxToolCalls)
+	case s.channelCalls[ch.ID] >= s.cfg.MaxChannelToolCalls:
+		refused = fmt.Sprintf("%d tool calls are in flight on this channel; retry when one is answered", s.cfg.MaxChannelToolCalls)
+	default:
+		c.calls++
+		s.channelCalls[ch.ID]++
+	}
+	s.mu.Unlock()
+	if refused != "" {
+		id := toolIDOf(p)
+		label := "unknown"
+		if _, ok := s.tools[id]; ok {
+			label = id
+		}
+		s.metrics.toolCalls.WithLabelValues(label, CodeRateLimited).Inc()
+		c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: id}, &Error{Code: CodeRateLimited, Message: refused})
+		return
+	}
+	if !s.startRequest(c, p) {
+		s.endToolCall(c, ch)
+		return
+	}
+	go func() {
+		defer func() {
+			s.endToolCall(c, ch)
+			s.endRequest(c)
+		}()
+		r.handle(c.ctx, c, p, ch)
+	}()
+}
+
+func (s *Server) endToolCall(c *conn, ch Channel) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c.calls--
+	if s.channelCalls[ch.ID]--; s.channelCalls[ch.ID] <= 0 {
+		delete(s.channelCalls, ch.ID)
+	}
+}
+
+// toolIDOf is the tool_id of a tool.invoke payload, "" when unreadable.
+func toolIDOf(p *Packet) string {
+	var in struct {
+		ToolID string `json:"tool_id"`
+	}
+	json.Unmarshal(p.Payload, &in)
+	return in.ToolID
 }
 
 // looseIDs recovers request_id, packet_id and connector_channel_id from an

@@ -26,6 +26,7 @@ const (
 	CodeToolNotFound                = "tool_not_found"
 	CodeToolTimeout                 = "tool_timeout"
 	CodeInvalidArguments            = "invalid_arguments"
+	CodeRateLimited                 = "rate_limited"
 	CodeUnsupportedPacket           = "unsupported_packet"
 	CodeShuttingDown                = "connector_shutting_down"
 	CodeInternal                    = "internal_error"

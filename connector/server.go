@@ -38,9 +38,19 @@ type Config struct {
 	LeaseGrace time.Duration
 	// Logger receives structured logs; nil discards them.
 	Logger *slog.Logger
-	// MaxInFlight bounds concurrent requests per connection; the reader waits
-	// when it is reached. Default 64.
+	// MaxInFlight bounds concurrent control requests (channel.*,
+	// descriptor.get, auth.*) per connection; the reader waits when it is
+	// reached. These are short and never wait behind tool calls, which have
+	// bounds of their own. Default 64.
 	MaxInFlight int
+	// MaxToolCalls bounds tool calls in flight per connection; beyond it a
+	// tool.invoke is answered rate_limited at once, never by pausing the
+	// reader (xAgent carries every user on one socket). Default 1024.
+	MaxToolCalls int
+	// MaxChannelToolCalls bounds tool calls in flight per channel, so one
+	// user's slow phone cannot take the connection's whole budget; beyond
+	// it a tool.invoke is answered rate_limited at once. Default 16.
+	MaxChannelToolCalls int
 	// WriteQueue is the per-connection outbound queue length. Default 256.
 	WriteQueue int
 	// WriteTimeout bounds one frame write and the wait for room in a full
@@ -80,6 +90,10 @@ type Server struct {
 	mu       sync.Mutex
 	conns    map[*conn]struct{}
 	draining bool
+	// channelCalls counts tool calls in flight per channel id, across the
+	// sockets of its connector_id (MaxChannelToolCalls). Entries at zero
+	// are deleted.
+	channelCalls map[string]int
 }
 
 // New builds the Card, validates it (a bad Card is an error: the server must
@@ -94,6 +108,12 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 	}
 	if cfg.MaxInFlight <= 0 {
 		cfg.MaxInFlight = 64
+	}
+	if cfg.MaxToolCalls <= 0 {
+		cfg.MaxToolCalls = 1024
+	}
+	if cfg.MaxChannelToolCalls <= 0 {
+		cfg.MaxChannelToolCalls = 16
 	}
 	if cfg.WriteQueue <= 0 {
 		cfg.WriteQueue = 256
@@ -125,7 +145,9 @@ func New(ctx context.Context, cfg Config) (*Server, error) {
 		mux:   http.NewServeMux(),
 		ids:   newIDs(),
 		conns: map[*conn]struct{}{},
-		tools: make(map[string]Tool, len(card.Tools)),
+
+		channelCalls: map[string]int{},
+		tools:        make(map[string]Tool, len(card.Tools)),
 	}
 	for _, ct := range card.Tools {
 		if t, ok := cfg.Registry.Lookup(ct.ToolID); ok {

@@ -175,7 +175,7 @@ func TestSlowPeerIsDropped(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOpts{cfg: func(c *connector.Config) {
 		c.WriteQueue = 4
-		c.MaxInFlight = 2
+		c.MaxChannelToolCalls = 2
 		c.WriteTimeout = 100 * time.Millisecond
 	}})
 	ctx := ctxT(t)
@@ -238,5 +238,80 @@ func TestToolRegisteredAfterNewIsNotInvokable(t *testing.T) {
 	case <-ran:
 		t.Error("an undeclared tool ran")
 	default:
+	}
+}
+
+// TestSlowToolCallsDoNotBlockTheSocket: tool calls over a channel's bound
+// are answered rate_limited at once, and ping, control packets and another
+// channel's calls are answered while a channel's calls stay blocked (one
+// user's slow phone must not delay every user on xAgent's one socket).
+func TestSlowToolCallsDoNotBlockTheSocket(t *testing.T) {
+	t.Parallel()
+	const perChannel = 4
+	e := newEnv(t, envOpts{cfg: func(c *connector.Config) {
+		c.MaxChannelToolCalls = perChannel
+		c.MaxToolCalls = perChannel + 1
+		c.MaxInFlight = 1
+	}})
+	ctx := ctxT(t)
+	c, _, busy := e.openChannel(t)
+	other, _, err := c.OpenChannel(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	third, _, err := c.OpenChannel(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	acks := make(chan *connector.Packet, 3*perChannel)
+	for range 3 * perChannel {
+		go func() {
+			r, _ := c.Request(ctx, connector.TypeToolInvoke, busy, invoke("block"))
+			acks <- r
+		}()
+	}
+	for range perChannel {
+		<-e.started
+	}
+	// The calls over the channel's bound are refused at once.
+	for range 2 * perChannel {
+		wantError(t, <-acks, connector.TypeToolInvokeAck, connector.CodeRateLimited)
+	}
+	// Everything else is answered while the channel's calls stay blocked.
+	if r, err := c.Request(ctx, connector.TypePing, "", nil); err != nil || r.Type != connector.TypePong {
+		t.Fatalf("ping while a channel is saturated: %+v %v", r, err)
+	}
+	if r, err := c.Request(ctx, connector.TypeDescriptorGet, busy, nil); err != nil || r.Type != connector.TypeDescriptorGetAck {
+		t.Fatalf("descriptor.get on the saturated channel: %+v %v", r, err)
+	}
+	if r, err := c.Request(ctx, connector.TypeToolInvoke, other, invoke("echo")); err != nil || r.Type != connector.TypeToolInvokeAck || r.Error != nil {
+		t.Fatalf("another channel's call: %+v %v", r, err)
+	}
+	// The connection's own bound (perChannel+1) is reached by one more
+	// blocked call on another channel: a third channel is refused at once.
+	go func() {
+		r, _ := c.Request(ctx, connector.TypeToolInvoke, other, invoke("block"))
+		acks <- r
+	}()
+	<-e.started
+	r, err := c.Request(ctx, connector.TypeToolInvoke, third, invoke("echo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, r, connector.TypeToolInvokeAck, connector.CodeRateLimited)
+	select {
+	case r := <-acks:
+		t.Fatalf("a blocked call was answered before release: %+v", r)
+	default:
+	}
+	e.releaseAll()
+	for range perChannel + 1 {
+		if r := <-acks; r == nil || r.Error != nil {
+			t.Fatalf("blocked call after release: %+v", r)
+		}
+	}
+	// Bounds are released with the calls.
+	if r, err := c.Request(ctx, connector.TypeToolInvoke, busy, invoke("echo")); err != nil || r.Error != nil {
+		t.Fatalf("call after the bound freed: %+v %v", r, err)
 	}
 }

@@ -18,7 +18,7 @@ const (
 	CodeDeviceBusy         = "device_busy"
 	CodeElementNotFound    = "element_not_found"
 	CodeNotPermitted       = "not_permitted"
-	CodeRateLimited        = "rate_limited"
+	CodeRateLimited        = connector.CodeRateLimited
 )
 
 // ErrNotPermitted: operator policy refuses the call (not_permitted). A
