@@ -4,7 +4,14 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 )
+
+// DownloadWriteTimeout bounds each write of a download (one chunk of up to
+// 32 KiB). The server's WriteTimeout would cut a large file, or a slow but
+// steady client, mid-body; instead each chunk moves the connection's write
+// deadline this far ahead, so only a client that stops reading is dropped.
+const DownloadWriteTimeout = 30 * time.Second
 
 // ChannelHeader names the channel a download is for. When a request carries
 // it, a file of any other channel is refused with 403.
@@ -65,8 +72,32 @@ func (s *Store) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Disposition", contentDisposition(meta.Filename))
 	s.metrics.downloads.WithLabelValues(resultOK).Inc()
 	s.log.Debug("file download", "file_ref", redactRef(ref), "range", r.Header.Get("Range") != "")
-	http.ServeContent(w, r, "", fi.ModTime(), f)
+	http.ServeContent(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)}, r, "", fi.ModTime(), f)
 }
+
+// deadlineWriter extends the connection's write deadline before each write
+// by DownloadWriteTimeout (see there). It hides the ResponseWriter's
+// ReadFrom, so a download goes out in io.Copy's 32 KiB chunks, each with
+// its own deadline, rather than in one sendfile under one deadline.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func (w *deadlineWriter) Write(p []byte) (int, error) {
+	// An error means the writer has no deadline to extend (a test
+	// recorder): there is none to cut the download either.
+	_ = w.rc.SetWriteDeadline(time.Now().Add(DownloadWriteTimeout))
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *deadlineWriter) WriteHeader(code int) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(DownloadWriteTimeout))
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *deadlineWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // refFromRequest returns the {file_ref} path value, or the path after
 // DownloadPrefix for a handler mounted without a pattern.

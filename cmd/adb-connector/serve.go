@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"net/http"
 	"os"
 	"os/signal"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/internal/httplimit"
 	"github.com/adb-connector/adb-connector/skills"
 	"github.com/adb-connector/adb-connector/store"
 )
@@ -33,6 +33,8 @@ type serveConfig struct {
 	LeaseGrace time.Duration
 	LogLevel   slog.Level
 	DrainTime  time.Duration
+	// HTTP caps connections and sets the timeouts; Logger is set by serve.
+	HTTP httplimit.Config
 }
 
 // serveWiring is what a serve hook may change before the server starts.
@@ -83,6 +85,7 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	grace := fs.Duration("lease-grace", graceDef, "how long a connector_id and its channels survive with no xAgent connected (env ADB_CONNECTOR_LEASE_GRACE)")
 	level := fs.String("log-level", envOr("ADB_CONNECTOR_LOG_LEVEL", "info"), "debug, info, warn or error (env ADB_CONNECTOR_LOG_LEVEL)")
 	drain := fs.Duration("drain-timeout", 15*time.Second, "on SIGTERM, how long in-flight requests may finish")
+	hf := registerHTTPFlags(fs)
 	for _, h := range serveHooks {
 		if h.Flags != nil {
 			h.Flags(fs)
@@ -100,6 +103,9 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	}
 	if cfg.LeaseGrace <= 0 {
 		return serveConfig{}, errors.New("--lease-grace must be positive")
+	}
+	if cfg.HTTP, err = hf.config(httplimit.FileLimit()); err != nil {
+		return serveConfig{}, err
 	}
 	cfg.APIKey, err = loadAPIKey(*keyFile, os.Getenv("ADB_CONNECTOR_API_KEY"))
 	return cfg, err
@@ -190,12 +196,25 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		}
 	}
 
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelDebug)}
+	// Without caps and timeouts anyone who can reach the port, key or not,
+	// could hold connections until the process runs out of descriptors and
+	// /health, adb tracking and the file janitor fail with them.
+	hcfg := cfg.HTTP
+	hcfg.Logger = log.With("component", "http")
+	lim := httplimit.NewListener(ln, hcfg)
+	for _, c := range lim.Collectors() {
+		if err := srv.Registry().Register(c); err != nil {
+			return fmt.Errorf("metrics: %w", err)
+		}
+	}
+	hs := lim.Server(srv)
 	errc := make(chan error, 1)
 	serving = true
-	go func() { errc <- hs.Serve(ln) }()
+	go func() { errc <- hs.Serve(lim) }()
+	hc := lim.Config()
 	log.Info("listening", "addr", ln.Addr().String(), "data_dir", cfg.DataDir, "card", card.CardID,
-		"api_key_required", cfg.APIKey != "", "lease_grace", cfg.LeaseGrace.String())
+		"api_key_required", cfg.APIKey != "", "lease_grace", cfg.LeaseGrace.String(),
+		"max_conns", hc.MaxConns, "max_conns_per_ip", hc.MaxConnsPerIP)
 	if ready != nil {
 		ready <- ln.Addr().String()
 	}
