@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 )
 
 // Sentinel errors callers branch on with errors.Is.
@@ -75,7 +76,14 @@ func failToError(msg string) error {
 func ctxError(ctx context.Context, op string, err error) error {
 	cerr := ctx.Err()
 	if cerr == nil {
-		return err
+		// A dial or read cut by the context's deadline can fail ("i/o
+		// timeout") a moment before ctx.Err is set: the poller uses the
+		// same instant as the context's timer. Such an error is our
+		// deadline, not an unavailable server or an offline device.
+		if dl, ok := ctx.Deadline(); !ok || time.Now().Before(dl) {
+			return err
+		}
+		cerr = context.DeadlineExceeded
 	}
 	if errors.Is(cerr, context.DeadlineExceeded) {
 		return fmt.Errorf("%s: %w (%w)", op, ErrTimeout, cerr)

@@ -2,6 +2,8 @@ package adb
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sync/atomic"
 )
 
@@ -71,6 +73,12 @@ func (l *limiter) acquire(ctx context.Context, kind opKind) (func(), error) {
 	case sem <- struct{}{}:
 		return func() { <-sem }, nil
 	case <-ctx.Done():
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			// The operation never reached the device: it is busy, not slow
+			// and not offline, so callers may retry without fearing the
+			// action ran.
+			return nil, fmt.Errorf("wait for device: %w: the deadline passed before the operation could start (%w)", ErrBusy, ctx.Err())
+		}
 		return nil, ctxError(ctx, "wait for device", ctx.Err())
 	}
 }

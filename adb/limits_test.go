@@ -5,6 +5,7 @@ import (
 	"errors"
 	"runtime"
 	"testing"
+	"time"
 )
 
 func waitFor(cond func() bool) {
@@ -54,7 +55,14 @@ func TestLimiterBusyAndSerialized(t *testing.T) {
 	defer in2()
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := l.acquire(cctx, opInput); !errors.Is(err, context.Canceled) {
+	if _, err := l.acquire(cctx, opInput); !errors.Is(err, context.Canceled) || errors.Is(err, ErrBusy) {
 		t.Fatalf("err = %v, want Canceled", err)
+	}
+	// A waiter whose deadline passes never started: ErrBusy, not a timeout
+	// of the device.
+	dctx, dcancel := context.WithTimeout(ctx, time.Millisecond)
+	defer dcancel()
+	if _, err := l.acquire(dctx, opInput); !errors.Is(err, ErrBusy) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want ErrBusy wrapping DeadlineExceeded", err)
 	}
 }
