@@ -204,7 +204,13 @@ func looseIDs(b []byte) *Packet {
 		ChannelID any `json:"connector_channel_id"`
 	}
 	json.Unmarshal(b, &ids)
-	str := func(v any) string { s, _ := v.(string); return s }
+	str := func(v any) string {
+		s, _ := v.(string)
+		if len(s) > MaxIDBytes { // never echo an oversized id
+			return ""
+		}
+		return s
+	}
 	return &Packet{PacketID: str(ids.PacketID), RequestID: str(ids.RequestID), ChannelID: str(ids.ChannelID)}
 }
 
@@ -268,6 +274,10 @@ func handleHello(ctx context.Context, c *conn, p *Packet, _ Channel) {
 	var h helloPayload
 	if len(p.Payload) == 0 || json.Unmarshal(p.Payload, &h) != nil {
 		c.replyError(p, CodeInvalidPacket, "connector.hello payload is malformed")
+		return
+	}
+	if len(h.ConnectorID) > MaxIDBytes {
+		c.replyError(p, CodeInvalidPacket, fmt.Sprintf("connector_id is at most %d bytes", MaxIDBytes))
 		return
 	}
 	if h.CardID != s.card.CardID {

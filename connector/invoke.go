@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"time"
 )
 
@@ -33,6 +34,10 @@ func handleToolInvoke(ctx context.Context, c *conn, p *Packet, ch Channel) {
 	var in toolInvokePayload
 	if len(p.Payload) == 0 || json.Unmarshal(p.Payload, &in) != nil || in.ToolID == "" {
 		c.replyError(p, CodeInvalidPacket, "tool.invoke payload needs tool_id and an arguments object")
+		return
+	}
+	if len(in.ToolID) > MaxIDBytes || len(in.Context.ToolCallID) > MaxIDBytes || len(in.Context.SessionID) > MaxIDBytes {
+		c.replyError(p, CodeInvalidPacket, fmt.Sprintf("tool_id, context.tool_call_id and context.session_id are at most %d bytes", MaxIDBytes))
 		return
 	}
 	if len(in.Arguments) == 0 || string(in.Arguments) == "null" {

@@ -14,15 +14,21 @@ import (
 
 // Protocol constants (§1).
 const (
-	ProtocolVersion   = "3.0"
-	CardSchema        = "xagent.connector/v1"
-	DescriptorSchema  = "xagent.connection/v2"
-	PacketSchema      = "xagent.connector.packet/v1"
-	Subprotocol       = "xagent.connector.packet.v1"
-	ProfileDeviceV1   = "xagent.device.v1"
-	ProfileIMV1       = "xagent.im.v1"
-	ProfileIMV2       = "xagent.im.v2"
-	MaxPacketBytes    = 1 << 20
+	ProtocolVersion  = "3.0"
+	CardSchema       = "xagent.connector/v1"
+	DescriptorSchema = "xagent.connection/v2"
+	PacketSchema     = "xagent.connector.packet/v1"
+	Subprotocol      = "xagent.connector.packet.v1"
+	ProfileDeviceV1  = "xagent.device.v1"
+	ProfileIMV1      = "xagent.im.v1"
+	ProfileIMV2      = "xagent.im.v2"
+	MaxPacketBytes   = 1 << 20
+	// MaxIDBytes bounds every id a peer sends that is stored or echoed:
+	// envelope packet_id, request_id, reply_to, connector_channel_id and
+	// type, hello's connector_id, tool.invoke's tool_id and context ids.
+	// Longer is invalid_packet, so a peer cannot grow the database or the
+	// acks with megabyte ids.
+	MaxIDBytes        = 256
 	channelIDPrefix   = "cch_"
 	connectorIDPrefix = "conn_"
 )
@@ -103,6 +109,9 @@ func DecodePacket(b []byte) (*Packet, error) {
 		return nil, fmt.Errorf("%w: packet_id is required", ErrInvalidPacket)
 	case p.Type == "":
 		return nil, fmt.Errorf("%w: type is required", ErrInvalidPacket)
+	case len(p.PacketID) > MaxIDBytes || len(p.RequestID) > MaxIDBytes || len(p.ReplyTo) > MaxIDBytes ||
+		len(p.ChannelID) > MaxIDBytes || len(p.Type) > MaxIDBytes:
+		return nil, fmt.Errorf("%w: ids and type are at most %d bytes", ErrInvalidPacket, MaxIDBytes)
 	}
 	if p.Payload != nil {
 		t := bytes.TrimLeft(p.Payload, " \t\r\n")

@@ -208,3 +208,56 @@ func TestHelloTimeout(t *testing.T) {
 		t.Errorf("close status = %v, want 1008", got)
 	}
 }
+
+// TestOversizedIDsAreRefused: ids that would be stored or echoed are
+// bounded (MaxIDBytes); longer is invalid_packet, nothing runs or is
+// stored, the socket and other calls keep working.
+func TestOversizedIDsAreRefused(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	ctx := ctxT(t)
+	c, _, ch := e.openChannel(t)
+	long := strings.Repeat("x", connector.MaxIDBytes+1)
+	ok := strings.Repeat("y", connector.MaxIDBytes)
+	invokeWith := func(toolCallID, sessionID string) map[string]any {
+		return map[string]any{"tool_id": "echo", "arguments": map[string]any{},
+			"context": map[string]string{"tool_call_id": toolCallID, "session_id": sessionID}}
+	}
+	for name, pk := range map[string]*connector.Packet{
+		"request_id": {Type: connector.TypePing, RequestID: long},
+		"packet_id":  {Type: connector.TypePing, RequestID: "r1", PacketID: long},
+		"channel":    {Type: connector.TypeDescriptorGet, RequestID: "r2", ChannelID: long},
+	} {
+		if err := c.Send(ctx, pk); err != nil {
+			t.Fatal(err)
+		}
+		r, err := c.WaitPush(ctx, connector.TypeError)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		wantError(t, r, connector.TypeError, connector.CodeInvalidPacket)
+		if len(r.RequestID) > connector.MaxIDBytes {
+			t.Errorf("%s: an oversized request_id was echoed", name)
+		}
+	}
+	for name, args := range map[string]map[string]any{
+		"tool_call_id": invokeWith(long, ""),
+		"session_id":   invokeWith("c1", long),
+		"tool_id":      {"tool_id": long, "arguments": map[string]any{}},
+	} {
+		r, err := c.Request(ctx, connector.TypeToolInvoke, ch, args)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		wantError(t, r, connector.TypeError, connector.CodeInvalidPacket)
+	}
+	r, err := c.Request(ctx, connector.TypeHello, "", hello(cardID, long, "3.0", []string{connector.ProfileDeviceV1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, r, connector.TypeError, connector.CodeInvalidPacket)
+	// At the bound is accepted, and the socket still works.
+	if r, err := c.Request(ctx, connector.TypeToolInvoke, ch, invokeWith(ok, ok)); err != nil || r.Error != nil {
+		t.Fatalf("ids of %d bytes: %+v %v", connector.MaxIDBytes, r, err)
+	}
+}
