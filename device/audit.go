@@ -73,6 +73,9 @@ func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 		if err := insertAudit(ctx, tx, auditIns, r); err != nil {
 			return err
 		}
+		if err := t.pruneAudit(ctx, tx); err != nil {
+			return err
+		}
 		return tx.Commit()
 	}()
 	if err != nil {
@@ -81,6 +84,26 @@ func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 	if f != nil {
 		t.idem.release(f.key, f, a)
 	}
+}
+
+// pruneAudit deletes audit rows older than AuditRetention, at most once an
+// hour, in the transaction that writes a row: the trail stays bounded with
+// no janitor of its own.
+func (t *Tools) pruneAudit(ctx context.Context, tx *sql.Tx) error {
+	now := t.cfg.Now()
+	t.sweepMu.Lock()
+	due := now.Sub(t.lastAuditSweep) >= time.Hour
+	if due {
+		t.lastAuditSweep = now
+	}
+	t.sweepMu.Unlock()
+	if !due {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM tool_audit WHERE at_ms < ?`, now.Add(-t.cfg.AuditRetention).UnixMilli()); err != nil {
+		return fmt.Errorf("audit prune: %w", err)
+	}
+	return nil
 }
 
 // defaultPersistTimeout bounds persist: the call is over, its ack must not

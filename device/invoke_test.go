@@ -358,3 +358,26 @@ func TestPipelineProgress(t *testing.T) {
 		t.Errorf("pushes = %q", pushes)
 	}
 }
+
+// TestAuditRetention: audit rows older than AuditRetention are pruned as
+// later calls are written, so the trail cannot grow for ever.
+func TestAuditRetention(t *testing.T) {
+	t.Parallel()
+	e := newPipelineEnv(t, nil, func(c *ToolsConfig) { c.AuditRetention = 48 * time.Hour })
+	ctx := t.Context()
+	e.call(t, ctx, "cch_a", "test_echo", `{"text":"old"}`, "", nil)
+	e.clock.Advance(24 * time.Hour)
+	e.call(t, ctx, "cch_a", "test_echo", `{"text":"mid"}`, "", nil)
+	if recs, _ := e.tools.Audit(ctx, AuditQuery{}); len(recs) != 2 {
+		t.Fatalf("within retention: %d rows, want 2", len(recs))
+	}
+	e.clock.Advance(25*time.Hour + time.Minute)
+	e.call(t, ctx, "cch_a", "test_echo", `{"text":"new"}`, "", nil)
+	recs, err := e.tools.Audit(ctx, AuditQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("after retention: %d rows, want 2 (the oldest pruned): %+v", len(recs), recs)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
@@ -41,6 +42,9 @@ const (
 	DefaultRatePerMinute  = 120
 	DefaultProgressAfter  = time.Second
 	DefaultIdempotencyTTL = 24 * time.Hour
+	// DefaultAuditRetention is how long audit rows are kept; older ones are
+	// pruned (at most once an hour, as calls are written).
+	DefaultAuditRetention = 90 * 24 * time.Hour
 	DefaultScreenCacheTTL = 2 * time.Second
 	// MaxArgumentsBytes bounds tool.invoke arguments; larger is invalid_arguments.
 	MaxArgumentsBytes = 64 << 10
@@ -70,6 +74,9 @@ type ToolsConfig struct {
 	// IdempotencyTTL is how long a completed call's ack is kept for repeated
 	// tool_call_ids. Default DefaultIdempotencyTTL.
 	IdempotencyTTL time.Duration
+	// AuditRetention is how long audit rows are kept. Default
+	// DefaultAuditRetention.
+	AuditRetention time.Duration
 	// ScreenCacheTTL is how long android_tap trusts a device's screen size
 	// for its bounds check. Default DefaultScreenCacheTTL; negative: always
 	// ask the device.
@@ -90,6 +97,9 @@ type Tools struct {
 	// persistTimeout bounds writing a call's audit row and idempotency
 	// record (defaultPersistTimeout; tests shorten it).
 	persistTimeout time.Duration
+
+	sweepMu        sync.Mutex
+	lastAuditSweep time.Time // when audit rows past AuditRetention were last pruned
 }
 
 // toolDef is one tool: its Card declaration, the schema compiled from the
@@ -125,6 +135,9 @@ func NewTools(cfg ToolsConfig) (*Tools, error) {
 	}
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = DefaultIdempotencyTTL
+	}
+	if cfg.AuditRetention <= 0 {
+		cfg.AuditRetention = DefaultAuditRetention
 	}
 	if cfg.ScreenCacheTTL == 0 {
 		cfg.ScreenCacheTTL = DefaultScreenCacheTTL
