@@ -91,7 +91,8 @@ func TestControlPlane(t *testing.T) {
 		t.Errorf("metrics lint: %v %v", problems, err)
 	}
 	_, body = get(t, e.url+"/metrics", apiKey)
-	for _, m := range []string{"adb_connector_ws_connections", "adb_connector_lease_expirations_total"} {
+	for _, m := range []string{"adb_connector_ws_connections", "adb_connector_lease_expirations_total",
+		"go_goroutines", "go_memstats_heap_alloc_bytes", "process_open_fds", "process_resident_memory_bytes"} {
 		if !strings.Contains(body, m) {
 			t.Errorf("/metrics lacks %s", m)
 		}

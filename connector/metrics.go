@@ -1,6 +1,9 @@
 package connector
 
-import "github.com/prometheus/client_golang/prometheus"
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
 
 // metrics are the connector subsystem's collectors. Label values are bounded:
 // packet types from the dispatch table (else "other"), error codes, tool ids.
@@ -39,7 +42,10 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Name: "adb_connector_lease_expirations_total", Help: "connector_id leases that expired (§8.2)."}),
 	}
 	reg.MustRegister(m.connections, m.packetsIn, m.packetsOut, m.errors, m.authFailures, m.slowPeers,
-		m.toolCalls, m.toolDuration, m.leaseExpiries)
+		m.toolCalls, m.toolDuration, m.leaseExpiries,
+		// Goroutines, memory and open file descriptors: a long-running lab
+		// server shows a leak coming before it runs out.
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 
