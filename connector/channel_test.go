@@ -284,4 +284,12 @@ func TestRestoreAdoptsChannelOfIdleConnectorID(t *testing.T) {
 	if conn["connector_id"] != bID {
 		t.Errorf("descriptor connector_id = %v, want %s", conn["connector_id"], bID)
 	}
+	// The hand-over is final while the new owner is live: the old
+	// connector_id coming back is refused the channel.
+	old, _ := e.helloed(t, "", aID)
+	r, err := old.Request(ctx, connector.TypeChannelOpen, ch, map[string]any{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantError(t, r, connector.TypeError, connector.CodeChannelConnectorMismatch)
 }
