@@ -3,6 +3,7 @@ package files
 import (
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -18,7 +19,8 @@ const DownloadWriteTimeout = 30 * time.Second
 const ChannelHeader = "X-XAgent-Connector-Channel-ID"
 
 // Handler serves GET and HEAD /files/refs/{file_ref} (protocol §5.2): the raw
-// bytes with Range support, Content-Type, an attachment Content-Disposition,
+// bytes with Range support (at most 16 ranges, coalesced; never a body
+// larger than the file), Content-Type, an attachment Content-Disposition,
 // Cache-Control: no-store and X-Content-Type-Options: nosniff. Unknown,
 // expired and malformed refs are 404 (a malformed ref is rejected before any
 // database or file access), a ref of another channel 403, other methods 405.
@@ -72,7 +74,37 @@ func (s *Store) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Content-Disposition", contentDisposition(meta.Filename))
 	s.metrics.downloads.WithLabelValues(resultOK).Inc()
 	s.log.Debug("file download", "file_ref", redactRef(ref), "range", r.Header.Get("Range") != "")
-	http.ServeContent(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)}, r, "", fi.ModTime(), f)
+	http.ServeContent(&deadlineWriter{ResponseWriter: w, rc: http.NewResponseController(w)},
+		withRange(r, fi.Size(), meta.MIMEType), "", fi.ModTime(), f)
+}
+
+// withRange returns r with its Range header replaced by the normalized form
+// parseRange decides, so that http.ServeContent, which still evaluates the
+// preconditions and If-Range first (RFC 9110 §13.2.2), only ever sees a few
+// merged, absolute ranges:
+//   - ignored: no Range, the whole file (200);
+//   - rejected: a range starting at the end of the file, which ServeContent
+//     answers 416 with Content-Range: bytes */size (RFC 9110 §15.5.17);
+//   - ranges: the coalesced list, unless a multipart/byteranges body would
+//     be larger than the file itself. Then the whole file is cheaper for
+//     both sides, and RFC 9110 §14.2 lets a server ignore Range: this bounds
+//     any response to the size of the file, whatever the header says.
+func withRange(r *http.Request, size int64, contentType string) *http.Request {
+	h := r.Header.Get("Range")
+	if h == "" {
+		return r
+	}
+	ranges, outcome := parseRange(h, size)
+	r = r.Clone(r.Context()) // a handler must not modify the request it is given
+	switch {
+	case outcome == rangeReject:
+		r.Header.Set("Range", "bytes="+strconv.FormatInt(size, 10)+"-")
+	case outcome == rangeServe && (len(ranges) == 1 || multipartSize(ranges, contentType, size) <= size):
+		r.Header.Set("Range", rangeHeader(ranges))
+	default:
+		r.Header.Del("Range")
+	}
+	return r
 }
 
 // deadlineWriter extends the connection's write deadline before each write

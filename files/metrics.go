@@ -39,7 +39,7 @@ func newMetrics() *metrics {
 		}),
 		downloads: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "adb_connector_files_downloads_total",
-			Help: "Requests to GET /files/refs/{file_ref} by result.",
+			Help: "Requests to /files/refs/{file_ref} by result (any method).",
 		}, []string{"result"}),
 	}
 	for _, r := range []string{resultOK, resultNotFound, resultForbidden, resultMethodNotAllowed, resultError} {

@@ -20,7 +20,11 @@ const (
 	DownloadPrefix = "/files/refs/"
 	// RoutePattern is the net/http ServeMux pattern for [Store.Handler].
 	// The connector server mounts it: mux.Handle(files.RoutePattern, st.Handler()).
-	RoutePattern = "GET " + DownloadPrefix + "{file_ref}"
+	// It names no method: with "GET " in front, ServeMux would answer other
+	// methods 405 itself, and the handler, which sets Allow: GET, HEAD and
+	// Cache-Control and counts downloads_total{result="method_not_allowed"},
+	// would never see them.
+	RoutePattern = DownloadPrefix + "{file_ref}"
 
 	// logPrefixLen is how much of a ref may appear in logs: the fixed prefix
 	// and 4 random characters (20 bits), enough to correlate, useless to fetch.
