@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/adb/emulator"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/files"
@@ -33,6 +34,11 @@ type deviceOptions struct {
 }
 
 var deviceOpts deviceOptions
+
+// virtualDevicesHook, when set (tests only), receives serve's virtual
+// devices once they are attached, so a test can drive their faults and
+// read their command logs.
+var virtualDevicesHook func([]*emulator.Device)
 
 // endpointList is the repeatable --adb flag. Values from the environment
 // are a default: the first --adb on the command line replaces them.
@@ -111,7 +117,10 @@ func wireDevices(ctx context.Context, w *serveWiring) error {
 	w.Stop = append(w.Stop, func() { client.Close() })
 
 	if o.Virtual.N > 0 {
-		devs, err := o.Virtual.start(ctx, log)
+		// ctx ends with SIGTERM, before the drain: calls still running on
+		// the phones need them until it is over, so their lifetime is the
+		// Stop list's (which runs after the drain), not ctx's.
+		devs, err := o.Virtual.start(context.WithoutCancel(ctx), log)
 		if err != nil {
 			return err
 		}
@@ -130,6 +139,9 @@ func wireDevices(ctx context.Context, w *serveWiring) error {
 			}
 		}
 		log.Info("virtual devices attached", "count", len(devs), "adb", endpoints[0], "scenario", o.Virtual.Scenario)
+		if virtualDevicesHook != nil {
+			virtualDevicesHook(devs)
+		}
 	}
 
 	fstore, err := files.Open(ctx, w.DB, files.Config{

@@ -48,9 +48,18 @@ type serveProc struct {
 }
 
 // startServe runs serve on a free port with dataDir, --adb adbAddr, the
-// API key from a key file, and debug logs captured. It stops at cleanup
-// (or with Stop). logs may be shared across restarts.
-func startServe(t *testing.T, dataDir, adbAddr string, logs *testkit.LogBuffer) *serveProc {
+// API key from a key file, debug logs captured and extra flags. It stops
+// at cleanup (or with Stop). logs may be shared across restarts.
+func startServe(t *testing.T, dataDir, adbAddr string, logs *testkit.LogBuffer, extra ...string) *serveProc {
+	t.Helper()
+	p, _ := startServeVirtual(t, dataDir, adbAddr, logs, extra...)
+	return p
+}
+
+// startServeVirtual is startServe that also returns the virtual devices
+// serve started (extra holding --virtual-devices), so a test can drive
+// their faults and command logs.
+func startServeVirtual(t *testing.T, dataDir, adbAddr string, logs *testkit.LogBuffer, extra ...string) (*serveProc, []*emulator.Device) {
 	t.Helper()
 	keyFile := filepath.Join(t.TempDir(), "api-key")
 	if err := os.WriteFile(keyFile, []byte(e2eKey+"\n"), 0o600); err != nil {
@@ -65,29 +74,35 @@ func startServe(t *testing.T, dataDir, adbAddr string, logs *testkit.LogBuffer) 
 	ready := make(chan string, 1)
 
 	serveStartMu.Lock()
-	cfg, err := parseServeFlags([]string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--api-key-file", keyFile,
-		"--adb", adbAddr, "--log-level", "debug", "--drain-timeout", "5s"}, io.Discard)
+	cfg, err := parseServeFlags(append([]string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--api-key-file", keyFile,
+		"--adb", adbAddr, "--log-level", "debug", "--drain-timeout", "5s"}, extra...), io.Discard)
 	if err != nil {
 		serveStartMu.Unlock()
 		cancel()
 		t.Fatalf("parseServeFlags: %v", err)
 	}
+	// The hook is set and cleared under serveStartMu; serve calls it
+	// before it reports ready.
+	var devs []*emulator.Device
+	virtualDevicesHook = func(d []*emulator.Device) { devs = d }
 	go func() { p.done <- serve(ctx, cfg, log, ready) }()
+	var failure string
 	select {
 	case addr := <-ready:
 		p.URL = "http://" + addr
 	case err := <-p.done:
-		serveStartMu.Unlock()
-		cancel()
-		t.Fatalf("serve exited before listening: %v\n%s", err, logs.String())
+		failure = fmt.Sprintf("serve exited before listening: %v\n%s", err, logs.String())
 	case <-time.After(setupWait):
-		serveStartMu.Unlock()
-		cancel()
-		t.Fatalf("serve did not listen within %s", setupWait)
+		failure = fmt.Sprintf("serve did not listen within %s", setupWait)
 	}
+	virtualDevicesHook = nil
 	serveStartMu.Unlock()
+	if failure != "" {
+		cancel()
+		t.Fatal(failure)
+	}
 	t.Cleanup(func() { p.Stop(t) })
-	return p
+	return p, devs
 }
 
 // Stop cancels serve and waits for it to return. Idempotent.
