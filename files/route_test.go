@@ -5,12 +5,11 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/adb-connector/adb-connector/connector"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // TestRouteMethodNotAllowed mounts the handler the way serve_device does,
-// srv.Handle(RoutePattern, ...) on a real connector.Server, and checks that
+// mux.Handle(RoutePattern, ...) on an http.ServeMux as connector.Server does, and checks that
 // the handler itself answers other methods: a method-qualified pattern would
 // let ServeMux answer 405 before the handler runs, so
 // downloads_total{result="method_not_allowed"} would never count.
@@ -18,29 +17,12 @@ func TestRouteMethodNotAllowed(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, Config{})
 	ref := e.put("ch", []byte("payload"), Meta{}).FileRef
-	srv, err := connector.New(t.Context(), connector.Config{
-		Card: connector.CardConfig{
-			CardID:    "files-route-test",
-			Connector: connector.CardConnector{Name: "files route test", Version: "0.0.0"},
-			Supports: connector.CardSupports{
-				UserChannelMode: "multiple",
-				TargetTypes:     []string{"device"},
-				Targets:         []connector.CardTarget{{TargetType: "device", Provider: "adb", Label: "Android Device"}},
-				Profiles:        []string{connector.ProfileDeviceV1},
-			},
-			Security: connector.CardSecurity{TrustLevel: "local", DataClasses: []string{"screen_image"}},
-		},
-		DB: e.db,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv.Handle(RoutePattern, e.st.Handler())
-	ts := httptest.NewServer(srv)
-	t.Cleanup(func() {
-		srv.Shutdown(t.Context())
-		ts.Close()
-	})
+	// connector.Server.Handle mounts on an http.ServeMux; files may not
+	// import connector, so the same mux is used directly.
+	mux := http.NewServeMux()
+	mux.Handle(RoutePattern, e.st.Handler())
+	ts := httptest.NewServer(mux)
+	t.Cleanup(ts.Close)
 
 	methods := []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch}
 	for _, m := range methods {
