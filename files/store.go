@@ -49,7 +49,8 @@ func (e *TooLargeError) Error() string {
 // Config configures a [Store]. The zero value is usable; each field documents
 // its default.
 type Config struct {
-	// Dir holds the bytes, one file per ref, created with mode 0700.
+	// Dir holds the bytes, one file per ref (mode 0600); it is created, or
+	// an existing one tightened, to mode 0700.
 	// Default: "files" next to the database file.
 	Dir string
 	// TTL is how long a file can be downloaded. Default 10m.
@@ -142,6 +143,12 @@ func Open(ctx context.Context, db *store.DB, cfg Config) (*Store, error) {
 		closed:  make(chan struct{}),
 	}
 	if err := os.MkdirAll(cfg.Dir, 0o700); err != nil {
+		return nil, fmt.Errorf("open file store: %w", err)
+	}
+	// MkdirAll leaves an existing directory's mode alone; the files in it
+	// are 0600 (os.CreateTemp), but a 0755 directory would still list their
+	// names, and each name is a ref: the credential for its download.
+	if err := os.Chmod(cfg.Dir, 0o700); err != nil {
 		return nil, fmt.Errorf("open file store: %w", err)
 	}
 	// Nothing writes to tmp before Open returns: whatever is there is left

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -31,9 +32,13 @@ type DB struct {
 }
 
 // Open opens (creating if needed) the database in dir and migrates it to the
-// newest schema. It fails if the file was written by a newer binary.
+// newest schema. It fails if the file was written by a newer binary. The
+// database and its -wal and -shm files are mode 0600 whatever dir's mode.
 func Open(ctx context.Context, dir string) (*DB, error) {
 	path := filepath.Join(dir, FileName)
+	if err := createPrivate(path); err != nil {
+		return nil, fmt.Errorf("open database %s: %w", path, err)
+	}
 	dsn := "file:" + (&url.URL{Path: path}).EscapedPath() +
 		"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(5000)&_pragma=foreign_keys(ON)&_pragma=synchronous(NORMAL)"
 	w, err := sql.Open("sqlite", dsn)
@@ -52,7 +57,32 @@ func Open(ctx context.Context, dir string) (*DB, error) {
 		db.Close()
 		return nil, err
 	}
+	// The migration opened the WAL. SQLite gives new -wal and -shm files the
+	// database file's mode and resets an empty one, but ones with content,
+	// left by a crash of an older binary, keep theirs.
+	for _, p := range []string{path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			db.Close()
+			return nil, fmt.Errorf("open database %s: %w", path, err)
+		}
+	}
 	return db, nil
+}
+
+// createPrivate creates the database file at path with mode 0600 unless it
+// exists, and tightens an existing one to 0600. SQLite would create it 0644
+// less the umask, readable by every local user when the data directory
+// already existed with a looser mode; the umask is process-wide, so a
+// library must not change it. An empty file is a valid empty database.
+func createPrivate(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Chmod(path, 0o600)
 }
 
 // Close closes both handles. Safe to call more than once.
