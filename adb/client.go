@@ -18,7 +18,8 @@ type Config struct {
 	// Endpoints are adb servers as "host:port". Default [DefaultEndpoint].
 	Endpoints []string
 	// StartLocalServer starts the adb server of a loopback endpoint that does
-	// not answer (`adb -P PORT start-server`). Default false.
+	// not answer (`adb -P PORT start-server`): at New, and again whenever
+	// tracking finds it down (with tracking's backoff). Default false.
 	StartLocalServer bool
 	// ADBPath is the adb binary used to start a local server. Default "adb"
 	// looked up on PATH.

@@ -26,7 +26,9 @@
 // (50 ms doubling to 1 s), and once it answers its list is re-reported:
 // devices it lists change back to their state, devices it no longer lists
 // are Gone. The Client never restarts a remote server; with
-// Config.StartLocalServer it starts a missing local one at New.
+// Config.StartLocalServer it starts a missing local (loopback) one at New,
+// and again, between those retries, whenever it goes down while tracked
+// (logged at Warn once per outage, at Info once started).
 //
 // # Errors and deadlines
 //

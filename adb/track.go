@@ -234,10 +234,15 @@ func (t *tracker) serverDown(ep string) {
 	}
 }
 
-// run follows one endpoint until ctx is done.
+// run follows one endpoint until ctx is done. With StartLocalServer, a
+// loopback endpoint that goes down is started again between retries (the
+// same backoff), so a local adb server that dies or is killed comes back
+// as it would at New.
 func (t *tracker) run(ctx context.Context, ep string) {
 	backoff := trackBackoffMin
 	up := true // assume up until the first failure, so that is logged
+	start := t.c.cfg.StartLocalServer && isLoopback(ep)
+	startFailed := false // a failed start was logged at Warn this outage
 	for ctx.Err() == nil {
 		got, err := t.follow(ctx, ep)
 		if ctx.Err() != nil {
@@ -248,8 +253,12 @@ func (t *tracker) run(ctx context.Context, ep string) {
 			up = true
 		}
 		if up {
-			t.c.log.Warn("adb server unreachable, retrying", "endpoint", ep, "err", err)
-			up = false
+			if start {
+				t.c.log.Warn("adb server at "+ep+" is down; starting it", "endpoint", ep, "err", err)
+			} else {
+				t.c.log.Warn("adb server unreachable, retrying", "endpoint", ep, "err", err)
+			}
+			up, startFailed = false, false
 		}
 		t.serverDown(ep)
 		timer := time.NewTimer(backoff)
@@ -260,6 +269,18 @@ func (t *tracker) run(ctx context.Context, ep string) {
 		case <-timer.C:
 		}
 		backoff = min(backoff*2, trackBackoffMax)
+		if start {
+			// ensureLocalServer leaves a server that answers alone and logs
+			// at Info when it started one; the next follow re-reports.
+			if err := t.c.ensureLocalServer(ctx, ep); err != nil && ctx.Err() == nil {
+				if !startFailed {
+					t.c.log.Warn("cannot start adb server, retrying", "endpoint", ep, "err", err)
+					startFailed = true
+				} else {
+					t.c.log.Debug("cannot start adb server, retrying", "endpoint", ep, "err", err)
+				}
+			}
+		}
 	}
 }
 

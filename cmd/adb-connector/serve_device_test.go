@@ -351,7 +351,9 @@ func testServerDown(t *testing.T) {
 	env.KillServer()
 	took, _ := a.waitStatus(t, ch, "offline", pushWithin)
 	t.Logf("offline push %s after the adb server died", took)
-	env.StartServer()
+	// serve starts its local adb server again (env's cleanup stops that
+	// daemon); the new server knows no TCP device until it is connected.
+	env.WaitState(d, "")
 	env.Connect(d)
 	a.waitStatus(t, ch, "connected", setupWait)
 	result(t, a.invoke(t, ch, "android_device_status", map[string]any{}), &map[string]any{})

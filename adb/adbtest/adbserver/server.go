@@ -120,15 +120,19 @@ func (s *Server) start() error {
 }
 
 // Kill stops the server: `adb kill-server`, then SIGKILL if it is still
-// alive after 5 s; it waits for the process. Safe to call when stopped.
+// alive after 5 s; it waits for the process. When stopped, it stops any
+// adb server that another party started on the port meanwhile (the daemon
+// `adb start-server` forks, as a Client with StartLocalServer runs), so
+// the cleanup leaves no stray. Safe to call when stopped.
 func (s *Server) Kill() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.cmd == nil {
-		return
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
+	if s.cmd == nil {
+		s.killDaemon(ctx)
+		return
+	}
 	exec.CommandContext(ctx, s.bin, "-P", strconv.Itoa(s.Port), "kill-server").Run()
 	select {
 	case <-s.done:
@@ -137,6 +141,32 @@ func (s *Server) Kill() {
 		<-s.done
 	}
 	s.cmd, s.done = nil, nil
+}
+
+// killDaemon stops an adb server on s.Port that is not s's child and
+// waits (polling /proc every 20 ms, the process not being ours to wait
+// for) until no adb process is left on the port; after ctx it kills them.
+func (s *Server) killDaemon(ctx context.Context) {
+	if len(Processes(s.Port)) == 0 {
+		return
+	}
+	exec.CommandContext(ctx, s.bin, "-P", strconv.Itoa(s.Port), "kill-server").Run()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		pids := Processes(s.Port)
+		if len(pids) == 0 {
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-ctx.Done():
+			for _, pid := range pids {
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+			return
+		}
+	}
 }
 
 // Log returns what the server process printed.
@@ -235,11 +265,13 @@ func FreePortRange(t testing.TB, n int) int {
 }
 
 // Processes returns the pids of adb processes whose command line names
-// port with -P (strays, once the server was killed).
+// port with -P, or with -L tcp:PORT as the daemon `adb start-server`
+// forks does (strays, once the server was killed).
 func Processes(port int) []int {
 	var pids []int
 	ents, _ := os.ReadDir("/proc")
 	want := "\x00-P\x00" + strconv.Itoa(port) + "\x00"
+	daemon := "\x00-L\x00tcp:" + strconv.Itoa(port) + "\x00"
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil {
@@ -249,7 +281,7 @@ func Processes(port int) []int {
 		if err != nil || !bytes.Contains(b, []byte("adb")) {
 			continue
 		}
-		if strings.Contains("\x00"+string(b), want) {
+		if cl := "\x00" + string(b); strings.Contains(cl, want) || strings.Contains(cl, daemon) {
 			pids = append(pids, pid)
 		}
 	}
