@@ -12,7 +12,7 @@ STATICCHECK := .bin/staticcheck
 FUZZTIME ?= 3s
 RUN_FLAGS ?= --virtual-devices 2
 
-.PHONY: build run test lint fmt-check vet staticcheck unit fuzz bench deps clean
+.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit fuzz bench deps clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/adb-connector
@@ -27,11 +27,14 @@ test: deps lint unit fuzz
 deps:
 	@scripts/ensure-adb.sh
 
-lint: fmt-check vet staticcheck
+lint: fmt-check vet staticcheck tidy-check
 
 fmt-check:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+tidy-check:
+	$(GO) mod tidy -diff
 
 vet:
 	$(GO) vet ./...
