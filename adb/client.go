@@ -50,6 +50,13 @@ type Client struct {
 	closed  bool
 	devices map[string]*Device // handles by key
 	tracker *tracker
+	// keep lists the network devices to keep connected, by endpoint and
+	// serial (KeepConnected); reattaching marks endpoints with a re-attach
+	// round running.
+	keep        map[string]map[string]*keptDevice
+	reattaching map[string]bool
+	// attachMu orders a re-attach's connect against unkeep.
+	attachMu sync.Mutex
 }
 
 // New checks the configuration, starts local adb servers when asked, and
@@ -67,7 +74,8 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if len(eps) == 0 {
 		eps = []string{DefaultEndpoint}
 	}
-	c := &Client{cfg: cfg, log: cfg.Logger, devices: map[string]*Device{}}
+	c := &Client{cfg: cfg, log: cfg.Logger, devices: map[string]*Device{},
+		keep: map[string]map[string]*keptDevice{}, reattaching: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, ep := range eps {
 		n, err := normalizeEndpoint(ep)

@@ -28,7 +28,9 @@
 // are Gone. The Client never restarts a remote server; with
 // Config.StartLocalServer it starts a missing local (loopback) one at New,
 // and again, between those retries, whenever it goes down while tracked
-// (logged at Warn once per outage, at Info once started).
+// (logged at Warn once per outage, at Info once started). A restarted
+// server knows no network device: those registered with KeepConnected are
+// connected again whenever the list lacks them, with the same backoff.
 //
 // # Errors and deadlines
 //

@@ -110,8 +110,10 @@ func (c *Client) Connect(ctx context.Context, endpoint, addr string) error {
 }
 
 // Disconnect asks the adb server at endpoint to drop a network device (as
-// `adb disconnect`). Default timeout: 10 s.
+// `adb disconnect`), which KeepConnected then no longer keeps. Default
+// timeout: 10 s.
 func (c *Client) Disconnect(ctx context.Context, endpoint, addr string) error {
+	c.unkeep(endpoint, addr)
 	return c.netDeviceQuery(ctx, endpoint, "disconnect", addr, "disconnected")
 }
 

@@ -360,5 +360,6 @@ func (t *tracker) follow(ctx context.Context, ep string) (got bool, err error) {
 		}
 		got = true
 		t.apply(ep, list)
+		t.c.reattach(ctx, ep, list)
 	}
 }

@@ -134,7 +134,9 @@ func wireDevices(ctx context.Context, w *serveWiring) error {
 			closeDevices(devs)
 		})
 		for _, d := range devs {
-			if err := client.Connect(ctx, endpoints[0], d.Addr()); err != nil {
+			// Kept, not just connected: an adb server that restarts knows no
+			// network device, and these phones are ours to bring back.
+			if err := client.KeepConnected(ctx, endpoints[0], d.Addr()); err != nil {
 				return fmt.Errorf("attach virtual device %s to %s: %w", d.Addr(), endpoints[0], err)
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
@@ -74,5 +75,44 @@ func TestServeShutdownDrainsVirtualCall(t *testing.T) {
 	defer cancel2()
 	if st, err := adbserver.State(ctx, env.ServerAddr, d.Serial()); err != nil || st != "" {
 		t.Errorf("after serve stopped the adb server lists %s as %q (%v), want it detached", d.Serial(), st, err)
+	}
+}
+
+// TestServeVirtualAfterADBRestart: when the local adb server dies, serve
+// starts it again and re-attaches its own virtual phones: the bound
+// channel goes offline, then connected, the phone answers tools again and
+// the new adb server lists it as device.
+func TestServeVirtualAfterADBRestart(t *testing.T) {
+	t.Parallel()
+	env := adbtest.Start(t, adbtest.Options{Devices: -1})
+	p, devs := startServeVirtual(t, t.TempDir(), env.ServerAddr, nil, "--virtual-devices", "1")
+	if len(devs) != 1 {
+		t.Fatalf("serve started %d virtual devices, want 1", len(devs))
+	}
+	d := devs[0]
+	a := newAgent(t, p, "")
+	ch := a.open(t)
+	a.pair(t, p, ch, d.Serial())
+
+	env.KillServer() // env's cleanup stops the server serve starts
+	a.waitStatus(t, ch, "offline", setupWait)
+	a.waitStatus(t, ch, "connected", setupWait)
+	result(t, a.invoke(t, ch, "android_device_status", map[string]any{}), &map[string]any{})
+	if st := env.State(d); st != "device" {
+		t.Errorf("the restarted adb server lists %s as %q, want device", d.Serial(), st)
+	}
+	// The re-attach record follows the connect, which tracking may report
+	// first: poll every 20 ms, at most setupWait.
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(setupWait)
+	for _, want := range []string{"is down; starting it", "started local adb server", "re-attached devices to adb server"} {
+		for !strings.Contains(p.Logs(), want) {
+			select {
+			case <-tick.C:
+			case <-deadline:
+				t.Fatalf("serve's log lacks %q", want)
+			}
+		}
 	}
 }
