@@ -9,6 +9,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
+	"github.com/adb-connector/adb-connector/adb/emulator"
 	"github.com/adb-connector/adb-connector/adb/emulator/android"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
@@ -20,15 +21,7 @@ import (
 // are detached from the adb server.
 func TestServeShutdownDrainsVirtualCall(t *testing.T) {
 	t.Parallel()
-	env := adbtest.Start(t, adbtest.Options{Devices: -1})
-	p, devs := startServeVirtual(t, t.TempDir(), env.ServerAddr, nil, "--virtual-devices", "1")
-	if len(devs) != 1 {
-		t.Fatalf("serve started %d virtual devices, want 1", len(devs))
-	}
-	d := devs[0]
-	a := newAgent(t, p, "")
-	ch := a.open(t)
-	a.pair(t, p, ch, d.Serial())
+	env, p, d, a, ch := pairedVirtualPhone(t)
 
 	// The first tap on a device reads its screen geometry (wm size), then
 	// long-presses for 1.5 s: once wm size ran, the call is in flight.
@@ -84,15 +77,7 @@ func TestServeShutdownDrainsVirtualCall(t *testing.T) {
 // the new adb server lists it as device.
 func TestServeVirtualAfterADBRestart(t *testing.T) {
 	t.Parallel()
-	env := adbtest.Start(t, adbtest.Options{Devices: -1})
-	p, devs := startServeVirtual(t, t.TempDir(), env.ServerAddr, nil, "--virtual-devices", "1")
-	if len(devs) != 1 {
-		t.Fatalf("serve started %d virtual devices, want 1", len(devs))
-	}
-	d := devs[0]
-	a := newAgent(t, p, "")
-	ch := a.open(t)
-	a.pair(t, p, ch, d.Serial())
+	env, p, d, a, ch := pairedVirtualPhone(t)
 
 	env.KillServer() // env's cleanup stops the server serve starts
 	a.waitStatus(t, ch, "offline", setupWait)
@@ -115,4 +100,20 @@ func TestServeVirtualAfterADBRestart(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pairedVirtualPhone starts a private adb server with no phone of its own
+// and a serve with one virtual phone, and pairs a new channel with it.
+func pairedVirtualPhone(t *testing.T) (*adbtest.Env, *serveProc, *emulator.Device, *agent, string) {
+	t.Helper()
+	env := adbtest.Start(t, adbtest.Options{Devices: -1})
+	p, devs := startServeVirtual(t, t.TempDir(), env.ServerAddr, nil, "--virtual-devices", "1")
+	if len(devs) != 1 {
+		t.Fatalf("serve started %d virtual devices, want 1", len(devs))
+	}
+	d := devs[0]
+	a := newAgent(t, p, "")
+	ch := a.open(t)
+	a.pair(t, p, ch, d.Serial())
+	return env, p, d, a, ch
 }
