@@ -57,7 +57,7 @@
 //
 // # gadb
 //
-// Issue 4 lists the defects of gadb v0.1.0 (legacy shell without exit
+// The known defects of gadb v0.1.0 (legacy shell without exit
 // codes, partial output with a nil error, a package-global read deadline in
 // seconds, no dial timeout, Push dropping bytes returned with io.EOF,
 // DeviceList dropping offline devices, raw Unix modes in os.FileMode, no

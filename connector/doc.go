@@ -1,5 +1,5 @@
 // Package connector implements the xAgent Connector Common Protocol 3.0
-// (shared/spec/connector-protocol-3.0.txt) outside any Profile: the Connector
+// (protocol 3.0) outside any Profile: the Connector
 // Card and its tool registry (§4.1, §10), Card and Descriptor hard validation
 // (§4.1, §9), the HTTP control plane (/connector-card.json, /skill.md, /health,
 // /metrics; §4), the /ws data plane with its packet envelope and dispatch table

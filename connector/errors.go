@@ -5,7 +5,7 @@ import (
 	"errors"
 )
 
-// Wire error codes: §8.23 plus the tool codes of DESIGN.md. Stable strings.
+// Wire error codes: §8.23 plus the Device Profile tool codes. Stable strings.
 const (
 	CodeInvalidPacket               = "invalid_packet"
 	CodeHelloRequired               = "hello_required"

@@ -1,5 +1,5 @@
 // Package device implements the device side of the Device Profile
-// xagent.device.v1 (shared/spec/device-profile-v1.md) for Android phones:
+// xagent.device.v1 (Device Profile v1) for Android phones:
 // the exclusive channel<->device binding kept in SQLite (Bindings), the two
 // auth flows of protocol 3.0 §8.7–8.14 — device_pairing with an operator's
 // one-time code (Pairing) and device_request polled until an operator

@@ -10,7 +10,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 )
 
-// Tool error codes of DESIGN.md ("Tools") that package connector does not
+// Tool error codes of the android_* tools that package connector does not
 // define. Stable strings, sent in tool.invoke.ack error.code.
 const (
 	CodeDeviceOffline      = "device_offline"
@@ -63,7 +63,7 @@ const (
 )
 
 // WireError is the one mapping from device and adb errors to tool.invoke.ack
-// errors (DESIGN.md "Tools", STYLE habit 7). Handlers return Go errors; this
+// errors (one mapping for every tool). Handlers return Go errors; this
 // picks the stable code and a message safe to send: never err's own text,
 // except the Field/Reason of an *ArgError and the Message of a *PolicyError
 // or *connector.Error, which are written for the agent. nil maps to nil.

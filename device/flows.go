@@ -2,7 +2,7 @@ package device
 
 import "github.com/adb-connector/adb-connector/connector"
 
-// Card identity of this connector (DESIGN.md "Card").
+// Card identity of this connector (the Card of README "For agent builders").
 const (
 	CardID           = "device.adb"
 	ConnectorName    = "ADB Device Connector"

@@ -20,7 +20,7 @@ import (
 )
 
 // pushDeadline is the Descriptor lifecycle's promise: a device event is
-// pushed within 2 s (issue 5 item 5).
+// pushed within 2 s (the Descriptor push contract).
 const pushDeadline = 2 * time.Second
 
 // setupWait bounds waits that depend on the adb server reconnecting.

@@ -14,7 +14,7 @@ import (
 )
 
 // TestDeviceLifecycle follows one bound virtual device through the adb
-// events of issue 5 item 5, each pushed within 2 s.
+// device events, each pushed within 2 s.
 func TestDeviceLifecycle(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 1, nil)

@@ -25,7 +25,7 @@ func TestNoStrays(t *testing.T) {
 		if err != nil || strings.Count(out, "\tdevice") != 2 {
 			t.Errorf("adb devices: %q %v", out, err)
 		}
-		env.RestartServer() // issue 4: kill and restart the adb server
+		env.RestartServer() // kill and restart the adb server
 		if out, _ := env.Adb("-s", env.Devices[1].Serial(), "shell", "echo", "again"); out != "again\n" {
 			t.Errorf("after restart: %q", out)
 		}

@@ -1,6 +1,6 @@
 // Command devicetools measures what the connector adds to a device action,
 // end to end, against the same action sent straight to the adb server's
-// socket, in the same run, on the same virtual phone (issue 5 figures):
+// socket, in the same run, on the same virtual phone (the tool latency figures):
 //
 //   - android_tap: tool.invoke -> tool.invoke.ack over /ws, vs
 //     host:transport:SERIAL + shell,v2:input tap X Y read to its exit packet

@@ -1,6 +1,6 @@
 package main
 
-// End-to-end tests of issue 5 through the real serve wiring: serve runs
+// End-to-end tests of the device tools through the real serve wiring: serve runs
 // in-process (real flag parsing, hooks, admin socket, /ws, /files) against
 // adbtest's private Debian adb server with virtual phones, driven by an
 // xAgent-like client that schema-validates every packet, and by the

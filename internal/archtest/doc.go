@@ -1,4 +1,4 @@
-// Package archtest holds no code: its test checks the architecture rules of
-// DESIGN.md and STYLE.md habits 1 and 4 over the import graph of the whole
-// module, so a stray import fails `make test` instead of waiting for review.
+// Package archtest holds no code: its test checks the layering rules
+// (one-way dependencies, third-party edges wrapped once) over the import
+// graph of the whole module, so a stray import fails `make test` instead of waiting for review.
 package archtest

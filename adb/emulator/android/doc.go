@@ -1,4 +1,4 @@
-// Package android is the Android half of the virtual device (issue 3): a
+// Package android is the Android half of the virtual device: a
 // device model (properties, screen, rotation, keyguard, battery, apps, an
 // activity stack, a focused text field), an in-memory file system and a
 // sandboxed /system/bin/sh built on mvdan.cc/sh/v3 whose commands print what
