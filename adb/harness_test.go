@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
-	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/adbd"
 	"github.com/google/go-cmp/cmp"
 )
 

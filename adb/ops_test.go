@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
-	"github.com/adb-connector/adb-connector/adb/emulator"
 	"github.com/adb-connector/adb-connector/adb/parse"
+	"github.com/adb-connector/adb-connector/emulator"
 )
 
 // opsEnv starts adbtest (real adb server + one virtual phone, launcher

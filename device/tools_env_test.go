@@ -10,8 +10,8 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/adb/adbtest"
-	"github.com/adb-connector/adb-connector/adb/emulator"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/store"
 )

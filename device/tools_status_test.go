@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/adb-connector/adb-connector/adb/emulator/android"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 func TestDeviceStatusOnVirtualPhone(t *testing.T) {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
-	"github.com/adb-connector/adb-connector/adb/emulator"
+	"github.com/adb-connector/adb-connector/emulator"
 )
 
 // openService connects to the adb server, switches to serial's transport

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
-	"github.com/adb-connector/adb-connector/adb/emulator"
-	"github.com/adb-connector/adb-connector/adb/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator"
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // Options configures an Env. The zero value is usable: one device, the

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
-	"github.com/adb-connector/adb-connector/adb/emulator"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/files"
 )
 

@@ -14,11 +14,11 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/adb/adbtest"
-	"github.com/adb-connector/adb-connector/adb/emulator"
 	"github.com/adb-connector/adb-connector/adb/parse"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 

@@ -22,9 +22,9 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
-	"github.com/adb-connector/adb-connector/adb/emulator"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )

@@ -9,10 +9,10 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
-	"github.com/adb-connector/adb-connector/adb/emulator"
-	"github.com/adb-connector/adb-connector/adb/emulator/android"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/emulator"
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // TestServeShutdownDrainsVirtualCall: a tool call running on one of serve's

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/adb-connector/adb-connector/adb/emulator"
-	"github.com/adb-connector/adb-connector/adb/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator"
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // virtualDevices describes a set of virtual Android devices, as both

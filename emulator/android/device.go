@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/adbd"
 )
 
 // Config describes one virtual device. The zero value is usable: a

@@ -15,7 +15,7 @@ type Identity struct {
 }
 
 // Backend is the Android side of a virtual device: the services the wire
-// protocol delivers. adb/emulator/android implements it. Implementations must
+// protocol delivers. emulator/android implements it. Implementations must
 // be safe for concurrent use: every ADB stream runs on its own goroutine.
 type Backend interface {
 	// Identity returns the banner properties.

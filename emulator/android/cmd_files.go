@@ -7,7 +7,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/adbd"
 )
 
 // errText renders an FS error the way toybox prints it.

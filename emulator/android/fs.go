@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/adbd"
 )
 
 // Unix st_mode type bits, as adbd.FileInfo carries them.

@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"time"
 
-	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
-	"github.com/adb-connector/adb-connector/adb/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // Options configures one virtual device. The zero value is usable: a

@@ -4,7 +4,7 @@ import (
 	"io/fs"
 	"time"
 
-	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/adbd"
 )
 
 // fileInfo adapts adbd.FileInfo to io/fs.FileInfo for the interpreter.

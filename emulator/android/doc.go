@@ -2,7 +2,7 @@
 // device model (properties, screen, rotation, keyguard, battery, apps, an
 // activity stack, a focused text field), an in-memory file system and a
 // sandboxed /system/bin/sh built on mvdan.cc/sh/v3 whose commands print what
-// real Android prints. It implements adbd.Backend, so adb/emulator/adbd can
+// real Android prints. It implements adbd.Backend, so emulator/adbd can
 // serve it to Debian's adb server.
 //
 // UI comes from scenarios (see scenarios/README.md): screens as UI trees or

@@ -6,7 +6,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/adb-connector/adb-connector/adb/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/adbd"
 	"github.com/google/go-cmp/cmp"
 )
 

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
-	"github.com/adb-connector/adb-connector/adb/emulator"
+	"github.com/adb-connector/adb-connector/emulator"
 )
 
 // adbRun runs adb against env for device d and returns stdout, stderr and
