@@ -11,7 +11,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
@@ -125,7 +125,7 @@ func TestWireGolden(t *testing.T) {
 	pk, _ = a.request(t, connector.TypeToolInvoke, ch, map[string]any{"tool_id": "android_device_status", "arguments": map[string]any{}})
 	record("status unbound", pk)
 	pk, _ = a.request(t, connector.TypeAuthStart, ch, map[string]any{
-		"flow_id": device.FlowPairing, "input": map[string]string{"serial": d.Serial(), "pairing_code": "AAAA-AAAA"}})
+		"flow_id": auth.FlowPairing, "input": map[string]string{"serial": d.Serial(), "pairing_code": "AAAA-AAAA"}})
 	record("pairing with a wrong code", pk)
 	a.pair(t, p, ch, d.Serial())
 	pk, _ = a.request(t, connector.TypeDescriptorGet, ch, map[string]any{})
@@ -156,7 +156,7 @@ func TestWireGolden(t *testing.T) {
 	}
 
 	ch2 := a.open(t)
-	pk, _ = a.request(t, connector.TypeAuthStart, ch2, map[string]any{"flow_id": device.FlowRequest})
+	pk, _ = a.request(t, connector.TypeAuthStart, ch2, map[string]any{"flow_id": auth.FlowRequest})
 	record("device_request start", pk)
 	var st struct {
 		SessionID string `json:"auth_session_id"`

@@ -1,0 +1,94 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/imageproc"
+	"github.com/adb-connector/adb-connector/files"
+)
+
+// Screenshot argument bounds and defaults.
+const (
+	MinScreenshotSide  = 64
+	MaxScreenshotSide  = 4096
+	DefaultJPEGQuality = 80
+)
+
+// ScreenshotResult is android_screenshot's result: the file fields of
+// DESIGN "Files in results" plus Scale, which maps image pixels to device
+// pixels (device_px = image_px * scale; 1 when not resized).
+type ScreenshotResult struct {
+	FileRef     string  `json:"file_ref"`
+	DownloadURL string  `json:"download_url"`
+	MIMEType    string  `json:"mime_type"`
+	Filename    string  `json:"filename"`
+	ByteSize    int64   `json:"byte_size"`
+	Width       int     `json:"width"`
+	Height      int     `json:"height"`
+	ExpiresAt   int64   `json:"expires_at"` // Unix milliseconds, as files.Ref
+	Scale       float64 `json:"scale"`
+}
+
+func screenshotTool(t *Tools) *toolDef {
+	return &toolDef{
+		tool: connector.Tool{
+			ID:    "android_screenshot",
+			Title: "Android screenshot",
+			Description: "Captures the bound phone's screen and returns a file_ref with a relative download_url (the image " +
+				"is never inline). width/height are the image's pixels; multiply image coordinates by scale to get device " +
+				"pixels for android_tap. Optional max_side shrinks the longest side (64-4096); format png (default, " +
+				"lossless) or jpeg with quality 1-100 (default 80). The file expires at expires_at.",
+			InputSchema: map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"max_side": map[string]any{"type": "integer", "minimum": MinScreenshotSide, "maximum": MaxScreenshotSide,
+						"description": "Longest side of the returned image in pixels; never enlarged. Default: device size."},
+					"format": map[string]any{"type": "string", "enum": []any{"png", "jpeg"}, "default": "png",
+						"description": "Image format."},
+					"quality": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": DefaultJPEGQuality,
+						"description": "JPEG quality (jpeg only)."},
+				},
+				"additionalProperties": false,
+			},
+			OutputSchema: map[string]any{"type": "object"},
+		},
+		needsDevice: true,
+		run:         t.runScreenshot,
+	}
+}
+
+func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error) {
+	maxSide := intArg(inv.args, "max_side", 0)
+	format := stringArg(inv.args, "format", imageproc.FormatPNG)
+	quality := intArg(inv.args, "quality", DefaultJPEGQuality)
+	if _, ok := inv.args["quality"]; ok && format != imageproc.FormatJPEG {
+		return nil, &ArgError{Field: "quality", Reason: "applies to format jpeg only"}
+	}
+	png, err := inv.dev.ScreencapPNG(ctx)
+	if err != nil {
+		return nil, err
+	}
+	img, w, h, scale, err := imageproc.Resize(png, maxSide, format, quality)
+	if err != nil {
+		if errors.Is(err, imageproc.ErrInvalidArgument) {
+			return nil, &ArgError{Reason: "format or quality not supported"}
+		}
+		return nil, fmt.Errorf("screenshot: %w", err)
+	}
+	mime, ext := "image/png", ".png"
+	if format == imageproc.FormatJPEG {
+		mime, ext = "image/jpeg", ".jpg"
+	}
+	name := "screenshot-" + t.cfg.Now().UTC().Format("20060102-150405.000") + ext
+	ref, err := t.cfg.Files.PutBytes(ctx, inv.call.Channel.ID, files.Meta{MIMEType: mime, Filename: name, Width: w, Height: h}, img)
+	if err != nil {
+		return nil, fmt.Errorf("screenshot: %w", err)
+	}
+	return ScreenshotResult{
+		FileRef: ref.FileRef, DownloadURL: ref.DownloadURL, MIMEType: ref.MIMEType, Filename: ref.Filename,
+		ByteSize: ref.ByteSize, Width: w, Height: h, ExpiresAt: ref.ExpiresAt.UnixMilli(), Scale: scale,
+	}, nil
+}
