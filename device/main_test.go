@@ -68,13 +68,6 @@ func (e *testEnv) setDevices(ds ...auth.DeviceInfo) {
 	e.devices = ds
 }
 
-func (e *testEnv) takeChanged() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	c := e.changed
-	e.changed = nil
-	return c
-}
 
 func dev(endpoint, serial, state string) auth.DeviceInfo {
 	return auth.DeviceInfo{Key: adb.DeviceKey(endpoint, serial), Endpoint: endpoint, Serial: serial, Model: "Pixel 7", State: state}
