@@ -219,16 +219,16 @@ type toolMetrics struct {
 func newToolMetrics() *toolMetrics {
 	return &toolMetrics{
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "adb_connector_device_tool_calls_total",
-			Help: "Device tool calls through the pipeline, by tool and outcome (ok or error code).",
+			Name: "adb_connector_tool_invocations_total",
+			Help: "tool.invoke calls, by tool and outcome (ok or error code).",
 		}, []string{"tool", "outcome"}),
 		replays: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "adb_connector_device_tool_replays_total",
+			Name: "adb_connector_tool_replays_total",
 			Help: "Repeated tool_call_ids answered from the recorded ack without acting again.",
 		}, []string{"tool"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name:    "adb_connector_device_tool_duration_seconds",
-			Help:    "Device tool call duration, validation to recorded ack.",
+			Name:    "adb_connector_tool_duration_seconds",
+			Help:    "tool.invoke duration, validation to recorded ack.",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
 		}, []string{"tool"}),
 	}
