@@ -68,7 +68,6 @@ func (e *testEnv) setDevices(ds ...auth.DeviceInfo) {
 	e.devices = ds
 }
 
-
 func dev(endpoint, serial, state string) auth.DeviceInfo {
 	return auth.DeviceInfo{Key: adb.DeviceKey(endpoint, serial), Endpoint: endpoint, Serial: serial, Model: "Pixel 7", State: state}
 }
