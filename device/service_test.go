@@ -393,3 +393,30 @@ func issueCode(t testing.TB, p *auth.Pairing, key string) string {
 	}
 	return code
 }
+
+// TestToolStatusPerTool: each tool's Descriptor entry is computed on its
+// own: a tool the operator does not offer on the bound device is
+// not_supported while the others keep the channel's state; an unbound
+// channel, which names no device, shows every tool in its own state.
+func TestToolStatusPerTool(t *testing.T) {
+	t.Parallel()
+	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
+	e := newSvcEnv(t, 0, func(c *ServiceConfig) {
+		c.Offered = func(toolID, deviceKey string) bool { return toolID != "android_tap" || deviceKey != key }
+	})
+	if got := e.open(t, "cch_free"); got.Tools[2].Status != "unavailable" {
+		t.Errorf("unbound channel: %+v", got.Tools)
+	}
+	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+		t.Fatal(err)
+	}
+	got := e.open(t, "cch_a") // bound, not seen yet: offline
+	want := []connector.DescriptorTool{
+		{ToolID: "android_device_status", Status: "unavailable", TargetPermissionState: "unknown"},
+		{ToolID: "android_screenshot", Status: "unavailable", TargetPermissionState: "unknown"},
+		{ToolID: "android_tap", Status: "not_supported", TargetPermissionState: "unknown"},
+	}
+	if diff := cmp.Diff(want, got.Tools); diff != "" || got.Status != "offline" {
+		t.Errorf("Descriptor %s tools (-want +got):\n%s", got.Status, diff)
+	}
+}

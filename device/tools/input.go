@@ -57,20 +57,22 @@ func tapTool(t *Tools) *toolDef {
 	}
 }
 
+// tapArgs are android_tap's arguments (its input_schema bounds them).
+type tapArgs struct {
+	X          int `json:"x"`
+	Y          int `json:"y"`
+	DurationMS int `json:"duration_ms"` // 0: a tap
+}
+
 // runTap checks the point against the current screen size before touching
 // the device, then taps or long-presses (inputs are serialized per device
 // by package adb; a full queue is device_busy).
 func (t *Tools) runTap(ctx context.Context, inv *invocation) (any, error) {
-	x, y := intArg(inv.args, "x", -1), intArg(inv.args, "y", -1)
-	dur := intArg(inv.args, "duration_ms", 0)
-	// The schema admits any integer >= 0; one too large for an int (1e400)
-	// comes back negative from intArg and is off the screen too.
-	if x < 0 {
-		return nil, &ArgError{Field: "x", Reason: "is outside the screen"}
+	a, err := decodeArgs[tapArgs](inv)
+	if err != nil {
+		return nil, err
 	}
-	if y < 0 {
-		return nil, &ArgError{Field: "y", Reason: "is outside the screen"}
-	}
+	x, y, dur := a.X, a.Y, a.DurationMS
 	si, err := t.screenInfo(ctx, inv.dev)
 	if err != nil {
 		return nil, err

@@ -186,6 +186,7 @@ var badArgCases = []struct {
 	{"android_tap", `{"x":720,"y":10}`, "x"},
 	{"android_tap", `{"x":10,"y":1280}`, "y"},
 	{"android_tap", `{"x":100000,"y":10}`, "x"},
+	{"android_tap", `{"x":1e400,"y":10}`, "x"}, // valid for the schema, beyond an int
 }
 
 func TestBadArgumentsLeaveDeviceUntouched(t *testing.T) {

@@ -25,7 +25,7 @@ import (
 // invocation is one validated call handed to a toolDef's run.
 type invocation struct {
 	call connector.ToolCall
-	args map[string]any // validated arguments; numbers are json.Number
+	raw  json.RawMessage // the validated arguments; decodeArgs reads them into the tool's struct
 	dev  *adb.Device
 	meta Meta
 }
@@ -77,15 +77,15 @@ func (t *Tools) invoke(ctx context.Context, d *toolDef, call connector.ToolCall,
 			return a, true, nil
 		}
 	}
-	return t.execute(ctx, d, call, args, rec), false, f
+	return t.execute(ctx, d, call, rec), false, f
 }
 
 // execute applies the rate limit, resolves the device and runs the tool.
-func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall, args map[string]any, rec *auditRow) ack {
+func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall, rec *auditRow) ack {
 	if ok, retry := t.limit.Allow(t.cfg.Now(), call.Channel.ID); !ok {
 		return ack{Err: WireError(&ratelimit.Error{RetryAfter: retry})}
 	}
-	inv := &invocation{call: call, args: args}
+	inv := &invocation{call: call, raw: call.Arguments}
 	if d.needsDevice {
 		dev, meta, err := t.cfg.Resolver.DeviceFor(ctx, call.Channel.ID)
 		if err != nil {
@@ -311,24 +311,23 @@ func ratString(r *big.Rat) string {
 	return r.FloatString(3)
 }
 
-// intArg returns a validated integer argument (validate decodes numbers as
-// json.Number), or def when absent or out of float64 range.
-func intArg(args map[string]any, name string, def int) int {
-	if v, ok := args[name].(json.Number); ok {
-		if i, err := v.Int64(); err == nil {
-			return int(i)
-		}
-		if f, err := v.Float64(); err == nil {
-			return int(f)
-		}
+// decodeArgs decodes a call's validated arguments into the tool's argument
+// struct: the schema the Card publishes has checked names, types and bounds,
+// so only what JSON cannot hold in a Go value remains (an integer beyond
+// int, like 1e400), which is an *ArgError naming the field. Pointer fields
+// tell an absent argument from its zero value.
+func decodeArgs[T any](inv *invocation) (T, error) {
+	var v T
+	raw := inv.raw
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
 	}
-	return def
-}
-
-// stringArg returns a validated string argument, or def when absent.
-func stringArg(args map[string]any, name, def string) string {
-	if v, ok := args[name].(string); ok {
-		return v
+	if err := json.Unmarshal(raw, &v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) && safeName.MatchString(te.Field) {
+			return v, &ArgError{Field: te.Field, Reason: "is out of range"}
+		}
+		return v, &ArgError{Reason: "arguments do not match the input_schema"}
 	}
-	return def
+	return v, nil
 }

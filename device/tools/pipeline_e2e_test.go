@@ -122,6 +122,9 @@ func FuzzValidateArguments(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
 		args, err := s.validate(json.RawMessage(raw))
+		if err == nil {
+			_, err = decodeArgs[tapArgs](&invocation{raw: json.RawMessage(raw)})
+		}
 		if err != nil {
 			var ae *ArgError
 			if !errors.As(err, &ae) {
@@ -129,7 +132,7 @@ func FuzzValidateArguments(f *testing.F) {
 			}
 			return
 		}
-		if intArg(args, "x", -1) < 0 || intArg(args, "y", -1) < 0 {
+		if a, _ := decodeArgs[tapArgs](&invocation{raw: json.RawMessage(raw)}); a.X < 0 || a.Y < 0 {
 			t.Fatalf("accepted %s", raw)
 		}
 		redactArgs(s, args)
@@ -145,7 +148,8 @@ func BenchmarkTapPipeline(b *testing.B) {
 	d.tool.ID = "bench_tap"
 	d.needsDevice = false
 	d.run = func(ctx context.Context, inv *invocation) (any, error) {
-		return TapResult{Tapped: TapPoint{X: intArg(inv.args, "x", 0), Y: intArg(inv.args, "y", 0)}}, nil
+		a, err := decodeArgs[tapArgs](inv)
+		return TapResult{Tapped: TapPoint{X: a.X, Y: a.Y}}, err
 	}
 	if err := e.tools.add(d); err != nil {
 		b.Fatal(err)

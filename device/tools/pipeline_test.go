@@ -56,6 +56,12 @@ var echoSchema = map[string]any{
 	"additionalProperties": false,
 }
 
+// echoArgs are test_echo's arguments; N is a pointer, absent differs from 0.
+type echoArgs struct {
+	Text string `json:"text"`
+	N    *int   `json:"n"`
+}
+
 func newPipelineEnv(tb testing.TB, db *store.DB, tune func(*Config)) *pipelineEnv {
 	tb.Helper()
 	if db == nil {
@@ -92,13 +98,21 @@ func newPipelineEnv(tb testing.TB, db *store.DB, tune func(*Config)) *pipelineEn
 					return nil, ctx.Err()
 				}
 			}
-			if stringArg(inv.args, "text", "") == "panic" {
+			a, err := decodeArgs[echoArgs](inv)
+			if err != nil {
+				return nil, err
+			}
+			if a.Text == "panic" {
 				panic("boom")
 			}
-			if stringArg(inv.args, "text", "") == "fail" {
+			if a.Text == "fail" {
 				return nil, fmt.Errorf("adb said: secret internals at 10.1.2.3:5555")
 			}
-			return map[string]any{"echo_len": len(stringArg(inv.args, "text", "")), "n": intArg(inv.args, "n", -1)}, nil
+			n := -1
+			if a.N != nil {
+				n = *a.N
+			}
+			return map[string]any{"echo_len": len(a.Text), "n": n}, nil
 		},
 	}
 	if err := tools.add(echo); err != nil {

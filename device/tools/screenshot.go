@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -60,12 +61,24 @@ func screenshotTool(t *Tools) *toolDef {
 	}
 }
 
+// screenshotArgs are android_screenshot's arguments.
+type screenshotArgs struct {
+	MaxSide int    `json:"max_side"` // 0: full size
+	Format  string `json:"format"`   // "": png
+	Quality *int   `json:"quality"`  // nil: DefaultJPEGQuality
+}
+
 func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error) {
-	maxSide := intArg(inv.args, "max_side", 0)
-	format := stringArg(inv.args, "format", imageproc.FormatPNG)
-	quality := intArg(inv.args, "quality", DefaultJPEGQuality)
-	if _, ok := inv.args["quality"]; ok && format != imageproc.FormatJPEG {
-		return nil, &ArgError{Field: "quality", Reason: "applies to format jpeg only"}
+	a, err := decodeArgs[screenshotArgs](inv)
+	if err != nil {
+		return nil, err
+	}
+	maxSide, format, quality := a.MaxSide, cmp.Or(a.Format, imageproc.FormatPNG), DefaultJPEGQuality
+	if a.Quality != nil {
+		if format != imageproc.FormatJPEG {
+			return nil, &ArgError{Field: "quality", Reason: "applies to format jpeg only"}
+		}
+		quality = *a.Quality
 	}
 	png, err := inv.dev.ScreencapPNG(ctx)
 	if err != nil {
