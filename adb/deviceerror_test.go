@@ -27,3 +27,28 @@ func TestDeviceErrorKeepsSerialOutOfText(t *testing.T) {
 		}
 	}
 }
+
+// TestUnknownDeviceErrorHoldsNoSerial: the real adb server's FAIL for an
+// unknown device names it ("device 'SERIAL' not found"); what reaches the
+// caller says not found, and the device only as DeviceError.Key.
+func TestUnknownDeviceErrorHoldsNoSerial(t *testing.T) {
+	env, _, _ := opsEnv(t)
+	c, err := New(t.Context(), Config{Endpoints: []string{env.ServerAddr}, NoTracking: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const serial = "ZX9NOSUCH42"
+	d, err := c.Device(DeviceKey(env.ServerAddr, serial))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.Shell(t.Context(), "true")
+	var de *DeviceError
+	if !errors.As(err, &de) || de.Key != DeviceKey(env.ServerAddr, serial) || !errors.Is(err, ErrDeviceNotFound) {
+		t.Fatalf("shell on an unknown device = %v, want a *DeviceError matching ErrDeviceNotFound", err)
+	}
+	if strings.Contains(err.Error(), serial) {
+		t.Errorf("error text %q holds the serial", err)
+	}
+}
