@@ -15,8 +15,8 @@ import (
 // failures use their wire error code.
 const outcomeOK = "ok"
 
-// AuditRecord is one tool call in the audit trail (DESIGN "Safety
-// boundaries"): who, on which device, what (redacted), how it ended.
+// AuditRecord is one tool call in the audit trail the operator reviews:
+// who, on which device, what (redacted), how it ended.
 type AuditRecord struct {
 	At         time.Time
 	ChannelID  string

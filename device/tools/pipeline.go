@@ -30,8 +30,8 @@ type invocation struct {
 	meta Meta
 }
 
-// handler is the tool.invoke pipeline around d.run (DESIGN "A tool call
-// flows one way"): arguments validated against the published input_schema,
+// handler is the tool.invoke pipeline around d.run (protocol 3.0 §8.18):
+// arguments validated against the published input_schema,
 // idempotency on (channel, tool_call_id), per-channel rate limit, device
 // resolution, the tool itself with tool.progress.push while it runs over
 // ProgressAfter, then the idempotency record, the audit row and metrics.

@@ -18,8 +18,8 @@ const (
 	DefaultJPEGQuality = 80
 )
 
-// ScreenshotResult is android_screenshot's result: the file fields of
-// DESIGN "Files in results" plus Scale, which maps image pixels to device
+// ScreenshotResult is android_screenshot's result: the file fields every
+// tool result with a file carries (files.Ref) plus Scale, which maps image pixels to device
 // pixels (device_px = image_px * scale; 1 when not resized).
 type ScreenshotResult struct {
 	FileRef     string  `json:"file_ref"`
