@@ -224,16 +224,21 @@ type Status struct {
 	BatteryErr error
 	Package    string // foreground app
 	Activity   string
+	// KeyboardShown: the soft keyboard is up (dumpsys input_method).
+	KeyboardShown bool
+	// Secure: the focused window forbids capture (FLAG_SECURE): its
+	// screenshots are black.
+	Secure bool
 }
 
-// Status reads wm size, wm density, dumpsys window, dumpsys power and
-// dumpsys battery in one round trip (dumpsys input or activity only when
+// Status reads wm size, wm density, dumpsys window, dumpsys power, dumpsys
+// battery and dumpsys input_method in one round trip (dumpsys input or activity only when
 // the window dump lacks the rotation or the focused app). Default timeout:
 // DefaultQueryTimeout.
 func (d *Device) Status(ctx context.Context) (Status, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultQueryTimeout)
 	defer cancel()
-	parts, err := d.runParts(ctx, "wm size", "wm density", "dumpsys window", "dumpsys power", "dumpsys battery")
+	parts, err := d.runParts(ctx, "wm size", "wm density", "dumpsys window", "dumpsys power", "dumpsys battery", "dumpsys input_method")
 	if err != nil {
 		return Status{}, fmt.Errorf("status: %w", err)
 	}
@@ -245,6 +250,8 @@ func (d *Device) Status(ctx context.Context) (Status, error) {
 		return Status{}, err
 	}
 	st.Battery, st.BatteryErr = batteryFrom(parts[4])
+	st.KeyboardShown, _ = parse.KeyboardShown(parts[5])
+	st.Secure = parse.FocusedWindowSecure(parts[2])
 	if st.Package, st.Activity, err = d.foregroundFrom(ctx, parts[2]); err != nil {
 		return Status{}, err
 	}

@@ -96,6 +96,7 @@ type Tools struct {
 	idem    *idempotency
 	limit   *ratelimit.Limiter
 	screens *screenCache
+	trees   treeCache
 	metrics *toolMetrics
 	// persistTimeout bounds writing a call's audit row and idempotency
 	// record (defaultPersistTimeout; tests shorten it).
@@ -184,6 +185,9 @@ var toolSpecs = []struct {
 	{statusTool, always},
 	{screenshotTool, func(s Set) bool { return s.Files }},
 	{tapTool, always},
+	{uiElementsTool, always},
+	{waitTool, always},
+	{observeTool, func(s Set) bool { return s.Files }},
 }
 
 func always(Set) bool { return true }

@@ -80,6 +80,8 @@ func WireError(err error) *connector.Error {
 		ce *connector.Error
 		ae *ArgError
 		pe *PolicyError
+		ee *ElementError
+		ue *UIUnavailableError
 		re *ratelimit.Error
 	)
 	switch {
@@ -87,6 +89,10 @@ func WireError(err error) *connector.Error {
 		return &connector.Error{Code: ce.Code, Message: ce.Message}
 	case errors.As(err, &ae):
 		return &connector.Error{Code: connector.CodeInvalidArguments, Message: ae.Error()}
+	case errors.As(err, &ee):
+		return &connector.Error{Code: ee.Code, Message: ee.Message}
+	case errors.As(err, &ue):
+		return &connector.Error{Code: CodeUIUnavailable, Message: ue.Error()}
 	case errors.As(err, &pe):
 		return &connector.Error{Code: CodeNotPermitted, Message: pe.Message}
 	case errors.Is(err, ErrNotPermitted):

@@ -96,7 +96,7 @@ func TestCardToolsValidate(t *testing.T) {
 			t.Errorf("%s: additionalProperties is not false", ct.ToolID)
 		}
 	}
-	if diff := cmp.Diff([]string{"android_device_status", "android_tap", "test_echo"}, toolIDs(card)); diff != "" {
+	if diff := cmp.Diff([]string{"android_device_status", "android_tap", "android_ui_elements", "android_wait_for", "test_echo"}, toolIDs(card)); diff != "" {
 		t.Errorf("tools without a file store (-want +got):\n%s", diff)
 	}
 }
@@ -132,7 +132,7 @@ func FuzzValidateArguments(f *testing.F) {
 			}
 			return
 		}
-		if a, _ := decodeArgs[tapArgs](&invocation{raw: json.RawMessage(raw)}); a.X < 0 || a.Y < 0 {
+		if a, _ := decodeArgs[tapArgs](&invocation{raw: json.RawMessage(raw)}); a.X != nil && *a.X < 0 || a.Y != nil && *a.Y < 0 {
 			t.Fatalf("accepted %s", raw)
 		}
 		redactArgs(s, args)
@@ -149,7 +149,10 @@ func BenchmarkTapPipeline(b *testing.B) {
 	d.needsDevice = false
 	d.run = func(ctx context.Context, inv *invocation) (any, error) {
 		a, err := decodeArgs[tapArgs](inv)
-		return TapResult{Tapped: TapPoint{X: a.X, Y: a.Y}}, err
+		if err != nil {
+			return nil, err
+		}
+		return TapResult{Tapped: TapPoint{X: *a.X, Y: *a.Y}}, nil
 	}
 	if err := e.tools.add(d); err != nil {
 		b.Fatal(err)

@@ -43,21 +43,27 @@ func screenshotTool(t *Tools) *toolDef {
 				"pixels for android_tap. Optional max_side shrinks the longest side (64-4096); format png (default, " +
 				"lossless) or jpeg with quality 1-100 (default 80). The file expires at expires_at.",
 			InputSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"max_side": map[string]any{"type": "integer", "minimum": MinScreenshotSide, "maximum": MaxScreenshotSide,
-						"description": "Longest side of the returned image in pixels; never enlarged. Default: device size."},
-					"format": map[string]any{"type": "string", "enum": []any{"png", "jpeg"}, "default": "png",
-						"description": "Image format."},
-					"quality": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": DefaultJPEGQuality,
-						"description": "JPEG quality (jpeg only)."},
-				},
+				"type":                 "object",
+				"properties":           screenshotProperties(),
 				"additionalProperties": false,
 			},
 			OutputSchema: map[string]any{"type": "object"},
 		},
 		needsDevice: true,
 		run:         t.runScreenshot,
+	}
+}
+
+// screenshotProperties are android_screenshot's arguments, which
+// android_observe takes too.
+func screenshotProperties() map[string]any {
+	return map[string]any{
+		"max_side": map[string]any{"type": "integer", "minimum": MinScreenshotSide, "maximum": MaxScreenshotSide,
+			"description": "Longest side of the returned image in pixels; never enlarged. Default: device size."},
+		"format": map[string]any{"type": "string", "enum": []any{"png", "jpeg"}, "default": "png",
+			"description": "Image format."},
+		"quality": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": DefaultJPEGQuality,
+			"description": "JPEG quality (jpeg only)."},
 	}
 }
 
@@ -73,23 +79,36 @@ func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	return t.capture(ctx, inv, a)
+}
+
+// check refuses a quality without jpeg before anything runs.
+func (a screenshotArgs) check() error {
+	if a.Quality != nil && cmp.Or(a.Format, imageproc.FormatPNG) != imageproc.FormatJPEG {
+		return &ArgError{Field: "quality", Reason: "applies to format jpeg only"}
+	}
+	return nil
+}
+
+// capture takes the screenshot a asks for and stores it for download.
+func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) (ScreenshotResult, error) {
 	maxSide, format, quality := a.MaxSide, cmp.Or(a.Format, imageproc.FormatPNG), DefaultJPEGQuality
 	if a.Quality != nil {
-		if format != imageproc.FormatJPEG {
-			return nil, &ArgError{Field: "quality", Reason: "applies to format jpeg only"}
-		}
 		quality = *a.Quality
 	}
 	png, err := inv.dev.ScreencapPNG(ctx)
 	if err != nil {
-		return nil, err
+		return ScreenshotResult{}, err
 	}
 	img, w, h, scale, err := imageproc.Resize(png, maxSide, format, quality)
 	if err != nil {
 		if errors.Is(err, imageproc.ErrInvalidArgument) {
-			return nil, &ArgError{Reason: "format or quality not supported"}
+			return ScreenshotResult{}, &ArgError{Reason: "format or quality not supported"}
 		}
-		return nil, fmt.Errorf("screenshot: %w", err)
+		return ScreenshotResult{}, fmt.Errorf("screenshot: %w", err)
 	}
 	mime, ext := "image/png", ".png"
 	if format == imageproc.FormatJPEG {
@@ -98,7 +117,7 @@ func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error)
 	name := "screenshot-" + t.cfg.Now().UTC().Format("20060102-150405.000") + ext
 	ref, err := t.cfg.Files.PutBytes(ctx, inv.call.Channel.ID, files.Meta{MIMEType: mime, Filename: name, Width: w, Height: h}, img)
 	if err != nil {
-		return nil, fmt.Errorf("screenshot: %w", err)
+		return ScreenshotResult{}, fmt.Errorf("screenshot: %w", err)
 	}
 	return ScreenshotResult{
 		FileRef: ref.FileRef, DownloadURL: ref.DownloadURL, MIMEType: ref.MIMEType, Filename: ref.Filename,
