@@ -94,6 +94,10 @@ func (d *Device) dumpWindow(c *cmdCtx, args []string) {
 		}
 		win = fmt.Sprintf("Window{%s u0 %s}", objID(name), name)
 	}
+	if d.st.anr != "" && !locked {
+		// The ANR dialog's window title (AppNotRespondingDialog).
+		win = fmt.Sprintf("Window{%s u0 Application Not Responding: %s}", objID("anr", d.st.anr), d.st.anr)
+	}
 	focus := func() {
 		c.printf("  mCurrentFocus=%s\n", win)
 		if modern {

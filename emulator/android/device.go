@@ -78,6 +78,7 @@ type Device struct {
 	latency  time.Duration
 	failNext int
 	failCode int
+	faults   faultState
 }
 
 var _ adbd.Backend = (*Device)(nil)
