@@ -3,7 +3,6 @@ package android
 import (
 	"bytes"
 	"encoding/binary"
-	"image"
 	"strings"
 )
 
@@ -123,11 +122,7 @@ func (d *Device) dumpLocked() (b []byte, ok bool) {
 		return s.raw, true
 	}
 	if d.st.anr != "" && !d.st.locked {
-		root = d.anrDialog()
-		root.walk(func(n *uiNode) bool {
-			n.B = image.Rectangle{Min: d.toDisplay(n.B.Min), Max: d.toDisplay(n.B.Max)}
-			return true
-		})
+		root = d.mapToDisplay(d.anrDialog())
 	}
 	var buf bytes.Buffer
 	writeDump(&buf, root, d.st.rotation, d.cfg.SDK >= 30)

@@ -112,6 +112,15 @@ func (d *Device) renderLocked() *image.RGBA {
 	if root := d.tree(); root != nil {
 		drawNode(img, root, scale)
 	}
+	if d.st.anr != "" && !d.st.locked {
+		// A system dialog dims what is behind it (FLAG_DIM_BEHIND).
+		for i := 0; i < len(img.Pix); i += 4 {
+			for j := i; j < i+3; j++ {
+				img.Pix[j] = uint8(int(img.Pix[j]) * 2 / 5)
+			}
+		}
+		drawNode(img, d.mapToDisplay(d.anrDialog()), scale)
+	}
 	return img
 }
 

@@ -206,7 +206,11 @@ func (d *Device) tree() *uiNode {
 	if !d.st.screenOn {
 		return nil
 	}
-	root := d.portraitTree()
+	return d.mapToDisplay(d.portraitTree())
+}
+
+// mapToDisplay moves a portrait tree to display coordinates, in place.
+func (d *Device) mapToDisplay(root *uiNode) *uiNode {
 	root.walk(func(n *uiNode) bool {
 		n.B = image.Rectangle{Min: d.toDisplay(n.B.Min), Max: d.toDisplay(n.B.Max)}
 		return true
