@@ -70,6 +70,8 @@ func (d *Device) initState() {
 			// (AOSP packages/apps/Settings) writes.
 			"global/stay_on_while_plugged_in": "7",
 		},
+		wmSize:    d.bootWmSize,
+		wmDens:    d.bootWmDens,
 		nextTask:  10,
 		lastInput: d.now(),
 	}
