@@ -145,8 +145,7 @@ func (d *Device) idleLocked() {
 	if !d.st.screenOn {
 		return
 	}
-	stay, _ := strconv.Atoi(d.st.settings["global/stay_on_while_plugged_in"])
-	if plug := plugType(d.st.battery); plug != 0 && stay&plug != 0 {
+	if d.stayOnLocked() {
 		return
 	}
 	ms, err := strconv.Atoi(d.st.settings["system/screen_off_timeout"])
@@ -156,6 +155,15 @@ func (d *Device) idleLocked() {
 	if d.now().Sub(d.st.lastInput) >= time.Duration(ms)*time.Millisecond {
 		d.sleepLocked(d.sc.Locked)
 	}
+}
+
+// stayOnLocked reports whether global/stay_on_while_plugged_in keeps the
+// screen on with the current power source: PowerManagerService's mStayOn
+// (BatteryManagerInternal.isPowered(mStayOnWhilePluggedInSetting)).
+func (d *Device) stayOnLocked() bool {
+	stay, _ := strconv.Atoi(d.st.settings["global/stay_on_while_plugged_in"])
+	plug := plugType(d.st.battery)
+	return plug != 0 && stay&plug != 0
 }
 
 // applyFaults runs before each command line: screen timeout, scripted
