@@ -67,7 +67,8 @@ func (d *Device) Addr() string { return d.srv.Addr() }
 func (d *Device) Serial() string { return d.srv.Addr() }
 
 // Android returns the device model: command log (Commands, WaitCommand),
-// command-level faults (SetLatency, FailNext), files and UI state.
+// command-level faults (SetLatency, FailNext, FailDumpNotIdle,
+// HangCommands, ShowANR, SleepAndLock), files and UI state.
 func (d *Device) Android() *android.Device { return d.android }
 
 // Server returns the transport, e.g. for Accepted and Connections.

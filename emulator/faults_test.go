@@ -29,6 +29,22 @@ func TestRealPhoneFaultsThroughADB(t *testing.T) {
 			t.Errorf("exec-out dump (%d) is not the captured bytes: %.200q", code, out)
 		}
 	})
+	t.Run("settings", func(t *testing.T) {
+		// SettingsService's shell command (AOSP frameworks/base/packages/
+		// SettingsProvider): println(null) for an unset key; bad input on
+		// stderr with onCommand's -1, exit status 255.
+		if out, errOut, code := adbRun(t, env, d, "shell", "settings", "get", "secure", "no_such_key"); out != "null\n" || errOut != "" || code != 0 {
+			t.Errorf("get unset: %q %q %d", out, errOut, code)
+		}
+		if out, errOut, code := adbRun(t, env, d, "shell", "settings", "get", "sytem", "user_rotation"); out != "" || errOut != "Invalid namespace 'sytem'\n" || code != 255 {
+			t.Errorf("bad namespace: %q %q %d", out, errOut, code)
+		}
+		adbRun(t, env, d, "shell", "settings", "put", "global", "stay_on_while_plugged_in", "0")
+		if out, _, _ := adbRun(t, env, d, "shell", "dumpsys power | grep mStayOn"); strings.TrimSpace(out) != "mStayOn=false" {
+			t.Errorf("stay-on off: %q", out)
+		}
+		adbRun(t, env, d, "shell", "settings", "put", "global", "stay_on_while_plugged_in", "7")
+	})
 	t.Run("dump not idle", func(t *testing.T) {
 		// DumpCommand (AOSP frameworks/base/cmds/uiautomator) prints this on
 		// System.err when waitForIdle times out and exits normally.
