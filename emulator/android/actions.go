@@ -190,6 +190,9 @@ func (d *Device) forceStopLocked(pkg string) {
 	}
 	wasTop := i == len(d.st.tasks)-1
 	d.st.tasks = slices.Delete(d.st.tasks, i, i+1)
+	if d.st.anr == pkg {
+		d.st.anr = "" // a killed app's ANR dialog goes with it
+	}
 	for k := range d.st.fields {
 		if s, ok := d.sc.screens[strings.SplitN(k, "/", 2)[0]]; ok && s.Package == pkg {
 			delete(d.st.fields, k)

@@ -93,6 +93,17 @@ func TestFaultANR(t *testing.T) {
 	}
 }
 
+func TestFaultANRGoesWithTheApp(t *testing.T) {
+	t.Parallel()
+	d := newDevice(t, Config{})
+	mustRun(t, d, "am start -n com.android.settings/.Settings")
+	d.ShowANR("com.android.settings")
+	mustRun(t, d, "am force-stop com.android.settings")
+	if d.ANR() != "" {
+		t.Errorf("ANR dialog of a force-stopped app still showing")
+	}
+}
+
 func TestFaultSleepAndLock(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t, Config{})

@@ -122,6 +122,12 @@ func TestSettingsTakeEffect(t *testing.T) {
 		if d.ScreenOn() {
 			t.Fatal("screen still on after screen_off_timeout")
 		}
+		// Turned back on, the timeout starts again.
+		d.SetScreenOn(true)
+		mustRun(t, d, "true")
+		if !d.ScreenOn() {
+			t.Error("screen timed out at once after SetScreenOn(true)")
+		}
 	})
 	t.Run("default_input_method", func(t *testing.T) {
 		t.Parallel()
