@@ -103,4 +103,8 @@ func TestFontDecodes(t *testing.T) {
 	if _, err := decodeFont(unifontGz[:len(unifontGz)/2]); err == nil {
 		t.Error("a truncated font decoded")
 	}
+	// A font that failed to decode is empty: text draws as boxes, nothing panics.
+	if rows, wide, mark := (&bitmapFont{}).glyph('A'); &rows[0] != &boxGlyph[0] || wide || mark {
+		t.Error("an empty font did not fall back to the box")
+	}
 }
