@@ -27,6 +27,8 @@ var volatileKeys = map[string]bool{
 	"auth_session_id": true, "qr_code_text": true, "file_ref": true, "download_url": true,
 	"expires_at": true, "account_hint": true, "display_name": true, "serial_hint": true,
 	"filename": true, "build": true, "message": true,
+	// The image bytes are the virtual phone's rendering, not the wire contract.
+	"byte_size": true,
 }
 
 // normalize rewrites a JSON document with volatile values replaced and keys
