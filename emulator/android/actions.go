@@ -58,6 +58,14 @@ func (d *Device) actLocked(a *Action) {
 		}
 	}
 	switch {
+	case a.ToggleID != "":
+		d.portraitTree().walk(func(n *uiNode) bool {
+			if n.ResourceID == a.ToggleID && n.Checkable {
+				d.toggleLocked(n)
+				return false
+			}
+			return true
+		})
 	case a.Goto != "":
 		d.gotoLocked(a.Goto)
 	case a.Launch != "":

@@ -134,6 +134,9 @@ type Action struct {
 	Goto   string `json:"goto,omitempty"`   // push this screen on the current task
 	Launch string `json:"launch,omitempty"` // start this package
 	Toggle bool   `json:"toggle,omitempty"` // flip checked (and the bound setting)
+	// ToggleID flips the checkable with this resource-id on the screen, as
+	// tapping a settings row flips the switch in it.
+	ToggleID string `json:"toggle_id,omitempty"`
 	Back   bool   `json:"back,omitempty"`
 	Home   bool   `json:"home,omitempty"`
 	// RequireFilled lists resource-ids of fields that must be non-empty;
