@@ -137,8 +137,8 @@ type Action struct {
 	// ToggleID flips the checkable with this resource-id on the screen, as
 	// tapping a settings row flips the switch in it.
 	ToggleID string `json:"toggle_id,omitempty"`
-	Back   bool   `json:"back,omitempty"`
-	Home   bool   `json:"home,omitempty"`
+	Back     bool   `json:"back,omitempty"`
+	Home     bool   `json:"home,omitempty"`
 	// RequireFilled lists resource-ids of fields that must be non-empty;
 	// otherwise Else (a screen id) is shown, or nothing happens.
 	RequireFilled []string `json:"require_filled,omitempty"`
