@@ -161,10 +161,24 @@ func (d *Device) Text(ctx context.Context, text string) error {
 // ("3"), in order. Serialized with other inputs. Default timeout:
 // DefaultInputTimeout.
 func (d *Device) KeyEvent(ctx context.Context, keys ...string) error {
+	return d.keyEvent(ctx, false, keys)
+}
+
+// LongKeyEvent long-presses each key in turn (`input keyevent --longpress`,
+// Android 5+). Serialized with other inputs. Default timeout:
+// DefaultInputTimeout.
+func (d *Device) LongKeyEvent(ctx context.Context, keys ...string) error {
+	return d.keyEvent(ctx, true, keys)
+}
+
+func (d *Device) keyEvent(ctx context.Context, long bool, keys []string) error {
 	if len(keys) == 0 {
 		return errors.New("adb: no key")
 	}
 	argv := []string{"input", "keyevent"}
+	if long {
+		argv = append(argv, "--longpress")
+	}
 	for _, k := range keys {
 		k = strings.ToUpper(strings.TrimSpace(k))
 		if _, err := strconv.Atoi(k); err != nil {

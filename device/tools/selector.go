@@ -48,6 +48,14 @@ func selectorProperties() map[string]any {
 	}
 }
 
+// selectorSchema is the nested selector object (target, within, until).
+func selectorSchema(desc string) map[string]any {
+	return map[string]any{
+		"type": "object", "description": desc,
+		"properties": selectorProperties(), "additionalProperties": false,
+	}
+}
+
 // empty reports whether s names nothing.
 func (s *Selector) empty() bool {
 	return s.Ref == "" && s.Text == "" && s.ResourceID == "" && s.ContentDesc == ""

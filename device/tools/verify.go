@@ -76,3 +76,20 @@ func (t *Tools) verify(ctx context.Context, d *adb.Device, before *screen, settl
 	}
 	return &Verified{UIChanged: after.id != before.id, Foreground: StatusForeground{Package: pkg, Activity: act}, ScreenID: after.id}, nil
 }
+
+// beforeAction is the screen an acting tool compares against when verify
+// is on (nil otherwise).
+func (t *Tools) beforeAction(ctx context.Context, inv *invocation, a verifyArgs) (*screen, error) {
+	if !a.Verify {
+		return nil, nil
+	}
+	return t.dump(ctx, inv.dev)
+}
+
+// afterAction verifies when asked (nil otherwise).
+func (t *Tools) afterAction(ctx context.Context, inv *invocation, a verifyArgs, before *screen) (*Verified, error) {
+	if !a.Verify {
+		return nil, nil
+	}
+	return t.verify(ctx, inv.dev, before, a.settle())
+}
