@@ -43,3 +43,45 @@ func TestLogcatTagWithColon(t *testing.T) {
 		})
 	}
 }
+
+// TestWindowTitleVendorForms: mCurrentFocus titles some builds print
+// around the AOSP "Window{hash uN title}" of WindowState.toString.
+func TestWindowTitleVendorForms(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, line       string
+		window, pkg, act string
+	}{
+		{"aosp", "  mCurrentFocus=Window{5c4591 u0 com.hq.android.androiddemo/com.hq.android.androiddemo.MainActivity}",
+			"com.hq.android.androiddemo/com.hq.android.androiddemo.MainActivity", "com.hq.android.androiddemo", "com.hq.android.androiddemo.MainActivity"},
+		{"type attribute", "  mCurrentFocus=Window{df8de1 u0 com.netease.uuremote/com.remote.app.ui.activity.ScreenActivity type=1}",
+			"com.netease.uuremote/com.remote.app.ui.activity.ScreenActivity", "com.netease.uuremote", "com.remote.app.ui.activity.ScreenActivity"},
+		{"type attribute, trailing space", "  mCurrentFocus=Window{dc9225c u0 com.android.settings/com.android.settings.Settings type=1 }",
+			"com.android.settings/com.android.settings.Settings", "com.android.settings", "com.android.settings.Settings"},
+		{"package:hash", "  mCurrentFocus=Window{com.android.systemui:6d67f78 u0 NotificationShade}",
+			"NotificationShade", "com.android.systemui", ""},
+		{"package:hash, activity", "  mCurrentFocus=Window{com.android.settings:6d67f78 u0 com.android.settings/.Settings}",
+			"com.android.settings/.Settings", "com.android.settings", "com.android.settings.Settings"},
+		{"exiting", "  mCurrentFocus=Window{9c0ba6e u0 com.android.settings/com.android.settings.Settings EXITING}",
+			"com.android.settings/com.android.settings.Settings", "com.android.settings", "com.android.settings.Settings"},
+		{"splash screen", "  mCurrentFocus=Window{3a1f2e7 u0 Splash Screen com.android.settings}",
+			"Splash Screen com.android.settings", "com.android.settings", ""},
+		{"no hash", "mCurrentFocus=Window{com.android.settings/com.android.settings.Settings}",
+			"com.android.settings/com.android.settings.Settings", "com.android.settings", "com.android.settings.Settings"},
+		{"system window, no package", "  mCurrentFocus=Window{9e1b2a4 u0 NotificationShade}", "NotificationShade", "", ""},
+		{"popup, no package", "  mCurrentFocus=Window{7d2c1b0 u0 PopupWindow:5f1e2d3}", "PopupWindow:5f1e2d3", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, err := Window(tt.line)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := [3]string{w.FocusedWindow, w.FocusedPackage, w.FocusedActivity}
+			if diff := cmp.Diff([3]string{tt.window, tt.pkg, tt.act}, got); diff != "" {
+				t.Errorf("window, package, activity (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -33,7 +33,7 @@ type WindowState struct {
 }
 
 var (
-	currentFocusRe = regexp.MustCompile(`(?:^|\s)mCurrentFocus=(?:Window\{[0-9a-f]+ (?:u\d+ )?([^}]*)\}|null)`)
+	currentFocusRe = regexp.MustCompile(`(?:^|\s)mCurrentFocus=(?:Window\{([^}]*)\}|null)`)
 	focusedAppRe   = regexp.MustCompile(`(?:^|\s)mFocusedApp=(\S.*)`)
 	// DisplayRotation (Android 10+): "  mRotation=1 mDeferredRotationPauseCount=0";
 	// DisplayContent (Android 8-9): "mRotation=1 mAltOrientation=false".
@@ -58,13 +58,14 @@ func Window(out string) (WindowState, error) {
 	// keeps a 200 KB dump cheap. The first match of each kind wins.
 	var focusApps []string
 	var focusComp *Component
+	var focusPkg string
 	var rotLine, rotAltLine, dispInfoLine, awakeLine string
 	var keyguardLines []string
 	for _, line := range lines {
 		if strings.Contains(line, "mCurrentFocus=") {
 			if m := currentFocusRe.FindStringSubmatch(line); m != nil {
 				known = true
-				w.FocusedWindow, focusComp = pickFocus(m[1], w.FocusedWindow, focusComp)
+				w.FocusedWindow, focusComp, focusPkg = pickFocus(m[1], w.FocusedWindow, focusComp, focusPkg)
 			}
 		}
 		if strings.Contains(line, "mFocusedApp=") {
@@ -90,15 +91,21 @@ func Window(out string) (WindowState, error) {
 		}
 	}
 	if focusComp == nil {
+		// The focused window names no activity: the focused app's does,
+		// when it is of the same package (a splash screen, a vendor
+		// "pkg:hash" window) or the window names none (NotificationShade).
 		for _, app := range focusApps {
-			if c, ok := componentInRecord(app); ok {
+			if c, ok := componentInRecord(app); ok && (focusPkg == "" || c.Package == focusPkg) {
 				focusComp = &c
 				break
 			}
 		}
 	}
-	if focusComp != nil {
+	switch {
+	case focusComp != nil:
 		w.FocusedPackage, w.FocusedActivity = focusComp.Package, focusComp.Activity
+	case focusPkg != "":
+		w.FocusedPackage = focusPkg
 	}
 
 	// Rotation.
@@ -204,21 +211,19 @@ func windowRotation(rotLine, rotAltLine, dispInfoLine string) (int, bool) {
 	return 0, false
 }
 
-// pickFocus folds one mCurrentFocus title into the running choice: the
-// first activity window wins; until one is seen, the first non-null title
-// is kept as FocusedWindow.
-func pickFocus(title, cur string, comp *Component) (string, *Component) {
-	if comp != nil || title == "" {
-		return cur, comp
+// pickFocus folds one mCurrentFocus window into the running choice: the
+// first window naming a package wins; until one is seen, the first non-null
+// title is kept as FocusedWindow.
+func pickFocus(inner, cur string, comp *Component, pkg string) (string, *Component, string) {
+	if pkg != "" || inner == "" {
+		return cur, comp, pkg
 	}
-	title = strings.TrimSpace(title)
-	title = strings.TrimSpace(strings.TrimSuffix(title, "paused=false"))
-	title = strings.TrimSpace(strings.TrimSuffix(title, "paused=true"))
-	if c, err := ParseComponent(title); err == nil {
-		return title, &c
+	w := parseWindowTitle(inner)
+	if w.Package != "" {
+		return w.Title, w.Comp, w.Package
 	}
 	if cur == "" {
-		cur = title
+		cur = w.Title
 	}
-	return cur, nil
+	return cur, nil, ""
 }
