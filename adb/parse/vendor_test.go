@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -81,6 +82,54 @@ func TestWindowTitleVendorForms(t *testing.T) {
 			got := [3]string{w.FocusedWindow, w.FocusedPackage, w.FocusedActivity}
 			if diff := cmp.Diff([3]string{tt.window, tt.pkg, tt.act}, got); diff != "" {
 				t.Errorf("window, package, activity (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestWindowMultiDisplay: `dumpsys window` prints a focused window and app
+// per display, in WindowManager's order (not by id); the display with input
+// focus (mTopFocusedDisplayId) wins, else display 0. Rotation is display 0's.
+func TestWindowMultiDisplay(t *testing.T) {
+	t.Parallel()
+	block := func(id, rot int, focus, app string) string {
+		return fmt.Sprintf("  Display: mDisplayId=%d rootTasks=1\n  mCurrentFocus=%s\n  mFocusedApp=%s\n    DisplayRotation\n      mRotation=%d mDeferredRotationPauseCount=0\n", id, focus, app, rot)
+	}
+	cover := block(1, 1, "Window{7a1 u0 com.android.systemui/com.android.systemui.subscreen.SubHomeActivity}",
+		"ActivityRecord{7a2 u0 com.android.systemui/.subscreen.SubHomeActivity t9}")
+	main := block(0, 0, "Window{5c4 u0 com.android.settings/com.android.settings.Settings}",
+		"ActivityRecord{5c5 u0 com.android.settings/.Settings t12}")
+	mainNoFocus := block(0, 0, "null", "ActivityRecord{5c5 u0 com.android.settings/.Settings t12}")
+	mainNull := block(0, 0, "null", "null")
+	windows := "WINDOW MANAGER WINDOWS (dumpsys window windows)\n  mHasPermanentDpad=false\n  mTopFocusedDisplayId=%d\n"
+	tests := []struct {
+		name, in        string
+		pkg, act, win   string
+		display, rotate int
+	}{
+		{"main display after cover", cover + main, "com.android.settings", "com.android.settings.Settings",
+			"com.android.settings/com.android.settings.Settings", 0, 0},
+		{"main display has input focus", cover + main + fmt.Sprintf(windows, 0), "com.android.settings", "com.android.settings.Settings",
+			"com.android.settings/com.android.settings.Settings", 0, 0},
+		{"cover display has input focus", cover + main + fmt.Sprintf(windows, 1), "com.android.systemui", "com.android.systemui.subscreen.SubHomeActivity",
+			"com.android.systemui/com.android.systemui.subscreen.SubHomeActivity", 1, 0},
+		{"main display: app without focused window", cover + mainNoFocus, "com.android.settings", "com.android.settings.Settings", "", 0, 0},
+		{"main display empty", cover + mainNull, "com.android.systemui", "com.android.systemui.subscreen.SubHomeActivity",
+			"com.android.systemui/com.android.systemui.subscreen.SubHomeActivity", 1, 0},
+		{"focused display empty", cover + main + fmt.Sprintf(windows, 4), "com.android.settings", "com.android.settings.Settings",
+			"com.android.settings/com.android.settings.Settings", 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, err := Window(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := WindowState{FocusedWindow: tt.win, FocusedPackage: tt.pkg, FocusedActivity: tt.act,
+				FocusedDisplay: tt.display, Rotation: tt.rotate, RotationKnown: true}
+			if diff := cmp.Diff(want, w); diff != "" {
+				t.Errorf("Window (-want +got):\n%s", diff)
 			}
 		})
 	}
