@@ -1,6 +1,7 @@
 package parse
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -132,5 +133,48 @@ func TestWindowMultiDisplay(t *testing.T) {
 				t.Errorf("Window (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestBatteryVendorLines: vendor builds (Samsung's BatteryService) print
+// unindented and one-space-indented lines inside the "Current Battery
+// Service state:" block; none of them may hide the standard keys.
+func TestBatteryVendorLines(t *testing.T) {
+	t.Parallel()
+	const std = "  AC powered: false\n  USB powered: true\n  status: 2\n  health: 2\n  present: true\n  level: 61\n  scale: 100\n  voltage: 4012\n  temperature: 301\n  technology: Li-ion\n"
+	want := BatteryState{Level: 61, Scale: 100, Status: "charging", Plugged: "usb", Temperature: 30.1,
+		Health: "good", Present: true, VoltageMV: 4012, Technology: "Li-ion"}
+	tests := []struct{ name, in string }{
+		{"unindented vendor line first", "Current Battery Service state:\nFEATURE_WIRELESS_FAST_CHARGER_CONTROL: true\n" + std},
+		{"unindented vendor lines between", "Current Battery Service state:\n  AC powered: false\n  USB powered: true\nLLB CAL: 20240328\nLLB MAN: \n" +
+			"  status: 2\n  health: 2\n  present: true\n  level: 61\n  scale: 100\n  voltage: 4012\n  temperature: 301\n  technology: Li-ion\n"},
+		{"one-space vendor line", "Current Battery Service state:\n Time when the latest updated value of the voltage was sent via battery changed broadcast: 0\n" + std},
+		{"vendor section after, keys repeated", "Current Battery Service state:\n" + std + "[BattActionChangedLogBuffer]\n  level: 12\n  status: 3\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := Battery(tt.in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("Battery (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestFormatErrorTyped: a caller can tell which output could not be read
+// (and degrade that one field) with errors.As, and still errors.Is ErrFormat.
+func TestFormatErrorTyped(t *testing.T) {
+	t.Parallel()
+	_, err := Battery("Current Battery Service state:\n  status: 2\n")
+	var fe *FormatError
+	if !errors.As(err, &fe) || fe.Output != "dumpsys battery" || !errors.Is(err, ErrFormat) {
+		t.Fatalf("Battery error %v (%T): want a *FormatError for dumpsys battery wrapping ErrFormat", err, err)
+	}
+	if want := "parse dumpsys battery: no level: unrecognized command output"; err.Error() != want {
+		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}
 }
