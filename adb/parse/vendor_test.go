@@ -178,3 +178,29 @@ func TestFormatErrorTyped(t *testing.T) {
 		t.Errorf("Error() = %q, want %q", err.Error(), want)
 	}
 }
+
+// TestWindowRotationSources: the display's rotation is DisplayRotation's
+// numeric mRotation=; the mCurrentRotation=ROTATION_<deg> that AOSP
+// WindowOrientationListener.dump prints under it is the sensor's opinion
+// (it differs while rotation is locked), read only when nothing else is.
+func TestWindowRotationSources(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name, in string
+		want     int
+	}{
+		{"mRotation beats the orientation listener",
+			"  DisplayRotation\n    mRotation=0 mDeferredRotationPauseCount=0\n    WindowOrientationListener\n      mCurrentRotation=ROTATION_90\n", 0},
+		{"orientation listener alone", "    WindowOrientationListener\n      mCurrentRotation=ROTATION_270\n", 3},
+		{"winConfig enum is not the display's", "  overrideConfig={ winConfig={ mDisplayRotation=ROTATION_90 mRotation=ROTATION_90}}\n  DisplayRotation\n    mRotation=2 mDeferredRotationPauseCount=0\n", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			w, err := Window(tt.in)
+			if err != nil || !w.RotationKnown || w.Rotation != tt.want {
+				t.Fatalf("Window = rotation %d known %v, %v; want %d", w.Rotation, w.RotationKnown, err, tt.want)
+			}
+		})
+	}
+}
