@@ -55,6 +55,21 @@ func (d *Device) Tap(ctx context.Context, x, y int) error {
 	return nil
 }
 
+// DoubleTap taps twice at (x, y) in one shell round trip. Each `input`
+// starts its own runtime, so on a slow phone the taps may land further
+// apart than the double-tap timeout (300 ms in AOSP ViewConfiguration).
+// Serialized with other inputs. Default timeout: DefaultInputTimeout.
+func (d *Device) DoubleTap(ctx context.Context, x, y int) error {
+	if err := checkPoint(x, y); err != nil {
+		return err
+	}
+	tap := fmt.Sprintf("input tap %d %d", x, y)
+	if err := d.input(ctx, 0, tap+"; "+tap); err != nil {
+		return fmt.Errorf("double tap: %w", err)
+	}
+	return nil
+}
+
 // Swipe swipes from (x1, y1) to (x2, y2) over dur (minimum 1 ms).
 // Serialized with other inputs. Default timeout: DefaultInputTimeout + dur.
 func (d *Device) Swipe(ctx context.Context, x1, y1, x2, y2 int, dur time.Duration) error {
