@@ -1,0 +1,331 @@
+package android
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// logcatOpts is a parsed logcat command line.
+type logcatOpts struct {
+	dump, clear, getSize, binary, dividers bool
+	tail                                   int       // last N records, 0 for all
+	since                                  time.Time // -t/-T TIME: records at or after it
+	mask                                   uint32    // 1 << logID per buffer read
+	format                                 logFormat
+	filter                                 logFilter
+	warnings                               []string
+}
+
+// logcatDelims separate -b buffers and -v words (logcat.cpp "delimiters").
+const logcatDelims = ",:; \t\n\r\f"
+
+// parseLogcatArgs reads logcat's command line as its getopt_long loop
+// does: short options may carry their value glued ("-t5", "-vbrief") and
+// the remaining arguments are filterspecs. err is the error(3) message.
+func parseLogcatArgs(args []string, now time.Time) (o *logcatOpts, err string) {
+	o = &logcatOpts{format: logFormat{name: "threadtime"}, filter: logFilter{global: logPriority['V'], tags: map[string]int{}}}
+	var specs []string
+	setFormat := false
+	takes := map[byte]bool{'t': true, 'T': true, 'v': true, 'b': true, 'f': true, 'r': true, 'n': true, 'm': true, 'e': true, 'G': true, 'P': true}
+	long := map[string]byte{"dump": 'd', "binary": 'B', "dividers": 'D', "clear": 'c', "format": 'v', "buffer": 'b', "buffer-size": 'g', "help": 'h'}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			specs = append(specs, args[i+1:]...)
+			break
+		}
+		if len(a) < 2 || a[0] != '-' {
+			specs = append(specs, a)
+			continue
+		}
+		type opt struct {
+			c   byte
+			val string
+			has bool
+		}
+		var opts []opt
+		if strings.HasPrefix(a, "--") {
+			name, val, has := strings.Cut(a[2:], "=")
+			c, ok := long[name]
+			if !ok {
+				return nil, fmt.Sprintf("Unknown option '%s'.", a)
+			}
+			opts = append(opts, opt{c, val, has})
+		} else {
+			for j := 1; j < len(a); j++ {
+				if takes[a[j]] {
+					opts = append(opts, opt{a[j], a[j+1:], j+1 < len(a)})
+					break
+				}
+				opts = append(opts, opt{c: a[j]})
+			}
+		}
+		for _, op := range opts {
+			if takes[op.c] && !op.has {
+				if i+1 >= len(args) {
+					return nil, fmt.Sprintf("Option '%s' needs an argument.", a)
+				}
+				i++
+				op.val = args[i]
+			}
+			switch op.c {
+			case 'd':
+				o.dump = true
+			case 'c':
+				o.clear = true
+			case 'g':
+				o.getSize = true
+			case 'B':
+				o.binary = true
+			case 'D':
+				o.dividers = true
+			case 's':
+				o.filter.global = logPriority['S']
+			case 't', 'T':
+				o.dump = o.dump || op.c == 't'
+				if strings.Trim(op.val, "0123456789") == "" {
+					n, _ := strconv.Atoi(op.val)
+					if n < 1 {
+						o.warnings = append(o.warnings, fmt.Sprintf("WARNING: -%c %s invalid, setting to 1", op.c, op.val))
+						n = 1
+					}
+					o.tail = n
+					continue
+				}
+				t, ok := parseLogTime(op.val, now)
+				if !ok {
+					return nil, fmt.Sprintf("-%c '%s' not in time format.", op.c, op.val)
+				}
+				o.since = t
+			case 'v':
+				for _, w := range strings.FieldsFunc(op.val, func(r rune) bool { return strings.ContainsRune(logcatDelims, r) }) {
+					isFormat, ok := o.format.set(w)
+					if !ok {
+						return nil, fmt.Sprintf("Invalid parameter \"%s\" to -v.", w)
+					}
+					setFormat = setFormat || isFormat
+				}
+			case 'b':
+				for _, b := range strings.FieldsFunc(op.val, func(r rune) bool { return strings.ContainsRune(logcatDelims, r) }) {
+					switch b {
+					case "default":
+						o.mask |= defaultLogMask
+					case "all":
+						o.mask = 1<<len(logIDNames) - 1
+					default:
+						id := -1
+						for k, n := range logIDNames {
+							if n == b {
+								id = k
+							}
+						}
+						if id < 0 {
+							return nil, fmt.Sprintf("Unknown buffer '%s' listed for -b.", b)
+						}
+						o.mask |= 1 << id
+					}
+				}
+			case 'f', 'r', 'n', 'm', 'e', 'G', 'P', 'p', 'S', 'L', 'Q', 'h':
+				// rotation files, counts, regex, pruning: not modelled
+			default:
+				return nil, fmt.Sprintf("Unknown option '%s'.", a)
+			}
+		}
+	}
+	if o.mask == 0 {
+		o.mask = defaultLogMask
+	}
+	for _, s := range specs {
+		for _, rule := range strings.Fields(s) {
+			if !o.filter.add(rule) {
+				return nil, fmt.Sprintf("Invalid filter expression '%s'.", s)
+			}
+		}
+	}
+	return o, ""
+}
+
+// parseLogTime is logcat's parseTime: "MM-DD hh:mm:ss.mmm" (this year),
+// "YYYY-MM-DD hh:mm:ss.mmm" or "SECONDS.mmm" since the epoch.
+func parseLogTime(s string, now time.Time) (time.Time, bool) {
+	if t, err := time.Parse("2006-01-02 15:04:05.999999999", s); err == nil {
+		return t, true
+	}
+	if t, err := time.Parse("01-02 15:04:05.999999999", s); err == nil {
+		return t.AddDate(now.Year(), 0, 0), true
+	}
+	if f, err := strconv.ParseFloat(s, 64); err == nil && strings.Contains(s, ".") {
+		return time.Unix(0, int64(f*1e9)).UTC(), true
+	}
+	return time.Time{}, false
+}
+
+// logFilter is liblog's AndroidLogFormat filter list: a priority per tag
+// and a global one ("*").
+type logFilter struct {
+	global int
+	tags   map[string]int
+}
+
+// add is android_log_addFilterRule: "TAG[:P]" with P one of v d i w e f s
+// (or a digit); "*" alone means *:D, a tag alone TAG:V.
+func (f *logFilter) add(rule string) bool {
+	tag, lv, hasLv := strings.Cut(rule, ":")
+	if tag == "" {
+		return false
+	}
+	pri := 0 // ANDROID_LOG_DEFAULT
+	if hasLv {
+		c := byte(0)
+		if lv != "" {
+			c = strings.ToUpper(lv)[0]
+		}
+		switch {
+		case c == '*':
+		case c >= '0' && c <= '9':
+			pri = min(int(c-'0'), logPriority['S'])
+		default:
+			p, ok := logPriority[c]
+			if !ok {
+				return false
+			}
+			pri = p
+		}
+	}
+	if tag == "*" {
+		if pri == 0 {
+			pri = logPriority['D']
+		}
+		f.global = pri
+		return true
+	}
+	if pri == 0 {
+		pri = logPriority['V']
+	}
+	f.tags[tag] = pri
+	return true
+}
+
+func (f *logFilter) priority(tag string) int {
+	if p, ok := f.tags[tag]; ok {
+		return p
+	}
+	return f.global
+}
+
+// logFormat is a -v format with its modifiers (liblog logprint.cpp
+// android_log_setPrintFormat / android_log_formatFromString).
+type logFormat struct {
+	name                          string
+	year, usec, nsec, epoch, zone bool
+}
+
+// set applies one -v word; isFormat tells a format from a modifier, ok is
+// false for unknown words.
+func (f *logFormat) set(w string) (isFormat, ok bool) {
+	switch w {
+	case "brief", "process", "tag", "thread", "raw", "time", "threadtime", "long":
+		f.name = w
+		return true, true
+	case "year":
+		f.year = true
+	case "usec":
+		f.usec = true
+	case "nsec":
+		f.nsec = true
+	case "epoch":
+		f.epoch = true
+	case "zone":
+		f.zone = true
+	case "UTC", "color", "colour", "printable", "monotonic", "uid", "descriptive":
+		// The model's clock is UTC and its messages printable ASCII.
+	default:
+		return false, false
+	}
+	return false, true
+}
+
+// timestamp is android_log_formatLogLine's time field.
+func (f *logFormat) timestamp(t time.Time) string {
+	t = t.UTC()
+	var s string
+	switch {
+	case f.epoch:
+		s = fmt.Sprintf("%19d", t.Unix())
+	case f.year:
+		s = t.Format("2006-01-02 15:04:05")
+	default:
+		s = t.Format("01-02 15:04:05")
+	}
+	switch {
+	case f.nsec:
+		s += fmt.Sprintf(".%09d", t.Nanosecond())
+	case f.usec:
+		s += fmt.Sprintf(".%06d", t.Nanosecond()/1e3)
+	default:
+		s += fmt.Sprintf(".%03d", t.Nanosecond()/1e6)
+	}
+	if f.zone && !f.epoch {
+		s += " +0000"
+	}
+	return s
+}
+
+// formatLogEntry is android_log_formatLogLine: a prefix and suffix per
+// message line ("long" frames the whole message instead).
+func formatLogEntry(f logFormat, e logEntry) string {
+	ts := f.timestamp(e.t)
+	prefix, suffix := "", "\n"
+	switch f.name {
+	case "tag":
+		prefix = fmt.Sprintf("%c/%-8s: ", e.level, e.tag)
+	case "process":
+		prefix, suffix = fmt.Sprintf("%c(%5d) ", e.level, e.pid), fmt.Sprintf("  (%s)\n", e.tag)
+	case "thread":
+		prefix = fmt.Sprintf("%c(%5d:%5d) ", e.level, e.pid, e.tid)
+	case "raw":
+	case "time":
+		prefix = fmt.Sprintf("%s %c/%-8s(%5d): ", ts, e.level, e.tag, e.pid)
+	case "threadtime":
+		prefix = fmt.Sprintf("%s %5d %5d %c %-8s: ", ts, e.pid, e.tid, e.level, e.tag)
+	case "long":
+		return fmt.Sprintf("[ %s %5d:%5d %c/%-8s ]\n%s\n\n", ts, e.pid, e.tid, e.level, e.tag, e.msg)
+	default: // brief
+		prefix = fmt.Sprintf("%c/%-8s(%5d): ", e.level, e.tag, e.pid)
+	}
+	var b strings.Builder
+	for _, line := range strings.Split(e.msg, "\n") {
+		b.WriteString(prefix + line + suffix)
+	}
+	return b.String()
+}
+
+// loggerEntrySize is sizeof(struct logger_entry), the v4 header of
+// system/logging/liblog/include/log/log_read.h (also its hdr_size field).
+const loggerEntrySize = 28
+
+// encodeLoggerEntry is one record as `logcat -B` writes it: struct
+// logger_entry { uint16 len; uint16 hdr_size; int32 pid; uint32 tid;
+// uint32 sec; uint32 nsec; uint32 lid; uint32 uid; } (little endian), then
+// the payload of a text buffer: priority byte, tag, NUL, message, NUL.
+// len counts the payload only.
+func encodeLoggerEntry(e logEntry) []byte {
+	payload := make([]byte, 0, len(e.tag)+len(e.msg)+3)
+	payload = append(payload, byte(logPriority[e.level]))
+	payload = append(append(payload, e.tag...), 0)
+	payload = append(append(payload, e.msg...), 0)
+	b := make([]byte, loggerEntrySize, loggerEntrySize+len(payload))
+	le := binary.LittleEndian
+	le.PutUint16(b[0:], uint16(len(payload)))
+	le.PutUint16(b[2:], loggerEntrySize)
+	le.PutUint32(b[4:], uint32(int32(e.pid)))
+	le.PutUint32(b[8:], uint32(e.tid))
+	le.PutUint32(b[12:], uint32(e.t.Unix()))
+	le.PutUint32(b[16:], uint32(e.t.Nanosecond()))
+	le.PutUint32(b[20:], uint32(e.lid))
+	le.PutUint32(b[24:], uint32(e.uid))
+	return append(b, payload...)
+}
