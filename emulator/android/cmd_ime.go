@@ -20,8 +20,10 @@ const (
 
 // IME state lives in the secure settings, as on a phone, so `settings get
 // secure ...` and the ime/dumpsys commands agree: default_input_method is
-// the selected IME, enabled_input_methods the ':'-separated enabled ones
-// (absent: the selected one alone).
+// the selected IME, enabled_input_methods the ':'-separated enabled ones.
+// Until something writes enabled_input_methods, the enabled set is the
+// selected IME plus ADB Keyboard when the scenario installs it: a lab phone
+// set up for typing has run `ime enable` for it once.
 const (
 	settingIME        = "secure/default_input_method"
 	settingEnabledIME = "secure/enabled_input_methods"
@@ -41,6 +43,9 @@ func (d *Device) imeEnabled() []string {
 	v, ok := d.st.settings[settingEnabledIME]
 	if !ok {
 		v = d.st.settings[settingIME]
+		if _, adb := d.sc.app("com.android.adbkeyboard"); adb && v != adbIME {
+			v += ":" + adbIME
+		}
 	}
 	var ids []string
 	for _, id := range strings.Split(v, ":") {

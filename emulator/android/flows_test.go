@@ -328,8 +328,7 @@ func TestADBKeyboardUnicode(t *testing.T) {
 	if got := d.FieldText("com.example.login:id/username"); got != "" {
 		t.Fatalf("typed %q without the IME", got)
 	}
-	// Installed but not yet enabled: only `ime list -a` shows it.
-	if got := mustRun(t, d, "ime list -a -s"); !strings.Contains(got, "com.android.adbkeyboard/.AdbIME\n") {
+	if got := mustRun(t, d, "ime list -s"); !strings.Contains(got, "com.android.adbkeyboard/.AdbIME\n") {
 		t.Fatalf("ime list %q", got)
 	}
 	mustRun(t, d, "ime enable com.android.adbkeyboard/.AdbIME && ime set com.android.adbkeyboard/.AdbIME")

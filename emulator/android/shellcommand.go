@@ -15,7 +15,7 @@ type shellArgs struct {
 	pos     int
 	data    string // text glued to the last short option ("-3f" -> "f")
 	hasData bool
-	last    string // the last option or argument taken, for error messages
+	last    string // the last argument consumed, as mArgs[mArgPos-1]
 }
 
 // shellError is an exception a framework shell command throws; the
@@ -44,10 +44,9 @@ func (s *shellArgs) nextOption() (string, error) {
 	if arg == "--" {
 		return "", nil
 	}
-	s.last = arg
+	s.last = arg // error messages quote the whole argument ("-3f")
 	if len(arg) > 2 && arg[1] != '-' {
 		s.data, s.hasData = arg[2:], true
-		s.last = arg[:2]
 		return arg[:2], nil
 	}
 	return arg, nil
