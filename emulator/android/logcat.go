@@ -23,8 +23,9 @@ const (
 
 var logIDNames = [...]string{"main", "radio", "events", "system", "crash", "stats", "security", "kernel"}
 
-// defaultLogMask is what logcat reads without -b: main, system and crash.
-const defaultLogMask = 1<<logMain | 1<<logSystem | 1<<logCrash
+// defaultLogMask is what logcat reads without -b: main, system, crash and
+// kernel (empty on a user build).
+const defaultLogMask = 1<<logMain | 1<<logSystem | 1<<logCrash | 1<<logKernel
 
 // logEntry is one record of the device log.
 type logEntry struct {
@@ -140,15 +141,16 @@ func cmdLogcat(c *cmdCtx) int {
 		return 0
 	case o.getSize:
 		for id := range logIDNames {
-			if o.mask&(1<<id) != 0 && logID(id) != logSecurity {
-				size := 0
-				for _, e := range d.logcat {
-					if e.lid == logID(id) {
-						size += loggerEntrySize + len(e.tag) + len(e.msg) + 3
-					}
-				}
-				c.printf("%s: ring buffer is 256 KiB (%s consumed), max entry is 5120 B, max payload is 4068 B\n", logIDNames[id], humanBytes(size))
+			if o.mask&(1<<id) == 0 {
+				continue
 			}
+			size := 0
+			for _, e := range d.logcat {
+				if e.lid == logID(id) {
+					size += loggerEntrySize + len(e.tag) + len(e.msg) + 3
+				}
+			}
+			c.printf("%s: ring buffer is 256 KiB (%s consumed), max entry is 5120 B, max payload is 4068 B\n", logIDNames[id], formatOfSize(size))
 		}
 		d.mu.Unlock()
 		return 0
@@ -157,7 +159,7 @@ func cmdLogcat(c *cmdCtx) int {
 	var last uint64
 	for _, e := range d.logcat {
 		last = e.seq
-		if o.mask&(1<<e.lid) != 0 && !e.t.Before(o.since) {
+		if o.mask&(1<<e.lid) != 0 && !e.t.Before(o.since) && (o.pid == 0 || o.pid == e.pid) {
 			picked = append(picked, e)
 		}
 	}
@@ -168,7 +170,9 @@ func cmdLogcat(c *cmdCtx) int {
 	}
 	p := &logPrinter{o: o, c: c}
 	for _, e := range picked {
-		p.print(e)
+		if p.print(e) {
+			return 0
+		}
 	}
 	for !o.dump {
 		d.mu.Lock()
@@ -177,14 +181,16 @@ func cmdLogcat(c *cmdCtx) int {
 		for _, e := range d.logcat {
 			if e.seq > last {
 				last = e.seq
-				if o.mask&(1<<e.lid) != 0 {
+				if o.mask&(1<<e.lid) != 0 && (o.pid == 0 || o.pid == e.pid) {
 					fresh = append(fresh, e)
 				}
 			}
 		}
 		d.mu.Unlock()
 		for _, e := range fresh {
-			p.print(e)
+			if p.print(e) {
+				return 0
+			}
 		}
 		if len(fresh) > 0 {
 			continue
@@ -198,35 +204,35 @@ func cmdLogcat(c *cmdCtx) int {
 	return 0
 }
 
-// humanBytes is logcat's size notation ("900 B", "3 KiB").
-func humanBytes(n int) string {
-	if n >= 1024 && n%1024 == 0 || n >= 10*1024 {
-		return fmt.Sprintf("%d KiB", n/1024)
+// formatOfSize is logcat.cpp format_of_size: divide by 1024 while the
+// value is at least 1024 ("900 B", "2 KiB").
+func formatOfSize(n int) string {
+	units := []string{"", "Ki", "Mi", "Gi"}
+	i := 0
+	for ; i < len(units)-1 && n >= 1024; i++ {
+		n /= 1024
 	}
-	return fmt.Sprintf("%d B", n)
+	return fmt.Sprintf("%d %sB", n, units[i])
 }
 
-// logPrinter writes entries as logcat's ProcessBuffer and PrintDividers
-// do: "--------- beginning of BUFFER" before the first line printed from a
-// buffer ("switch to" on later changes with -D); -B writes every record of
-// the chosen buffers as logger_entry, unfiltered and without dividers.
+// logPrinter writes records as Logcat::Run's read loop does: dividers
+// first (PrintDividers: "--------- beginning of BUFFER" when a buffer's
+// first record is read, whether or not its line passes the filters;
+// "switch to" on later changes with -D), then -B writes the record as
+// logger_entry, unfiltered; otherwise ProcessBuffer applies the tag
+// filters and -e, and -m stops after that many printed lines.
 type logPrinter struct {
 	o       *logcatOpts
 	c       *cmdCtx
 	lastID  logID
 	printed bool // lastID is set
 	started [len(logIDNames)]bool
+	count   int
 }
 
-func (p *logPrinter) print(e logEntry) {
-	if p.o.binary {
-		p.c.stdout.Write(encodeLoggerEntry(e))
-		return
-	}
-	if logPriority[e.level] < p.o.filter.priority(e.tag) {
-		return
-	}
-	if !p.printed || e.lid != p.lastID {
+// print handles one record and reports whether -m's count is reached.
+func (p *logPrinter) print(e logEntry) (done bool) {
+	if !p.o.binary && (!p.printed || e.lid != p.lastID) {
 		if !p.started[e.lid] || p.o.dividers {
 			word := "beginning of"
 			if p.started[e.lid] {
@@ -236,5 +242,14 @@ func (p *logPrinter) print(e logEntry) {
 		}
 		p.lastID, p.printed, p.started[e.lid] = e.lid, true, true
 	}
+	if p.o.binary {
+		p.c.stdout.Write(encodeLoggerEntry(e))
+		return false
+	}
+	if logPriority[e.level] < p.o.filter.priority(e.tag) || (p.o.regex != nil && !p.o.regex.MatchString(e.msg)) {
+		return false
+	}
 	p.c.printf("%s", formatLogEntry(p.o.format, e))
+	p.count++
+	return p.o.maxCount > 0 && p.count >= p.o.maxCount
 }

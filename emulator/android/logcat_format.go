@@ -3,6 +3,8 @@ package android
 import (
 	"encoding/binary"
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +16,9 @@ type logcatOpts struct {
 	tail                                   int       // last N records, 0 for all
 	since                                  time.Time // -t/-T TIME: records at or after it
 	mask                                   uint32    // 1 << logID per buffer read
+	pid                                    int       // --pid: only this process, 0 for all
+	regex                                  *regexp.Regexp
+	maxCount                               int // -m: stop after this many printed lines
 	format                                 logFormat
 	filter                                 logFilter
 	warnings                               []string
@@ -22,15 +27,36 @@ type logcatOpts struct {
 // logcatDelims separate -b buffers and -v words (logcat.cpp "delimiters").
 const logcatDelims = ",:; \t\n\r\f"
 
-// parseLogcatArgs reads logcat's command line as its getopt_long loop
-// does: short options may carry their value glued ("-t5", "-vbrief") and
-// the remaining arguments are filterspecs. err is the error(3) message.
+// logcatLong are logcat's long options and the short ones they stand for
+// (0: long only).
+var logcatLong = map[string]byte{
+	"binary": 'B', "buffer": 'b', "buffer-size": 'g', "clear": 'c', "debug": 0, "dividers": 'D', "file": 'f',
+	"format": 'v', "grep": 'e', "head": 'm', "help": 'h', "id": 0, "last": 'L', "max-count": 'm', "pid": 0,
+	"print": 0, "prune": 'p', "regex": 'e', "rotate-count": 'n', "rotate-kbytes": 'r', "statistics": 'S',
+	"tail": 't', "wrap": 0,
+}
+
+// logcatTakesArg are the short options with an argument in logcat's
+// getopt string ":cdDhLt:T:gG:sQf:r:n:v:b:BSpP:m:e:".
+var logcatTakesArg = map[byte]bool{'t': true, 'T': true, 'G': true, 'f': true, 'r': true, 'n': true, 'v': true, 'b': true, 'P': true, 'm': true, 'e': true}
+
+func splitLogcatList(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool { return strings.ContainsRune(logcatDelims, r) })
+}
+
+// parseLogcatArgs reads logcat's command line as Logcat::Run's
+// getopt_long loop does (logcat.cpp): short options may carry their value
+// glued ("-t5", "-vbrief"), the remaining arguments are filterspecs. err
+// is the message logcat passes to error(3).
 func parseLogcatArgs(args []string, now time.Time) (o *logcatOpts, err string) {
 	o = &logcatOpts{format: logFormat{name: "threadtime"}, filter: logFilter{global: logPriority['V'], tags: map[string]int{}}}
 	var specs []string
-	setFormat := false
-	takes := map[byte]bool{'t': true, 'T': true, 'v': true, 'b': true, 'f': true, 'r': true, 'n': true, 'm': true, 'e': true, 'G': true, 'P': true}
-	long := map[string]byte{"dump": 'd', "binary": 'B', "dividers": 'D', "clear": 'c', "format": 'v', "buffer": 'b', "buffer-size": 'g', "help": 'h'}
+	gotT := false
+	type opt struct {
+		c         byte
+		long, val string
+		has       bool
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" {
@@ -41,99 +67,51 @@ func parseLogcatArgs(args []string, now time.Time) (o *logcatOpts, err string) {
 			specs = append(specs, a)
 			continue
 		}
-		type opt struct {
-			c   byte
-			val string
-			has bool
-		}
 		var opts []opt
 		if strings.HasPrefix(a, "--") {
 			name, val, has := strings.Cut(a[2:], "=")
-			c, ok := long[name]
+			c, ok := logcatLong[name]
 			if !ok {
 				return nil, fmt.Sprintf("Unknown option '%s'.", a)
 			}
-			opts = append(opts, opt{c, val, has})
-		} else {
-			for j := 1; j < len(a); j++ {
-				if takes[a[j]] {
-					opts = append(opts, opt{a[j], a[j+1:], j+1 < len(a)})
-					break
-				}
-				opts = append(opts, opt{c: a[j]})
-			}
-		}
-		for _, op := range opts {
-			if takes[op.c] && !op.has {
+			needs := logcatTakesArg[c] || name == "pid" || name == "id"
+			if needs && !has {
 				if i+1 >= len(args) {
 					return nil, fmt.Sprintf("Option '%s' needs an argument.", a)
 				}
 				i++
-				op.val = args[i]
+				val, has = args[i], true
 			}
-			switch op.c {
-			case 'd':
-				o.dump = true
-			case 'c':
-				o.clear = true
-			case 'g':
-				o.getSize = true
-			case 'B':
-				o.binary = true
-			case 'D':
-				o.dividers = true
-			case 's':
-				o.filter.global = logPriority['S']
-			case 't', 'T':
-				o.dump = o.dump || op.c == 't'
-				if strings.Trim(op.val, "0123456789") == "" {
-					n, _ := strconv.Atoi(op.val)
-					if n < 1 {
-						o.warnings = append(o.warnings, fmt.Sprintf("WARNING: -%c %s invalid, setting to 1", op.c, op.val))
-						n = 1
-					}
-					o.tail = n
+			opts = append(opts, opt{c, name, val, has})
+		} else {
+			for j := 1; j < len(a); j++ {
+				if !logcatTakesArg[a[j]] {
+					opts = append(opts, opt{c: a[j]})
 					continue
 				}
-				t, ok := parseLogTime(op.val, now)
-				if !ok {
-					return nil, fmt.Sprintf("-%c '%s' not in time format.", op.c, op.val)
-				}
-				o.since = t
-			case 'v':
-				for _, w := range strings.FieldsFunc(op.val, func(r rune) bool { return strings.ContainsRune(logcatDelims, r) }) {
-					isFormat, ok := o.format.set(w)
-					if !ok {
-						return nil, fmt.Sprintf("Invalid parameter \"%s\" to -v.", w)
+				op := opt{c: a[j], val: a[j+1:], has: j+1 < len(a)}
+				if !op.has {
+					if i+1 >= len(args) {
+						return nil, fmt.Sprintf("Option '%s' needs an argument.", a)
 					}
-					setFormat = setFormat || isFormat
+					i++
+					op.val, op.has = args[i], true
 				}
-			case 'b':
-				for _, b := range strings.FieldsFunc(op.val, func(r rune) bool { return strings.ContainsRune(logcatDelims, r) }) {
-					switch b {
-					case "default":
-						o.mask |= defaultLogMask
-					case "all":
-						o.mask = 1<<len(logIDNames) - 1
-					default:
-						id := -1
-						for k, n := range logIDNames {
-							if n == b {
-								id = k
-							}
-						}
-						if id < 0 {
-							return nil, fmt.Sprintf("Unknown buffer '%s' listed for -b.", b)
-						}
-						o.mask |= 1 << id
-					}
-				}
-			case 'f', 'r', 'n', 'm', 'e', 'G', 'P', 'p', 'S', 'L', 'Q', 'h':
-				// rotation files, counts, regex, pruning: not modelled
-			default:
-				return nil, fmt.Sprintf("Unknown option '%s'.", a)
+				opts = append(opts, op)
+				break
 			}
 		}
+		for _, op := range opts {
+			if msg := o.apply(op.c, op.long, op.val, op.has, now, &gotT); msg != "" {
+				if msg == "?" {
+					msg = fmt.Sprintf("Unknown option '%s'.", a)
+				}
+				return nil, msg
+			}
+		}
+	}
+	if o.maxCount > 0 && gotT {
+		return nil, "Cannot use -m (--max-count) and -t together."
 	}
 	if o.mask == 0 {
 		o.mask = defaultLogMask
@@ -146,6 +124,91 @@ func parseLogcatArgs(args []string, now time.Time) (o *logcatOpts, err string) {
 		}
 	}
 	return o, ""
+}
+
+// apply is one case of the getopt switch; "?" means an unknown option.
+func (o *logcatOpts) apply(c byte, long, val string, has bool, now time.Time, gotT *bool) string {
+	switch {
+	case long == "pid":
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 {
+			return fmt.Sprintf("pid %s out of range.", val)
+		}
+		o.pid = n
+		return ""
+	case c == 0: // --print, --wrap, --debug, --id: no effect here
+		return ""
+	}
+	switch c {
+	case 'd':
+		o.dump = true
+	case 'c':
+		o.clear = true
+	case 'g':
+		o.getSize = !has // --buffer-size=N sets the size: accepted, not modelled
+	case 'B':
+		o.binary = true
+	case 'D':
+		o.dividers = true
+	case 's':
+		o.filter.global = logPriority['S']
+	case 't', 'T':
+		if c == 't' {
+			*gotT, o.dump = true, true
+		}
+		if strings.Trim(val, "0123456789") == "" {
+			n, _ := strconv.Atoi(val)
+			if n < 1 {
+				o.warnings = append(o.warnings, fmt.Sprintf("WARNING: -%c %s invalid, setting to 1", c, val))
+				n = 1
+			}
+			o.tail = n
+			return ""
+		}
+		t, ok := parseLogTime(val, now)
+		if !ok {
+			return fmt.Sprintf("-%c '%s' not in time format.", c, val)
+		}
+		o.since = t
+	case 'v':
+		for _, w := range splitLogcatList(val) {
+			if !o.format.set(w) {
+				return fmt.Sprintf("Invalid parameter '%s' to -v.", w)
+			}
+		}
+	case 'b':
+		for _, b := range splitLogcatList(val) {
+			switch b {
+			case "default":
+				o.mask |= 1<<logMain | 1<<logSystem | 1<<logCrash
+			case "all":
+				o.mask = 1<<len(logIDNames) - 1
+			default:
+				id := slices.Index(logIDNames[:], b)
+				if id < 0 {
+					return fmt.Sprintf("Unknown buffer '%s' listed for -b.", b)
+				}
+				o.mask |= 1 << id
+			}
+		}
+	case 'e':
+		re, err := regexp.Compile(val)
+		if err != nil {
+			return fmt.Sprintf("Invalid regex '%s'.", val)
+		}
+		o.regex = re
+	case 'm':
+		n, err := strconv.Atoi(val)
+		if err != nil || n < 1 {
+			return fmt.Sprintf("-%c '%s' isn't an integer greater than zero.", c, val)
+		}
+		o.maxCount = n
+	case 'f', 'r', 'n', 'G', 'p', 'P', 'S', 'L', 'Q', 'h':
+		// files, rotation, sizes, pruning, statistics: not modelled
+	default:
+		return "?"
+	}
+	return ""
 }
 
 // parseLogTime is logcat's parseTime: "MM-DD hh:mm:ss.mmm" (this year),
@@ -223,13 +286,12 @@ type logFormat struct {
 	year, usec, nsec, epoch, zone bool
 }
 
-// set applies one -v word; isFormat tells a format from a modifier, ok is
-// false for unknown words.
-func (f *logFormat) set(w string) (isFormat, ok bool) {
+// set applies one -v word (a format or a modifier); false for unknown
+// words.
+func (f *logFormat) set(w string) bool {
 	switch w {
 	case "brief", "process", "tag", "thread", "raw", "time", "threadtime", "long":
 		f.name = w
-		return true, true
 	case "year":
 		f.year = true
 	case "usec":
@@ -243,9 +305,9 @@ func (f *logFormat) set(w string) (isFormat, ok bool) {
 	case "UTC", "color", "colour", "printable", "monotonic", "uid", "descriptive":
 		// The model's clock is UTC and its messages printable ASCII.
 	default:
-		return false, false
+		return false
 	}
-	return false, true
+	return true
 }
 
 // timestamp is android_log_formatLogLine's time field.
