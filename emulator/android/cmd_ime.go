@@ -76,8 +76,8 @@ func inputMethodCommand(c *cmdCtx, args []string) int {
 	cmd, _ := s.nextArg()
 	if cmd != "ime" {
 		if cmd == "" || cmd == "help" || cmd == "-h" {
-			imeHelp(c)
-			return 255
+			imeServiceHelp(c)
+			return 255 // handleDefaultCommands returns -1 after the help
 		}
 		c.printf("Unknown command: %s\n", cmd)
 		return 255
@@ -96,7 +96,7 @@ func inputMethodCommand(c *cmdCtx, args []string) int {
 	case "reset":
 		c.d.mu.Lock()
 		c.d.st.settings[settingIME] = latinIME
-		delete(c.d.st.settings, settingEnabledIME)
+		c.d.st.settings[settingEnabledIME] = latinIME // the system IMEs only
 		c.d.mu.Unlock()
 		c.printf("Reset current and enabled IMEs for user #0\n  Selected: %s\n   Enabled: %s\n", latinIME, latinIME)
 	default:
@@ -112,14 +112,24 @@ func inputMethodCommand(c *cmdCtx, args []string) int {
 	return status
 }
 
-// imeHelp is ShellCommandImpl.onImeCommandHelp.
+// imeHelp is the ShellCommandImpl's "ime help": an IndentingPrintWriter
+// ("  " per level, wrap length 100), which cuts the long "reset" line hard
+// at 96 characters.
 func imeHelp(c *cmdCtx) {
 	c.printf("ime <command>:\n" +
 		"  list [-a] [-s]\n    prints all enabled input methods.\n      -a: see all input methods\n      -s: only a single summary line of each\n" +
 		"  enable [--user <USER_ID>] <ID>\n    allows the given input method ID to be used.\n      --user <USER_ID>: Specify which user to enable. Assumes the current user if not specified.\n" +
 		"  disable [--user <USER_ID>] <ID>\n    disallows the given input method ID to be used.\n      --user <USER_ID>: Specify which user to disable. Assumes the current user if not specified.\n" +
 		"  set [--user <USER_ID>] <ID>\n    switches to the given input method ID.\n      --user <USER_ID>: Specify which user to enable. Assumes the current user if not specified.\n" +
-		"  reset [--user <USER_ID>]\n    reset currently selected/enabled IMEs to the default ones as if the device is initially booted with the current locale.\n      --user <USER_ID>: Specify which user to reset. Assumes the current user if not specified.\n")
+		"  reset [--user <USER_ID>]\n    reset currently selected/enabled IMEs to the default ones as if the device is initially booted w\n    ith the current locale.\n      --user <USER_ID>: Specify which user to reset. Assumes the current user if not specified.\n")
+}
+
+// imeServiceHelp is ShellCommandImpl.onHelp, printed (status -1) for
+// `cmd input_method` without a command.
+func imeServiceHelp(c *cmdCtx) {
+	c.printf("InputMethodManagerService commands:\n  help\n    Prints this help text.\n  dump [options]\n    Synonym of dumpsys.\n" +
+		"  ime <command> [options]\n    Manipulate IMEs.  Run \"ime help\" for details.\n" +
+		"  tracing <command>\n    start: Start tracing.\n    stop : Stop tracing.\n    help : Show help.\n")
 }
 
 // imeListCmd is handleShellCommandListInputMethods; unknown options are

@@ -58,6 +58,8 @@ var pmFrames = map[string][]string{
 	},
 }
 
+// pmHelp is an abridged PackageManagerShellCommand.onHelp: the entries of
+// the commands modelled here (the real text runs to some 300 lines).
 func pmHelp(c *cmdCtx) {
 	c.printf("Package manager (package) commands:\n  help\n    Print this help text.\n\n" +
 		"  path [--user USER_ID] PACKAGE\n    Print the path to the .apk of the given PACKAGE.\n\n" +
