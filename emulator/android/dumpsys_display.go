@@ -72,20 +72,22 @@ func (d *Device) density() int {
 	return d.screen.Density
 }
 
-// dumpDisplay is DisplayManagerService.dumpInternal (Android 13) with its
-// real "mOnlyCode=" typo, the viewport list, the display device
+// dumpDisplay is DisplayManagerService.dumpInternal with its real
+// "mOnlyCode=" typo, the viewport list, the display device
 // (DisplayDeviceInfo.toString) and the logical display
 // (LogicalDisplay.dumpLocked: mBaseDisplayInfo, mOverrideDisplayInfo),
-// cut to the blocks tools grep. d.mu held.
+// ending before the mode director, callbacks and power controller blocks
+// no tool reads. d.mu held.
 func (d *Device) dumpDisplay(c *cmdCtx) {
 	ds := d.displaySize()
 	w, h := d.screen.Width, d.screen.Height
 	id := uint64(physicalDisplayID)
 	c.printf("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n  mPendingTraversal=false\n")
+	c.printf("  mGlobalDisplayState=%s\n  mNextNonDefaultDisplayId=2\n", displayState(d.st.screenOn))
 	c.printf("  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:%d', physicalPort=0, orientation=%d, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}]\n",
 		id, d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, ds.X, ds.Y)
-	c.printf("  mDefaultDisplayDefaultColorMode=0\n  mWifiDisplayScanRequestCount=0\n  mStableDisplaySize=Point(%d, %d)\n", w, h)
-	c.printf("\nDisplay States: size=1\n  Display Id=0\n  Display State=%s\n  Display Brightness=0.4\n  Display SdrBrightness=0.4\n", displayState(d.st.screenOn))
+	c.printf("  mDefaultDisplayDefaultColorMode=0\n  mSingleDisplayDemoMode=false\n  mWifiDisplayScanRequestCount=0\n  mStableDisplaySize=Point(%d, %d)\n", w, h)
+	c.printf("  mMinimumBrightnessCurve=MonotoneCubicSpline{[(0.0, 0.0: 0.025), (2000.0, 50.0: 0.025)]}\n")
 	c.printf("\nDisplay Adapters: size=2\n  LocalDisplayAdapter\n  VirtualDisplayAdapter\n")
 	c.printf("\nDisplay Devices: size=1\n")
 	c.printf("  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:%d\", %d x %d, modeId 1, defaultModeId 1, supportedModes [{id=1, width=%d, height=%d, fps=60.0, alternativeRefreshRates=[]}], "+
