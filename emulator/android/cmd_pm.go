@@ -289,17 +289,37 @@ const (
 	categoryBrowse  = "android.intent.category.BROWSABLE"
 )
 
-// parseIntent reads intent options and the optional trailing argument: a
-// URI (has ':'), a component (has '/') or a package; the last two imply
-// MAIN/LAUNCHER where no action or category was given.
+// intentArgCount is how many values each valued Intent.parseCommandArgs
+// option takes; other "--activity-*", "--receiver-*", "--grant-*" and
+// similar options are flags.
+var intentArgCount = map[string]int{
+	"-t": 1, "-f": 1, "-i": 1, "--esn": 1,
+	"-e": 2, "--es": 2, "--ei": 2, "--eu": 2, "--ecn": 2, "--eia": 2, "--eial": 2, "--el": 2, "--ela": 2,
+	"--elal": 2, "--ef": 2, "--efa": 2, "--efal": 2, "--esa": 2, "--esal": 2, "--ez": 2,
+}
+
+func intentFlag(opt string) bool {
+	for _, p := range []string{"--activity-", "--receiver-", "--grant-"} {
+		if strings.HasPrefix(opt, p) {
+			return true
+		}
+	}
+	return slices.Contains([]string{"--exclude-stopped-packages", "--include-stopped-packages", "--debug-log-resolution"}, opt)
+}
+
+// parseIntent is Intent.parseCommandArgs: intent options, then an
+// optional URI (has ':'), component (has '/') or package, which fills in
+// MAIN and, when no action was given and no category, LAUNCHER. No intent
+// at all throws "No intent supplied".
 func parseIntent(s *shellArgs, handle func(opt string) (bool, error)) (intentArgs, error) {
 	var in intentArgs
+	has := false
 	for {
 		opt, err := s.nextOption()
-		if err != nil || opt == "" {
-			if err != nil {
-				return in, err
-			}
+		if err != nil {
+			return in, err
+		}
+		if opt == "" {
 			break
 		}
 		if ok, err := handle(opt); err != nil {
@@ -322,45 +342,54 @@ func parseIntent(s *shellArgs, handle func(opt string) (bool, error)) (intentArg
 			if err != nil {
 				return in, err
 			}
-			in.cats = append(in.cats, v)
+			in.cats, has = append(in.cats, v), true
 			continue
-		case "-t", "-f", "-e", "--es", "--ei", "--ez", "--el", "--ef", "--eu":
-			n := 1
-			if opt != "-t" && opt != "-f" {
-				n = 2 // key and value
+		default:
+			n, ok := intentArgCount[opt]
+			if !ok && !intentFlag(opt) {
+				return in, illegalArgument("Unknown option: %s", opt)
 			}
 			for range n {
 				if _, err := s.nextArgRequired(); err != nil {
 					return in, err
 				}
 			}
+			has = has || (n > 0 && opt != "-f")
 			continue
-		default:
-			return in, illegalArgument("Unknown option: %s", opt)
 		}
 		v, err := s.nextArgRequired()
 		if err != nil {
 			return in, err
 		}
-		*field = v
+		if opt == "-n" && !strings.Contains(v, "/") {
+			return in, illegalArgument("Bad component name: %s", v)
+		}
+		*field, has = v, true
 	}
 	if arg, ok := s.nextArg(); ok {
+		has = true
 		switch {
 		case strings.Contains(arg, ":"):
-			in.data = arg
-		case strings.Contains(arg, "/"):
-			in.comp = arg
+			in.data = arg // Intent.parseUri: a VIEW intent of that URI
+			if in.action == "" {
+				in.action = actionView
+			}
 		default:
-			in.pkg = arg
-		}
-		if !strings.Contains(arg, ":") {
+			if strings.Contains(arg, "/") {
+				in.comp = arg
+			} else {
+				in.pkg = arg
+			}
 			if in.action == "" {
 				in.action = actionMain
-			}
-			if in.cats == nil {
-				in.cats = []string{categoryLaunch}
+				if in.cats == nil {
+					in.cats = []string{categoryLaunch}
+				}
 			}
 		}
+	}
+	if !has {
+		return in, illegalArgument("No intent supplied")
 	}
 	return in, nil
 }
