@@ -40,10 +40,11 @@ type transcriptStep struct {
 //	stderr lines
 //	--- exit N
 //
-// "# scenario: NAME" picks the virtual phone's scenario. In expected
+// "# scenario: NAME" picks the virtual phone's scenario, "# android:
+// RELEASE sdk N" its Android version (default 13, SDK 33). In expected
 // output, {{hex}} stands for an object hash (System.identityHashCode),
 // which differs on every boot of a real phone.
-func parseTranscript(t *testing.T, text string) (scenario string, steps []transcriptStep) {
+func parseTranscript(t *testing.T, text string) (cfg android.Config, steps []transcriptStep) {
 	t.Helper()
 	lines := strings.SplitAfter(text, "\n")
 	var cur *transcriptStep
@@ -55,7 +56,11 @@ func parseTranscript(t *testing.T, text string) (scenario string, steps []transc
 		body := strings.TrimSuffix(l, "\n")
 		switch {
 		case cur == nil && strings.HasPrefix(body, "# scenario: "):
-			scenario = strings.TrimPrefix(body, "# scenario: ")
+			cfg.Scenario = strings.TrimPrefix(body, "# scenario: ")
+		case cur == nil && strings.HasPrefix(body, "# android: "):
+			if _, err := fmt.Sscanf(body, "# android: %s sdk %d", &cfg.Release, &cfg.SDK); err != nil {
+				t.Fatalf("bad android line %q", body)
+			}
 		case cur == nil && (strings.HasPrefix(body, "#") || body == ""):
 		case strings.HasPrefix(body, "$ "):
 			if cur != nil && into != nil {
@@ -77,7 +82,7 @@ func parseTranscript(t *testing.T, text string) (scenario string, steps []transc
 			t.Fatalf("line outside a step: %q", body)
 		}
 	}
-	return scenario, steps
+	return cfg, steps
 }
 
 // matchOutput compares output with an expected text holding {{hex}}
@@ -95,9 +100,10 @@ func matchOutput(want, got string) bool {
 
 // startTranscriptPhone starts a virtual phone with the transcript clock and
 // connects it to env's adb server.
-func startTranscriptPhone(t *testing.T, env *adbtest.Env, scenario string) *emulator.Device {
+func startTranscriptPhone(t *testing.T, env *adbtest.Env, cfg android.Config) *emulator.Device {
 	t.Helper()
-	d, err := emulator.Start(context.Background(), emulator.Options{Android: android.Config{Scenario: scenario, Now: transcriptClock}})
+	cfg.Now = transcriptClock
+	d, err := emulator.Start(context.Background(), emulator.Options{Android: cfg})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +127,8 @@ func TestFrameworkTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			scenario, steps := parseTranscript(t, string(text))
-			d := startTranscriptPhone(t, env, scenario)
+			cfg, steps := parseTranscript(t, string(text))
+			d := startTranscriptPhone(t, env, cfg)
 			for _, st := range steps {
 				so, se, code := adbRun(t, env, d, "shell", st.cmd)
 				if !matchOutput(st.stdout, so) || !matchOutput(st.stderr, se) || code != st.exit {
@@ -177,7 +183,7 @@ func readLogcatBinary(t *testing.T, b []byte) (heads []loggerEntry, prio []byte,
 // definition.
 func TestLogcatBinaryThroughADB(t *testing.T) {
 	env := adbtest.Start(t, adbtest.Options{Devices: -1})
-	d := startTranscriptPhone(t, env, "")
+	d := startTranscriptPhone(t, env, android.Config{})
 	out, se, code := adbRun(t, env, d, "exec-out", "logcat -B -d -b all")
 	if code != 0 || se != "" {
 		t.Fatalf("logcat -B: exit %d, stderr %q", code, se)

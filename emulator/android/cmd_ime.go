@@ -233,7 +233,7 @@ func imeChange(c *cmdCtx, s *shellArgs, sub string) (int, error) {
 }
 
 // dumpInputMethod is InputMethodManagerService.dumpAsStringNoCheck
-// (Android 13) cut to the lines tools read (mCurMethodId, mCurId,
+// (Android 13; 14 where noted) cut to the lines tools read (mCurMethodId, mCurId,
 // mInputShown, mEnabledInputMethodsStrCache), then the IME's own
 // InputMethodService.dump (mIsInputViewShown). d.mu held.
 func (d *Device) dumpInputMethod(c *cmdCtx) {
@@ -254,10 +254,19 @@ func (d *Device) dumpInputMethod(c *cmdCtx) {
 	c.printf("  mCurId=%s mHaveConnection=true mBoundToMethod=true mVisibleBound=%t\n", cur, shown)
 	c.printf("  mCurToken=android.os.Binder@%s\n  mCurTokenDisplayId=0\n  mCurHostInputToken=null\n", objID("token", cur))
 	c.printf("  mCurIntent=Intent { act=android.view.InputMethod cmp=%s (has extras) }\n", cur)
-	c.printf("  mShowRequested=%t mShowExplicitlyRequested=false mShowForced=false mInputShown=%t\n", shown, shown)
+	if d.cfg.SDK >= 34 {
+		// Android 14 moved the visibility state to
+		// ImeVisibilityStateComputer.dump, mInputShown on its own line.
+		c.printf(" mRequestedShowExplicitly=false mShowForced=false\n  mImeHiddenByDisplayPolicy=false\n  mInputShown=%t\n", shown)
+	} else {
+		c.printf("  mShowRequested=%t mShowExplicitlyRequested=false mShowForced=false mInputShown=%t\n", shown, shown)
+	}
 	c.printf("  mInFullscreenMode=false\n  mSystemReady=true mInteractive=%t\n", d.st.screenOn)
 	c.printf("  mSettingsObserver=SettingsObserver{mUserId=0 mRegistered=true mLastEnabled=%s}\n", strings.Join(enabled, ":"))
-	c.printf("  mImeHiddenByDisplayPolicy=false\n  mSettings:\n    mCurrentUserId=0\n    mCurrentProfileIds=[0]\n    mCopyOnWrite=false\n")
+	if d.cfg.SDK < 34 {
+		c.printf("  mImeHiddenByDisplayPolicy=false\n")
+	}
+	c.printf("  mSettings:\n    mCurrentUserId=0\n    mCurrentProfileIds=[0]\n    mCopyOnWrite=false\n")
 	c.printf("    mEnabledInputMethodsStrCache=%s\n", strings.Join(enabled, ":"))
 	imePkg, imeCls, _ := strings.Cut(cur, "/")
 	c.printf("\nInput method service state for %s@%s:\n", fullActivity(imePkg, imeCls), objID("ims", cur))
