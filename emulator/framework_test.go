@@ -1,6 +1,7 @@
 package emulator_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -178,41 +179,79 @@ func readLogcatBinary(t *testing.T, b []byte) (heads []loggerEntry, prio []byte,
 	return heads, prio, tags, msgs
 }
 
-// TestLogcatBinaryThroughADB reads `logcat -B -d` through adb exec-out
-// (no pty, so the bytes arrive untouched) and decodes it from the struct
-// definition.
-func TestLogcatBinaryThroughADB(t *testing.T) {
+// TestLogcatThroughADB: `logcat -B` read through adb exec-out (no pty, so
+// the bytes arrive untouched) and decoded from the struct definition, and
+// `logcat -T 1` following the log through adb shell.
+func TestLogcatThroughADB(t *testing.T) {
 	env := adbtest.Start(t, adbtest.Options{Devices: -1})
-	d := startTranscriptPhone(t, env, android.Config{})
-	out, se, code := adbRun(t, env, d, "exec-out", "logcat -B -d -b all")
-	if code != 0 || se != "" {
-		t.Fatalf("logcat -B: exit %d, stderr %q", code, se)
-	}
-	heads, prio, tags, msgs := readLogcatBinary(t, []byte(out))
-	// The launcher scenario's boot log: four system_server lines (system
-	// buffer, uid 1000) and one crash (crash buffer).
-	wantTags := []string{"ActivityManager", "WifiService", "ConnectivityService", "PackageManager", "AndroidRuntime"}
-	if fmt.Sprint(tags) != fmt.Sprint(wantTags) {
-		t.Fatalf("tags %q, want %q", tags, wantTags)
-	}
-	if msgs[0] != "System now ready" || prio[0] != 4 || prio[3] != 5 || prio[4] != 6 {
-		t.Errorf("first message %q, priorities %v", msgs[0], prio)
-	}
-	clock := transcriptClock()
-	for i, h := range heads {
-		if h.Sec != uint32(clock.Unix()) || h.Nsec != uint32(clock.Nanosecond()) {
-			t.Errorf("record %d time %d.%09d", i, h.Sec, h.Nsec)
+	t.Run("binary", func(t *testing.T) {
+		d := startTranscriptPhone(t, env, android.Config{})
+		out, se, code := adbRun(t, env, d, "exec-out", "logcat -B -d -b all")
+		if code != 0 || se != "" {
+			t.Fatalf("logcat -B: exit %d, stderr %q", code, se)
 		}
-	}
-	if h := heads[0]; h.PID != 567 || h.LID != 3 || h.UID != 1000 || h.HdrSize != 28 || int(h.Len) != 1+len("ActivityManager")+1+len("System now ready")+1 {
-		t.Errorf("first header %+v", h)
-	}
-	if h := heads[4]; h.PID != 4321 || h.LID != 4 {
-		t.Errorf("crash header %+v", h)
-	}
-	// Tag filters do not apply to binary output, buffers do.
-	out, _, _ = adbRun(t, env, d, "exec-out", "logcat -B -d -b crash -s Nothing")
-	if _, _, tags, _ := readLogcatBinary(t, []byte(out)); fmt.Sprint(tags) != "[AndroidRuntime]" {
-		t.Errorf("-b crash -s Nothing: tags %q", tags)
-	}
+		heads, prio, tags, msgs := readLogcatBinary(t, []byte(out))
+		// The launcher scenario's boot log: four system_server lines (system
+		// buffer, uid 1000) and one crash (crash buffer).
+		wantTags := []string{"ActivityManager", "WifiService", "ConnectivityService", "PackageManager", "AndroidRuntime"}
+		if fmt.Sprint(tags) != fmt.Sprint(wantTags) {
+			t.Fatalf("tags %q, want %q", tags, wantTags)
+		}
+		if msgs[0] != "System now ready" || prio[0] != 4 || prio[3] != 5 || prio[4] != 6 {
+			t.Errorf("first message %q, priorities %v", msgs[0], prio)
+		}
+		clock := transcriptClock()
+		for i, h := range heads {
+			if h.Sec != uint32(clock.Unix()) || h.Nsec != uint32(clock.Nanosecond()) {
+				t.Errorf("record %d time %d.%09d", i, h.Sec, h.Nsec)
+			}
+		}
+		if h := heads[0]; h.PID != 567 || h.LID != 3 || h.UID != 1000 || h.HdrSize != 28 || int(h.Len) != 1+len("ActivityManager")+1+len("System now ready")+1 {
+			t.Errorf("first header %+v", h)
+		}
+		if h := heads[4]; h.PID != 4321 || h.LID != 4 {
+			t.Errorf("crash header %+v", h)
+		}
+		// Tag filters do not apply to binary output, buffers do.
+		out, _, _ = adbRun(t, env, d, "exec-out", "logcat -B -d -b crash -s Nothing")
+		if _, _, tags, _ := readLogcatBinary(t, []byte(out)); fmt.Sprint(tags) != "[AndroidRuntime]" {
+			t.Errorf("-b crash -s Nothing: tags %q", tags)
+		}
+	})
+	t.Run("follow", func(t *testing.T) {
+		d := startTranscriptPhone(t, env, android.Config{})
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		cmd := env.AdbCmd(ctx, "-s", d.Serial(), "shell", "logcat -T 1 -v brief")
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Wait()
+		defer cancel()
+		r := bufio.NewReader(stdout)
+		next := func() string {
+			t.Helper()
+			l, err := r.ReadString('\n')
+			if err != nil {
+				t.Fatalf("logcat -T ended: %q %v", l, err)
+			}
+			return l
+		}
+		// -T 1: the last record, then the log as it grows.
+		for _, want := range []string{"--------- beginning of crash\n", "E/AndroidRuntime( 4321): FATAL EXCEPTION: main (simulated, com.example.crashy)\n"} {
+			if got := next(); got != want {
+				t.Fatalf("got %q, want %q", got, want)
+			}
+		}
+		d.Android().Log('I', "Follow", "logged later")
+		for _, want := range []string{"--------- beginning of main\n", "I/Follow  (  567): logged later\n"} {
+			if got := next(); got != want {
+				t.Fatalf("got %q, want %q", got, want)
+			}
+		}
+	})
 }
