@@ -112,7 +112,11 @@ func init() {
 // (status 20).
 func cmdCmd(c *cmdCtx) int {
 	if len(c.args) < 2 {
-		c.errorf("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.\n")
+		if c.d.cfg.SDK < 30 { // before `cmd -w` (Android 11)
+			c.errorf("cmd: No service specified; use -l to list all services\n")
+		} else {
+			c.errorf("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.\n")
+		}
 		return 20
 	}
 	svc, ok := cmdServices[c.args[1]]
