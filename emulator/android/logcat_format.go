@@ -282,8 +282,8 @@ func (f *logFilter) priority(tag string) int {
 // logFormat is a -v format with its modifiers (liblog logprint.cpp
 // android_log_setPrintFormat / android_log_formatFromString).
 type logFormat struct {
-	name                          string
-	year, usec, nsec, epoch, zone bool
+	name                               string
+	year, usec, nsec, epoch, zone, uid bool
 }
 
 // set applies one -v word (a format or a modifier); false for unknown
@@ -302,7 +302,9 @@ func (f *logFormat) set(w string) bool {
 		f.epoch = true
 	case "zone":
 		f.zone = true
-	case "UTC", "color", "colour", "printable", "monotonic", "uid", "descriptive":
+	case "uid":
+		f.uid = true
+	case "UTC", "color", "colour", "printable", "monotonic", "descriptive":
 		// The model's clock is UTC and its messages printable ASCII.
 	default:
 		return false
@@ -337,26 +339,35 @@ func (f *logFormat) timestamp(t time.Time) string {
 }
 
 // formatLogEntry is android_log_formatLogLine: a prefix and suffix per
-// message line ("long" frames the whole message instead).
+// message line ("long" frames the whole message instead). With -v uid the
+// uid precedes the pid: a user name of up to five letters, else the number
+// ("%5d:"; threadtime turns the ':' into a space).
 func formatLogEntry(f logFormat, e logEntry) string {
 	ts := f.timestamp(e.t)
+	uid := ""
+	if f.uid {
+		uid = fmt.Sprintf("%5d:", e.uid)
+		if name, ok := map[int]string{0: "root", 2000: "shell"}[e.uid]; ok {
+			uid = fmt.Sprintf("%5s:", name)
+		}
+	}
 	prefix, suffix := "", "\n"
 	switch f.name {
 	case "tag":
 		prefix = fmt.Sprintf("%c/%-8s: ", e.level, e.tag)
 	case "process":
-		prefix, suffix = fmt.Sprintf("%c(%5d) ", e.level, e.pid), fmt.Sprintf("  (%s)\n", e.tag)
+		prefix, suffix = fmt.Sprintf("%c(%s%5d) ", e.level, uid, e.pid), fmt.Sprintf("  (%s)\n", e.tag)
 	case "thread":
-		prefix = fmt.Sprintf("%c(%5d:%5d) ", e.level, e.pid, e.tid)
+		prefix = fmt.Sprintf("%c(%s%5d:%5d) ", e.level, uid, e.pid, e.tid)
 	case "raw":
 	case "time":
-		prefix = fmt.Sprintf("%s %c/%-8s(%5d): ", ts, e.level, e.tag, e.pid)
+		prefix = fmt.Sprintf("%s %c/%-8s(%s%5d): ", ts, e.level, e.tag, uid, e.pid)
 	case "threadtime":
-		prefix = fmt.Sprintf("%s %5d %5d %c %-8s: ", ts, e.pid, e.tid, e.level, e.tag)
+		prefix = fmt.Sprintf("%s %s%5d %5d %c %-8s: ", ts, strings.Replace(uid, ":", " ", 1), e.pid, e.tid, e.level, e.tag)
 	case "long":
-		return fmt.Sprintf("[ %s %5d:%5d %c/%-8s ]\n%s\n\n", ts, e.pid, e.tid, e.level, e.tag, e.msg)
+		return fmt.Sprintf("[ %s %s%5d:%5d %c/%-8s ]\n%s\n\n", ts, uid, e.pid, e.tid, e.level, e.tag, e.msg)
 	default: // brief
-		prefix = fmt.Sprintf("%c/%-8s(%5d): ", e.level, e.tag, e.pid)
+		prefix = fmt.Sprintf("%c/%-8s(%s%5d): ", e.level, e.tag, uid, e.pid)
 	}
 	var b strings.Builder
 	for _, line := range strings.Split(e.msg, "\n") {
