@@ -2,6 +2,7 @@ package android
 
 import (
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -103,7 +104,7 @@ func inputMethodCommand(c *cmdCtx, args []string) int {
 		c.printf("Unknown command: %s\n", sub)
 		return 255
 	}
-	if e, ok := err.(*shellError); ok {
+	if e := (*shellError)(nil); errors.As(err, &e) {
 		return javaException(c, "ime", e,
 			"com.android.modules.utils.BasicShellCommandHandler.getNextArgRequired(BasicShellCommandHandler.java:295)",
 			"com.android.server.inputmethod.InputMethodManagerService$ShellCommandImpl.onCommandWithSystemIdentity(InputMethodManagerService.java:6114)",

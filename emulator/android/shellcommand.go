@@ -80,7 +80,9 @@ func (s *shellArgs) nextArgRequired() (string, error) {
 // BasicShellCommandHandler.exec does ("Exception occurred while executing
 // 'CMD':" and the stack trace, on stderr) and returns its status, -1 (255).
 // frames are the top of the trace; the binder frames below them are the
-// same for every service.
+// same for every service. Line numbers change with every build: these are
+// plausible, not copied from a capture, so tools should (and do) match the
+// first two lines only.
 func javaException(c *cmdCtx, cmd string, err *shellError, frames ...string) int {
 	c.errorf("\nException occurred while executing '%s':\n%s\n", cmd, err.Error())
 	for _, f := range frames {
