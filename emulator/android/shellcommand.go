@@ -106,6 +106,23 @@ func init() {
 		"package":      packageCommand,
 		"input_method": inputMethodCommand,
 		"clipboard":    clipboardCommand,
+		// am, wm and settings are scripts running `cmd activity|window|
+		// settings "$@"` (frameworks/base/cmds/*/*.sh), and `input` reaches
+		// InputShellCommand (Android 12+), so both spellings run the same
+		// code.
+		"activity": viaTool("am"),
+		"window":   viaTool("wm"),
+		"input":    viaTool("input"),
+		"settings": viaTool("settings"),
+	}
+}
+
+// viaTool runs the device command that fronts a service.
+func viaTool(name string) func(*cmdCtx, []string) int {
+	return func(c *cmdCtx, args []string) int {
+		sub := *c
+		sub.args = append([]string{name}, args...)
+		return commands[name](&sub)
 	}
 }
 
