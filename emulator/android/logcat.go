@@ -114,7 +114,7 @@ func (d *Device) Log(level byte, tag, msg string) {
 
 // cmdLogcat is system/logging/logcat/logcat.cpp: the options tools use
 // (-d, -t N|TIME, -T N|TIME, -v FORMAT[,MODIFIERS], -b BUFFERS, -s, -c,
-// -D, -B, -g) and filterspecs (TAG:P, *:S). Without -d/-t it prints the log
+// -D, -B, -g, -e REGEX, -m N, --pid) and filterspecs (TAG:P, *:S). Without -d/-t it prints the log
 // and then follows it until the stream closes, as a phone does. Errors are
 // logcat's error(3) lines on stderr ("logcat: ..."), status 1.
 func cmdLogcat(c *cmdCtx) int {
