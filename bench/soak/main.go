@@ -163,8 +163,11 @@ type Report struct {
 	ServerErrorsSent   map[string]float64 `json:"server_errors_sent"`
 	ProgressPushes     int64              `json:"progress_pushes"`
 	SchemaViolations   int                `json:"schema_violations"`
-	StrayADB           []int              `json:"stray_adb_pids"`
-	Leak               Leak               `json:"leak"`
+	// ADBPort is the private adb server's port; StrayADB the adb
+	// processes still on it once serve had stopped (killed then).
+	ADBPort  int   `json:"adb_port"`
+	StrayADB []int `json:"stray_adb_pids"`
+	Leak     Leak  `json:"leak"`
 	// Flags lists everything -strict fails on.
 	Flags []string `json:"flags"`
 }
@@ -256,7 +259,7 @@ func run() (failed bool, err error) {
 
 	// Stop serve and the adb server now, to check that nothing is left.
 	tb.Close()
-	rep.StrayADB = strayADB(env.Port)
+	rep.ADBPort, rep.StrayADB = env.Port, strayADB(env.Port)
 	if len(rep.StrayADB) > 0 {
 		rep.Flags = append(rep.Flags, fmt.Sprintf("adb processes left on port %d: %v (killed)", env.Port, rep.StrayADB))
 	}

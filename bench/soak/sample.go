@@ -18,10 +18,13 @@ import (
 // Sample is one reading of the server process: from /proc (what the kernel
 // says) and from /metrics (what the Go runtime and the server say).
 type Sample struct {
-	AtSeconds  float64 `json:"at_s"` // since the load started (negative: before)
-	RSSKB      int64   `json:"rss_kb"`
-	FDs        int64   `json:"fds"`
-	Goroutines int64   `json:"goroutines"`
+	AtSeconds float64 `json:"at_s"` // since the load started (negative: before)
+	RSSKB     int64   `json:"rss_kb"`
+	// HeapInuseKB is go_memstats_heap_inuse_bytes: the live part of the
+	// RSS (the Go runtime returns freed heap to the OS only slowly).
+	HeapInuseKB int64 `json:"heap_inuse_kb"`
+	FDs         int64 `json:"fds"`
+	Goroutines  int64 `json:"goroutines"`
 	// OpenFDs is process_open_fds from /metrics (it should match FDs).
 	OpenFDs int64 `json:"process_open_fds"`
 	// WSConns and HTTPConns are the server's own gauges of open sockets.
@@ -66,6 +69,7 @@ func (s *sampler) take(ctx context.Context) (Sample, error) {
 	}
 	v := gauges(m)
 	smp.Goroutines, smp.OpenFDs = int64(v["go_goroutines"]), int64(v["process_open_fds"])
+	smp.HeapInuseKB = int64(v["go_memstats_heap_inuse_bytes"]) / 1024
 	smp.WSConns, smp.HTTPConns = int64(v["adb_connector_ws_connections"]), int64(v["adb_connector_http_connections"])
 	return smp, nil
 }
@@ -172,6 +176,7 @@ func peakOf(a, b Sample) Sample {
 	if b.RSSKB > a.RSSKB {
 		a.RSSKB, a.AtSeconds = b.RSSKB, b.AtSeconds
 	}
+	a.HeapInuseKB = max(a.HeapInuseKB, b.HeapInuseKB)
 	a.FDs, a.Goroutines, a.OpenFDs = max(a.FDs, b.FDs), max(a.Goroutines, b.Goroutines), max(a.OpenFDs, b.OpenFDs)
 	a.WSConns, a.HTTPConns = max(a.WSConns, b.WSConns), max(a.HTTPConns, b.HTTPConns)
 	return a
@@ -183,6 +188,7 @@ func printSamples(w io.Writer, before, peak, after Sample) {
 		fmt.Fprintf(w, "%-28s %10d %10d %10d %+12d\n", name, f(before), f(peak), f(after), f(after)-f(before))
 	}
 	row("RSS (kB, VmRSS)", func(s Sample) int64 { return s.RSSKB })
+	row("Go heap in use (kB)", func(s Sample) int64 { return s.HeapInuseKB })
 	row("goroutines (go_goroutines)", func(s Sample) int64 { return s.Goroutines })
 	row("FDs (/proc/PID/fd)", func(s Sample) int64 { return s.FDs })
 	row("process_open_fds", func(s Sample) int64 { return s.OpenFDs })

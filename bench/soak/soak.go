@@ -219,6 +219,7 @@ func printReport(w io.Writer, rep *Report) {
 		}
 	}
 	fmt.Fprintf(w, "server tool outcomes: %v\nserver errors sent:   %v\n", rep.ServerToolOutcomes, rep.ServerErrorsSent)
+	fmt.Fprintf(w, "adb processes left on port %d after the run: %d\n", rep.ADBPort, len(rep.StrayADB))
 	if len(rep.Flags) == 0 {
 		fmt.Fprintln(w, "no unexpected outcome, every phone came back")
 	}
