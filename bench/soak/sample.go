@@ -74,14 +74,18 @@ func (s *sampler) take(ctx context.Context) (Sample, error) {
 	return smp, nil
 }
 
-// fdTargets reads where each of the process's FDs points.
-func (s *sampler) fdTargets() map[string]int {
+// fdTargets reads where each of the process's FDs points, and their
+// number. Read after take, it counts the connection of take's /metrics
+// scrape (idle in the client's pool) in the before and after samples
+// alike, where take's own count may see it or not.
+func (s *sampler) fdTargets() (map[string]int, int64) {
 	dir := fmt.Sprintf("/proc/%d/fd", s.pid)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return nil
+		return nil, 0
 	}
 	out := map[string]int{}
+	var n int64
 	for _, e := range ents {
 		t, err := os.Readlink(filepath.Join(dir, e.Name()))
 		if err != nil {
@@ -91,8 +95,9 @@ func (s *sampler) fdTargets() map[string]int {
 			t = k
 		}
 		out[t]++
+		n++
 	}
-	return out
+	return out, n
 }
 
 // gauges reads the unlabelled samples of a Prometheus text exposition.

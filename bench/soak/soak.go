@@ -23,7 +23,7 @@ func (s *soak) soak(ctx context.Context) (*Report, error) {
 	if rep.Before, err = sm.take(ctx); err != nil {
 		return nil, fmt.Errorf("sample before: %w", err)
 	}
-	rep.Before.FDTargets = sm.fdTargets()
+	rep.Before.FDTargets, rep.Before.FDs = sm.fdTargets()
 	metricsBefore, err := s.srv.Metrics(ctx)
 	if err != nil {
 		return nil, err
@@ -119,7 +119,7 @@ func (s *soak) soak(ctx context.Context) (*Report, error) {
 	if rep.After, err = sm.take(ctx); err != nil {
 		return nil, fmt.Errorf("sample after: %w", err)
 	}
-	rep.After.FDTargets = sm.fdTargets()
+	rep.After.FDTargets, rep.After.FDs = sm.fdTargets()
 	metricsAfter, err := s.srv.Metrics(ctx)
 	if err != nil {
 		return nil, err
