@@ -5,49 +5,45 @@ import (
 	"io"
 	"io/fs"
 	"path"
-	"strings"
-
-	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"syscall"
 )
 
-// errText renders an FS error the way toybox prints it.
+// errPerm is EPERM, what the shell user gets for privileged calls.
+var errPerm error = syscall.EPERM
+
+// errText renders an FS error the way toybox prints it: bionic's strerror.
 func errText(err error) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "No such file or directory"
 	case errors.Is(err, fs.ErrExist):
 		return "File exists"
+	case errors.Is(err, errPerm):
+		return "Operation not permitted" // bionic's strerror(EPERM)
 	case errors.Is(err, fs.ErrPermission):
 		return "Permission denied"
 	case errors.Is(err, errIsDir):
 		return "Is a directory"
 	case errors.Is(err, errNotDir):
 		return "Not a directory"
+	case errors.Is(err, syscall.ENOTEMPTY):
+		return "Directory not empty"
+	case errors.Is(err, syscall.EINVAL):
+		return "Invalid argument"
+	case errors.Is(err, syscall.EBUSY):
+		return "Device or resource busy"
 	}
 	return err.Error()
 }
 
-// splitFlags separates leading "-x" style flags (combined letters allowed)
-// from operands; "--" ends flags.
-func splitFlags(args []string) (flags map[rune]bool, rest []string) {
-	flags = map[rune]bool{}
-	for i, a := range args {
-		if a == "--" {
-			return flags, args[i+1:]
-		}
-		if len(a) < 2 || a[0] != '-' {
-			return flags, args[i:]
-		}
-		for _, r := range a[1:] {
-			flags[r] = true
-		}
-	}
-	return flags, nil
-}
-
-// cmdCat is toybox cat: files in order, stdin when none or "-".
+// cmdCat is toybox cat (toys/posix/cat.c): files in order, stdin for
+// none or "-"; an unreadable file is "cat: NAME: strerror" (loopfiles).
 func cmdCat(c *cmdCtx) int {
-	_, files := splitFlags(c.args[1:])
+	a, st, ok := c.toyParse(toySpec{opts: "uvte", max: -1})
+	if !ok {
+		return st
+	}
+	files := a.args
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
@@ -59,7 +55,7 @@ func cmdCat(c *cmdCtx) int {
 		}
 		data, err := c.d.fs.ReadFile(c.abs(f))
 		if err != nil {
-			c.errorf("cat: %s: %s\n", f, errText(err))
+			c.toyPerror(err, "%s", f)
 			status = 1
 			continue
 		}
@@ -68,90 +64,103 @@ func cmdCat(c *cmdCtx) int {
 	return status
 }
 
-// cmdLs is toybox ls, non-tty output (one name per line); -l long format,
-// -a dot files, -d the directory itself.
-func cmdLs(c *cmdCtx) int {
-	flags, paths := splitFlags(c.args[1:])
-	if len(paths) == 0 {
-		paths = []string{"."}
+// cmdRm is toybox rm (toys/posix/rm.c): -f ignores missing files, -r/-R
+// removes trees, -v names what it removed ("rm 'F'", "rmdir 'D'").
+func cmdRm(c *cmdCtx) int {
+	a, st, ok := c.toyParse(toySpec{opts: "fiRrv", long: map[string]rune{"force": 'f'}, max: -1})
+	if !ok {
+		return st
+	}
+	if len(a.args) == 0 && !a.has('f') {
+		c.toyUsage("Needs 1 argument") // rm_main: "<1" would refuse "rm -f"
+		return 1
 	}
 	status := 0
-	for i, p := range paths {
+	for _, p := range a.args {
+		if p == "/" {
+			c.toyErr("rm /. if you mean it")
+			status = 1
+			continue
+		}
+		if path.Base(p) == ".." {
+			c.toyErr("bad path %s", p)
+			status = 1
+			continue
+		}
 		fi, err := c.d.fs.Stat(c.abs(p))
 		if err != nil {
-			c.errorf("ls: %s: %s\n", p, errText(err))
+			if a.has('f') && errors.Is(err, fs.ErrNotExist) {
+				continue
+			}
+			c.toyPerror(err, "%s", p)
 			status = 1
 			continue
 		}
-		if fi.Mode&0o170000 != modeDir || flags['d'] {
-			c.lsLine(flags['l'], fi, p)
+		dir := fi.Mode&0o170000 == modeDir
+		if dir && !a.has('r') && !a.has('R') {
+			c.toyPerror(errIsDir, "%s", p) // unlinkat without AT_REMOVEDIR
+			status = 1
 			continue
 		}
-		if len(paths) > 1 {
-			if i > 0 {
-				c.printf("\n")
-			}
-			c.printf("%s:\n", p)
+		var gone []string
+		if a.has('v') {
+			gone = c.d.fs.tree(c.abs(p), p)
 		}
-		ents, _ := c.d.fs.ReadDir(c.abs(p))
-		if flags['l'] {
-			c.printf("total %d\n", len(ents)*8)
+		if err := c.d.fs.Remove(c.abs(p), true); err != nil {
+			c.toyPerror(err, "%s", p)
+			status = 1
+			continue
 		}
-		for _, e := range ents {
-			if strings.HasPrefix(e.Name, ".") && !flags['a'] {
-				continue
-			}
-			c.lsLine(flags['l'], e, e.Name)
+		for _, g := range gone {
+			c.printf("%s\n", g)
 		}
 	}
 	return status
 }
 
-func (c *cmdCtx) lsLine(long bool, fi adbd.FileInfo, name string) {
-	if !long {
-		c.printf("%s\n", name)
-		return
-	}
-	mode := fileInfo{fi}.Mode().String()
-	c.printf("%s %d shell shell %d %s %s\n", mode, 1, fi.Size, fi.ModTime.UTC().Format("2006-01-02 15:04"), name)
-}
-
-// cmdRm is toybox rm (-f, -r/-R).
-func cmdRm(c *cmdCtx) int {
-	flags, paths := splitFlags(c.args[1:])
-	if len(paths) == 0 && !flags['f'] {
-		c.errorf("rm: Needs 1 argument (see \"rm --help\")\n")
-		return 1
-	}
-	status := 0
-	for _, p := range paths {
-		if err := c.d.fs.Remove(c.abs(p), flags['r'] || flags['R']); err != nil {
-			if flags['f'] && errors.Is(err, fs.ErrNotExist) {
-				continue
-			}
-			if errors.Is(err, errIsDir) {
-				c.errorf("rm: %s: is a directory\n", p) // toybox wording
-			} else {
-				c.errorf("rm: %s: %s\n", p, errText(err))
-			}
-			status = 1
-		}
-	}
-	return status
-}
-
-// cmdMkdir is toybox mkdir (-p).
+// cmdMkdir is toybox mkdir (toys/posix/mkdir.c, mkpathat in lib/lib.c):
+// "mkdir: 'DIR': strerror"; -p makes parents and accepts existing
+// directories; -v reports each directory made on stderr; -m sets the mode.
 func cmdMkdir(c *cmdCtx) int {
-	flags, paths := splitFlags(c.args[1:])
-	if len(paths) == 0 {
-		c.errorf("mkdir: Needs 1 argument (see \"mkdir --help\")\n")
-		return 1
+	a, st, ok := c.toyParse(toySpec{opts: "vpm:Z:", long: map[string]rune{"parent": 'p', "parents": 'p', "mode": 'm', "verbose": 'v'}, min: 1, max: -1})
+	if !ok {
+		return st
+	}
+	var mode uint32
+	if a.has('m') {
+		m, ok := stringToMode(a.val('m'), 0o777, true)
+		if !ok {
+			c.toyErr("bad mode '%s'", a.val('m'))
+			return 1
+		}
+		mode = m
 	}
 	status := 0
-	for _, p := range paths {
-		if err := c.d.fs.Mkdir(c.abs(p), flags['p']); err != nil {
-			c.errorf("mkdir: '%s': %s\n", p, errText(err))
+	for _, p := range a.args {
+		var made []string
+		if a.has('p') {
+			for q := c.abs(p); q != "/"; q = path.Dir(q) {
+				if _, err := c.d.fs.Stat(q); err == nil {
+					break
+				}
+				made = append([]string{q}, made...)
+			}
+		}
+		if err := c.d.fs.Mkdir(c.abs(p), a.has('p')); err != nil {
+			c.toyPerror(err, "'%s'", p)
 			status = 1
+			continue
+		}
+		if a.has('m') {
+			c.d.fs.Chmod(c.abs(p), mode)
+		}
+		if a.has('v') {
+			if !a.has('p') {
+				made = []string{p}
+			}
+			for _, m := range made {
+				c.errorf("mkdir: created directory '%s'\n", m)
+			}
 		}
 	}
 	return status

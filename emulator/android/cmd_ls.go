@@ -1,0 +1,226 @@
+package android
+
+import (
+	"cmp"
+	"fmt"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/adbd"
+)
+
+// cmdLs is toybox ls (toys/posix/ls.c, ls_main and listfiles). adb shell
+// with a command has no terminal, so output is one name per line (an
+// implied -1) unless -m. Long listings pad each column to its widest entry
+// and print the time as "%F %H:%M" (toybox always uses long-iso). Operands
+// that are files are listed first, then each directory under a "DIR:"
+// title, unless a single directory was named alone.
+func cmdLs(c *cmdCtx) int {
+	a, st, ok := c.toyParse(toySpec{
+		opts: "ZgoACFHLNRSabcdfhiklmnpqrstuw#x1",
+		long: map[string]rune{"color": 0x1, "full-time": 0x2, "show-control-chars": 0x3},
+		max:  -1,
+	})
+	if !ok {
+		return st
+	}
+	if a.has('d') {
+		a.flags['R'] = false
+	}
+	l := &lister{c: c, a: a, long: a.has('l') || a.has('o') || a.has('n') || a.has('g')}
+	operands := a.args
+	if len(operands) == 0 {
+		operands = []string{"."}
+	}
+	status := 0
+	var top []lsEntry
+	for _, p := range operands {
+		fi, err := c.d.fs.Stat(c.abs(p))
+		if err != nil {
+			c.toyPerror(err, "%s", p) // perror_msg_raw(*s)
+			status = 1
+			continue
+		}
+		top = append(top, lsEntry{name: p, path: c.abs(p), fi: fi})
+	}
+	if len(top) == 1 && isDir(top[0].fi) && !a.has('d') {
+		l.listDir(top[0], a.has('R'))
+		l.flush()
+		return status
+	}
+	l.sort(top)
+	w := l.widths(top)
+	for _, e := range top {
+		if isDir(e.fi) && !a.has('d') {
+			continue
+		}
+		l.entry(e, w)
+	}
+	l.flush()
+	if !a.has('d') {
+		for _, e := range top {
+			if isDir(e.fi) {
+				l.listDir(e, true)
+				l.flush()
+			}
+		}
+	}
+	return status
+}
+
+type lsEntry struct {
+	name string // as displayed: the operand, or the directory entry name
+	path string // absolute
+	fi   adbd.FileInfo
+}
+
+// lister carries ls's output state across directories.
+type lister struct {
+	c       *cmdCtx
+	a       toyArgs
+	long    bool
+	titled  bool // something was printed: later titles get a blank line
+	line    strings.Builder
+	lineLen int // -m: width of the current output line
+	count   int // entries printed since the last flush
+}
+
+// lsWidths are the column widths of one listing (entrylen's totals).
+type lsWidths struct{ links, user, group, size int }
+
+func (l *lister) sort(es []lsEntry) {
+	slices.SortStableFunc(es, func(x, y lsEntry) int {
+		r := 0
+		if l.a.has('S') {
+			r = cmp.Compare(y.fi.Size, x.fi.Size)
+		}
+		if l.a.has('t') && r == 0 {
+			r = y.fi.ModTime.Compare(x.fi.ModTime)
+		}
+		if r == 0 {
+			r = strings.Compare(x.name, y.name)
+		}
+		if l.a.has('r') {
+			r = -r
+		}
+		return r
+	})
+}
+
+func (l *lister) owner(e lsEntry) (user, group string) {
+	u, uid, g, gid := owner(e.path)
+	if l.a.has('n') {
+		return strconv.Itoa(uid), strconv.Itoa(gid)
+	}
+	return u, g
+}
+
+func (l *lister) widths(es []lsEntry) lsWidths {
+	var w lsWidths
+	for _, e := range es {
+		u, g := l.owner(e)
+		w.links = max(w.links, len(strconv.Itoa(l.c.d.fs.nlink(e.path))))
+		w.user = max(w.user, len(u))
+		w.group = max(w.group, len(g))
+		w.size = max(w.size, len(strconv.FormatInt(e.fi.Size, 10)))
+	}
+	return w
+}
+
+// entry prints one listing entry (listfiles' output loop).
+func (l *lister) entry(e lsEntry, w lsWidths) {
+	var b strings.Builder
+	if l.long {
+		u, g := l.owner(e)
+		fmt.Fprintf(&b, "%s %*d", modeString(e.fi.Mode), w.links, l.c.d.fs.nlink(e.path))
+		if !l.a.has('g') {
+			fmt.Fprintf(&b, " %-*s", w.user, u)
+		}
+		if !l.a.has('o') {
+			fmt.Fprintf(&b, " %-*s", w.group, g)
+		}
+		fmt.Fprintf(&b, " %*d %s ", w.size, e.fi.Size, e.fi.ModTime.UTC().Format("2006-01-02 15:04"))
+	}
+	b.WriteString(e.name)
+	if (l.a.has('F') || l.a.has('p')) && isDir(e.fi) {
+		b.WriteByte('/')
+	} else if l.a.has('F') && e.fi.Mode&0o111 != 0 && !isDir(e.fi) {
+		b.WriteByte('*')
+	}
+	l.titled = true
+	s := b.String()
+	if !l.a.has('m') || l.long {
+		l.c.printf("%s\n", s)
+		return
+	}
+	// -m: "a, b, c", wrapping before an entry that would pass column 80.
+	if l.count > 0 {
+		l.line.WriteByte(',')
+		if l.lineLen+1+len(s)+1 > 80 {
+			l.line.WriteByte('\n')
+			l.lineLen = 0
+		} else {
+			l.line.WriteByte(' ')
+			l.lineLen += 2
+		}
+	}
+	l.line.WriteString(s)
+	l.lineLen += len(s) + 1
+	l.count++
+}
+
+// flush ends an -m line.
+func (l *lister) flush() {
+	if l.line.Len() > 0 {
+		l.c.printf("%s\n", l.line.String())
+	}
+	l.line.Reset()
+	l.lineLen, l.count = 0, 0
+}
+
+// listDir lists one directory, with its "DIR:" title when titled, and
+// recurses with -R.
+func (l *lister) listDir(dir lsEntry, titled bool) {
+	infos, _ := l.c.d.fs.ReadDir(dir.path)
+	var es []lsEntry
+	if l.a.has('a') || l.a.has('f') {
+		parent, _ := l.c.d.fs.Stat(path.Dir(dir.path))
+		es = append(es, lsEntry{name: ".", path: dir.path, fi: dir.fi}, lsEntry{name: "..", path: path.Dir(dir.path), fi: parent})
+	}
+	for _, fi := range infos {
+		if strings.HasPrefix(fi.Name, ".") && !l.a.has('a') && !l.a.has('A') && !l.a.has('f') {
+			continue
+		}
+		es = append(es, lsEntry{name: fi.Name, path: path.Join(dir.path, fi.Name), fi: fi})
+	}
+	if titled {
+		if l.titled {
+			l.c.printf("\n")
+		}
+		l.c.printf("%s:\n", dir.name)
+		l.titled = true
+	}
+	l.sort(es)
+	w := l.widths(es)
+	if l.long || l.a.has('s') {
+		var total int64
+		for _, e := range es {
+			total += blocks(e.fi)
+		}
+		l.c.printf("total %d\n", total)
+	}
+	for _, e := range es {
+		l.entry(e, w)
+	}
+	l.flush()
+	if !l.a.has('R') {
+		return
+	}
+	for _, e := range es {
+		if isDir(e.fi) && e.name != "." && e.name != ".." {
+			l.listDir(lsEntry{name: dir.name + "/" + e.name, path: e.path, fi: e.fi}, true)
+		}
+	}
+}

@@ -1,0 +1,146 @@
+package android
+
+import (
+	"io/fs"
+	"path"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// The file operations below answer with the errno values the Linux system
+// calls they stand for return (rename(2), chmod(2), utimensat(2)), so the
+// tools that use them print the same strerror texts as on a phone.
+
+// Rename moves oldp to newp as rename(2) does: it replaces an existing
+// file, or an empty directory with a directory.
+func (f *FS) Rename(oldp, newp string) error {
+	oldp, newp = cleanPath("/", oldp), cleanPath("/", newp)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	src, ok := f.nodes[oldp]
+	if !ok {
+		return pathErr("rename", oldp, fs.ErrNotExist)
+	}
+	parent, ok := f.nodes[path.Dir(newp)]
+	switch {
+	case !ok:
+		return pathErr("rename", newp, fs.ErrNotExist)
+	case !parent.dir:
+		return pathErr("rename", newp, errNotDir)
+	case oldp == newp:
+		return nil
+	case oldp == "/" || oldp == "/dev/null" || newp == "/dev/null":
+		return pathErr("rename", oldp, syscall.EBUSY)
+	case src.dir && strings.HasPrefix(newp, oldp+"/"):
+		return pathErr("rename", newp, syscall.EINVAL)
+	}
+	if dst, ok := f.nodes[newp]; ok {
+		switch {
+		case src.dir && !dst.dir:
+			return pathErr("rename", newp, errNotDir)
+		case !src.dir && dst.dir:
+			return pathErr("rename", newp, errIsDir)
+		case dst.dir && f.hasChildrenLocked(newp):
+			return pathErr("rename", newp, syscall.ENOTEMPTY)
+		}
+	}
+	moved := map[string]*fsNode{newp: src}
+	for name, n := range f.nodes {
+		if strings.HasPrefix(name, oldp+"/") {
+			moved[newp+name[len(oldp):]] = n
+			delete(f.nodes, name)
+		}
+	}
+	delete(f.nodes, oldp)
+	for name, n := range moved {
+		f.nodes[name] = n
+	}
+	return nil
+}
+
+func (f *FS) hasChildrenLocked(dir string) bool {
+	for name := range f.nodes {
+		if strings.HasPrefix(name, dir+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// Chmod sets the permission bits (07777) of p.
+func (f *FS) Chmod(p string, perm uint32) error {
+	p = cleanPath("/", p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nodes[p]
+	if !ok {
+		return pathErr("chmod", p, fs.ErrNotExist)
+	}
+	if p == "/dev/null" || p == "/" {
+		return pathErr("chmod", p, fs.ErrPermission)
+	}
+	n.perm = perm & 0o7777
+	return nil
+}
+
+// Touch sets the modification time of p; with create, a missing file is
+// created empty (mode 0666 less the shell's umask 077? no: Android's shell
+// umask is 0, and toybox touch opens with 0666).
+func (f *FS) Touch(p string, mtime time.Time, create bool) error {
+	p = cleanPath("/", p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if n, ok := f.nodes[p]; ok {
+		if p != "/dev/null" {
+			n.mtime = mtime
+		}
+		return nil
+	}
+	if !create {
+		return pathErr("utimensat", p, fs.ErrNotExist)
+	}
+	parent, ok := f.nodes[path.Dir(p)]
+	if !ok {
+		return pathErr("open", p, fs.ErrNotExist)
+	}
+	if !parent.dir {
+		return pathErr("open", p, errNotDir)
+	}
+	f.nodes[p] = &fsNode{perm: 0o666, mtime: mtime}
+	return nil
+}
+
+// nlink is the link count ls -l and stat show: a directory has one for
+// itself, one for its entry in the parent and one per subdirectory's "..".
+func (f *FS) nlink(p string) int {
+	p = cleanPath("/", p)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	n, ok := f.nodes[p]
+	if !ok || !n.dir {
+		return 1
+	}
+	links := 2
+	for name, c := range f.nodes {
+		if c.dir && name != p && path.Dir(name) == p {
+			links++
+		}
+	}
+	return links
+}
+
+// owner is the user and group ls and stat show for p: what a phone shows
+// to the shell user. Shared storage (served by MediaProvider's FUSE
+// daemon) shows files the shell made as shell:media_rw (uid 2000, gid
+// 1023); /data/local/tmp and below belong to shell:shell; the rest of the
+// tree to root.
+func owner(p string) (user string, uid int, group string, gid int) {
+	switch {
+	case p == "/sdcard" || strings.HasPrefix(p, "/sdcard/"):
+		return "shell", 2000, "media_rw", 1023
+	case p == "/data/local/tmp" || strings.HasPrefix(p, "/data/local/tmp/"):
+		return "shell", 2000, "shell", 2000
+	}
+	return "root", 0, "root", 0
+}
