@@ -54,7 +54,7 @@ var commands map[string]commandFunc
 func init() {
 	commands = map[string]commandFunc{
 		"getprop":      cmdGetprop,
-		"echo":         cmdEcho,
+		"echo":         cmdToyboxEcho,
 		"true":         func(*cmdCtx) int { return 0 },
 		"false":        func(*cmdCtx) int { return 1 },
 		"sleep":        cmdSleep,
@@ -81,8 +81,8 @@ func init() {
 		"id":           cmdID,
 		"whoami":       func(c *cmdCtx) int { c.printf("shell\n"); return 0 },
 		"uname":        cmdUname,
-		"head":         func(c *cmdCtx) int { return headTail(c, false) },
-		"tail":         func(c *cmdCtx) int { return headTail(c, true) },
+		"head":         cmdHead,
+		"tail":         cmdTail,
 		"wc":           cmdWc,
 		"mv":           func(c *cmdCtx) int { return mvcp(c, true) },
 		"cp":           func(c *cmdCtx) int { return mvcp(c, false) },
@@ -90,6 +90,11 @@ func init() {
 		"touch":        cmdTouch,
 		"stat":         cmdStat,
 		"which":        cmdWhich,
+		"printf":       cmdPrintf,
+		"__printf":     cmdPrintf,
+		"__echo":       cmdEcho,
+		"tr":           cmdTr,
+		"sed":          cmdSed,
 		"__command":    cmdCommand,
 		"__type":       cmdType,
 		"__hash":       func(*cmdCtx) int { return 0 },
@@ -98,7 +103,8 @@ func init() {
 
 // hostBuiltins are interpreter builtins that would look at the host (PATH
 // lookups with os.Stat); they are routed to our own versions.
-var hostBuiltins = map[string]string{"command": "__command", "type": "__type", "hash": "__hash"}
+var hostBuiltins = map[string]string{"command": "__command", "type": "__type", "hash": "__hash",
+	"echo": "__echo", "printf": "__printf"} // mksh's echo; mksh has no printf builtin
 
 // hostTmpGuard is the interpreter's TMPDIR as the Runner sees it when it is
 // built. mvdan.cc/sh opens "$TMPDIR/sh-interp-*" paths (its process
