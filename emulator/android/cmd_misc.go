@@ -175,6 +175,13 @@ func cmdType(c *cmdCtx) int {
 	return status
 }
 
+// cmdPwd is toybox pwd (toys/posix/pwd.c), /system/bin/pwd: what run-as
+// and timeout exec (a plain pwd is the shell's builtin).
+func cmdPwd(c *cmdCtx) int {
+	c.printf("%s\n", c.dir)
+	return 0
+}
+
 // cmdID is toybox id for the adb shell user.
 func cmdID(c *cmdCtx) int {
 	if len(c.args) > 1 && c.args[1] == "-u" {
