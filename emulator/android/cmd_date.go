@@ -14,7 +14,7 @@ import (
 // the clock: "date: cannot set date: Operation not permitted" (status 1),
 // after which the date is printed anyway.
 func cmdDate(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "d:D:I:r:s:u", long: map[string]rune{"utc": 'u', "iso-8601": 'I'}, max: -1})
+	a, st, ok := c.toyParse(toySpec{opts: "d:D:Ir:s:u", attached: "I", long: map[string]rune{"utc": 'u', "iso-8601": 'I'}, max: -1})
 	if !ok {
 		return st
 	}

@@ -1,8 +1,8 @@
 package android
 
 import (
+	"bytes"
 	"errors"
-	"io"
 	"io/fs"
 	"path"
 	"syscall"
@@ -36,32 +36,53 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// cmdCat is toybox cat (toys/posix/cat.c): files in order, stdin for
-// none or "-"; an unreadable file is "cat: NAME: strerror" (loopfiles).
+// cmdCat is toybox cat (toys/posix/cat.c), /system/bin/cat: what runs
+// when cat gets options (mksh's builtin takes the rest). Files in order,
+// stdin for none or "-"; -v shows control characters as ^X and high bytes
+// as M-X, -t also tabs, -e marks line ends with $; an unreadable file is
+// "cat: NAME: strerror" (loopfiles).
 func cmdCat(c *cmdCtx) int {
 	a, st, ok := c.toyParse(toySpec{opts: "uvte", max: -1})
 	if !ok {
 		return st
 	}
-	files := a.args
-	if len(files) == 0 {
-		files = []string{"-"}
-	}
-	status := 0
-	for _, f := range files {
-		if f == "-" {
-			io.Copy(c.stdout, c.stdin)
+	ins, ok := c.loopFiles(a.args)
+	for _, in := range ins {
+		if !a.has('v') && !a.has('t') && !a.has('e') {
+			c.stdout.Write(in.data)
 			continue
 		}
-		data, err := c.d.fs.ReadFile(c.abs(f))
-		if err != nil {
-			c.toyPerror(err, "%s", f)
-			status = 1
-			continue
+		var b bytes.Buffer
+		for _, ch := range in.data {
+			if ch > 126 && a.has('v') {
+				if ch > 127 {
+					b.WriteString("M-")
+					ch -= 128
+				}
+				if ch == 127 {
+					b.WriteString("^?")
+					continue
+				}
+			}
+			if ch < 32 {
+				if ch == '\n' {
+					if a.has('e') {
+						b.WriteByte('$')
+					}
+				} else if ch == '\t' && a.has('t') || ch != '\t' && a.has('v') {
+					b.WriteByte('^')
+					b.WriteByte(ch + '@')
+					continue
+				}
+			}
+			b.WriteByte(ch)
 		}
-		c.stdout.Write(data)
+		c.stdout.Write(b.Bytes())
 	}
-	return status
+	if !ok {
+		return 1
+	}
+	return 0
 }
 
 // cmdRm is toybox rm (toys/posix/rm.c): -f ignores missing files, -r/-R

@@ -134,7 +134,7 @@ func (l *lister) entry(e lsEntry, w lsWidths) {
 	var b strings.Builder
 	if l.long {
 		u, g := l.owner(e)
-		fmt.Fprintf(&b, "%s %*d", modeString(e.fi.Mode), w.links, l.c.d.fs.nlink(e.path))
+		fmt.Fprintf(&b, "%s %*d", modeString(shownMode(e.path, e.fi.Mode)), w.links, l.c.d.fs.nlink(e.path))
 		if !l.a.has('g') {
 			fmt.Fprintf(&b, " %-*s", w.user, u)
 		}

@@ -114,8 +114,10 @@ type sedCmd struct {
 func parseSed(s string, ere bool) ([]*sedCmd, string) {
 	var cmds []*sedCmd
 	i := 0
+	// bad is parse_pattern's error: the command from its start, and the
+	// position and character where parsing stopped (NUL at the end).
 	bad := func(start, at int) string {
-		ch := ""
+		ch := "\x00"
 		if at < len(s) {
 			ch = s[at : at+1]
 		}
@@ -290,7 +292,7 @@ func parseSed(s string, ere bool) ([]*sedCmd, string) {
 			}
 			cmd.from, cmd.to, i = []rune(from), []rune(to), next2
 		default:
-			return nil, bad(start, i-1)
+			return nil, bad(start, i)
 		}
 		cmds = append(cmds, cmd)
 	}

@@ -537,6 +537,7 @@ func statField(conv byte, pat, name, p string, fi adbd.FileInfo, nlink int) stri
 		return t.UTC().Format("2006-01-02 15:04:05.000000000 -0700")
 	}
 	dev := int64(devNumber(p))
+	fi.Mode = shownMode(p, fi.Mode)
 	switch conv {
 	case 'a':
 		return num("o", int64(fi.Mode&0o7777))

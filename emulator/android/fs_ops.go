@@ -130,6 +130,20 @@ func (f *FS) nlink(p string) int {
 	return links
 }
 
+// shownMode is the st_mode ls and stat show for p. Shared storage is
+// MediaProvider's FUSE view, which presents every directory as drwxrws---
+// and every file as -rw-rw---- whatever mode it was given; elsewhere the
+// mode is the node's own.
+func shownMode(p string, mode uint32) uint32 {
+	if p != "/sdcard" && !strings.HasPrefix(p, "/sdcard/") {
+		return mode
+	}
+	if mode&0o170000 == modeDir {
+		return modeDir | 0o2770
+	}
+	return modeFile | 0o660
+}
+
 // owner is the user and group ls and stat show for p: what a phone shows
 // to the shell user. Shared storage (served by MediaProvider's FUSE
 // daemon) shows files the shell made as shell:media_rw (uid 2000, gid

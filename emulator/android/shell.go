@@ -93,6 +93,8 @@ func init() {
 		"printf":       cmdPrintf,
 		"__printf":     cmdPrintf,
 		"__echo":       cmdEcho,
+		"__cat":        cmdMkshCat,
+		"__sleep":      cmdMkshSleep,
 		"tr":           cmdTr,
 		"sed":          cmdSed,
 		"date":         cmdDate,
@@ -106,10 +108,11 @@ func init() {
 	}
 }
 
-// hostBuiltins are interpreter builtins that would look at the host (PATH
-// lookups with os.Stat); they are routed to our own versions.
+// hostBuiltins are interpreter builtins routed to our own versions: those
+// that would look at the host (PATH lookups with os.Stat), and those mksh
+// has and does differently (mksh_builtins.go).
 var hostBuiltins = map[string]string{"command": "__command", "type": "__type", "hash": "__hash",
-	"echo": "__echo", "printf": "__printf"} // mksh's echo; mksh has no printf builtin
+	"echo": "__echo", "printf": "__printf", "cat": "__cat", "sleep": "__sleep"} // mksh's builtins (mksh_builtins.go); its printf is not built in
 
 // hostTmpGuard is the interpreter's TMPDIR as the Runner sees it when it is
 // built. mvdan.cc/sh opens "$TMPDIR/sh-interp-*" paths (its process

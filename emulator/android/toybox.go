@@ -32,6 +32,9 @@ type toySpec struct {
 	argfail int
 	// numeric lets "-5" through as an operand (head/tail's "-N").
 	numeric bool
+	// attached lists options whose argument is optional and only given
+	// attached ("-Iseconds"; toybox's ":;").
+	attached string
 	// negative allows '#' arguments below 0 (toybox declares "#<0" for
 	// most: "-n < 0").
 	negative bool
@@ -131,6 +134,12 @@ func (c *cmdCtx) toyParse(spec toySpec) (a toyArgs, status int, ok bool) {
 				return a, fail, false
 			}
 			a.flags[r] = true
+			if strings.ContainsRune(spec.attached, r) {
+				if j+1 < len(arg) {
+					a.vals[r] = append(a.vals[r], arg[j+1:])
+				}
+				break
+			}
 			if kind == 0 {
 				continue
 			}
