@@ -8,13 +8,14 @@ import (
 )
 
 // cmdSed is toybox sed (toys/posix/sed.c) for the scripts tools send:
-// -n, -e (several), -E/-r, -i, -s; addresses N, $, /RE/ and \cREc, ranges
+// -n, -e (several), -E/-r, -i[SUFFIX] (in place, the original kept as
+// FILE+SUFFIX), -s; addresses N, $, /RE/ and \cREc, ranges
 // A1,A2 and A1,+N, negation with !; commands p d q Q = s y a i c n N h H
 // g G x { }. Inputs form one stream (per file with -i/-s). A script it
 // cannot parse is "sed: bad pattern 'COMMAND'@POS (CHAR)", as
 // parse_pattern reports it.
 func cmdSed(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "e:f:i:nErsz", long: map[string]rune{"null-data": 'z', "regexp-extended": 'E', "quiet": 'n', "silent": 'n', "in-place": 'i', "expression": 'e'}, max: -1})
+	a, st, ok := c.toyParse(toySpec{opts: "e:f:inErsz", attached: "i", long: map[string]rune{"null-data": 'z', "regexp-extended": 'E', "quiet": 'n', "silent": 'n', "in-place": 'i', "expression": 'e'}, max: -1})
 	if !ok {
 		return st
 	}
@@ -62,6 +63,9 @@ func cmdSed(c *cmdCtx) int {
 			res := run(in.data)
 			if inPlace && in.name != "-" {
 				fi, _ := c.d.fs.Stat(c.abs(in.name))
+				if suffix := a.val('i'); suffix != "" {
+					c.d.fs.WriteFile(c.abs(in.name+suffix), in.data, fi.Mode&0o7777, fi.ModTime)
+				}
 				c.d.fs.WriteFile(c.abs(in.name), res, fi.Mode&0o7777, c.d.now())
 				continue
 			}

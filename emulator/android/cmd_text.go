@@ -71,7 +71,8 @@ func splitLines(data []byte) [][]byte {
 
 // cmdGrep is toybox grep (toys/posix/grep.c): basic regular expressions
 // unless -E (or -F fixed strings); -c -l -L -q -s -n -H -h -o -v -i -w -x
-// -m; several files prefix matches with "FILE:"; status 0 on a match, 1
+// -m, context -A -B -C (context lines use "-" where matches use ":",
+// "--" separates groups); several files prefix matches with "FILE:"; status 0 on a match, 1
 // on none, 2 on an error (TOYFLAG_ARGFAIL(2), toys.exitval = 2 until a
 // file was searched).
 func cmdGrep(c *cmdCtx) int {
@@ -131,6 +132,11 @@ func cmdGrep(c *cmdCtx) int {
 		res = append(res, re)
 	}
 	showName := a.has('H') || (len(files) > 1 && !a.has('h'))
+	ctxA, _ := strconv.Atoi(a.val('A'))
+	ctxB, _ := strconv.Atoi(a.val('B'))
+	if around, _ := strconv.Atoi(a.val('C')); around > 0 {
+		ctxA, ctxB = max(ctxA, around), max(ctxB, around)
+	}
 	maxCount := -1
 	if a.has('m') {
 		maxCount, _ = strconv.Atoi(a.val('m'))
@@ -147,7 +153,22 @@ func cmdGrep(c *cmdCtx) int {
 		if name == "-" {
 			name = "(standard input)"
 		}
-		n := 0
+		// Context (-A/-B/-C) as do_grep keeps it: "after" counts lines
+		// still to show, before holds up to B unshown lines, and "--"
+		// precedes the next output once a line was skipped after a match.
+		n, after, bars := 0, 0, false
+		var before []string
+		beforeAt := 0 // line number of before[0]
+		prefix := func(lineNo int, sep string) string {
+			p := ""
+			if showName {
+				p = name + sep
+			}
+			if a.has('n') {
+				p += strconv.Itoa(lineNo) + sep
+			}
+			return p
+		}
 		for i, l := range lines(in.data) {
 			if maxCount >= 0 && n >= maxCount {
 				break
@@ -166,6 +187,29 @@ func cmdGrep(c *cmdCtx) int {
 				}
 			}
 			if (len(hits) > 0) == a.has('v') {
+				discard := after > 0 || ctxB > 0
+				if after > 0 {
+					after--
+					if after > 0 {
+						c.printf("%s%s\n", prefix(i+1, "-"), l)
+						discard = false
+					}
+				}
+				if discard && ctxB > 0 {
+					if len(before) == 0 {
+						beforeAt = i + 1
+					}
+					before = append(before, l)
+					if len(before) > ctxB {
+						before = before[1:]
+						beforeAt++
+					} else {
+						discard = false
+					}
+				}
+				if discard && n > 0 {
+					bars = true
+				}
 				continue
 			}
 			n++
@@ -176,19 +220,23 @@ func cmdGrep(c *cmdCtx) int {
 			if a.has('c') || a.has('l') || a.has('L') {
 				continue
 			}
-			prefix := ""
-			if showName {
-				prefix = name + ":"
+			if bars {
+				c.printf("--\n")
+				bars = false
 			}
-			if a.has('n') {
-				prefix += strconv.Itoa(i+1) + ":"
+			for j, b := range before {
+				c.printf("%s%s\n", prefix(beforeAt+j, "-"), b)
 			}
+			before = before[:0]
 			if a.has('o') && !a.has('v') {
 				for _, h := range hits {
-					c.printf("%s%s\n", prefix, h)
+					c.printf("%s%s\n", prefix(i+1, ":"), h)
 				}
 			} else {
-				c.printf("%s%s\n", prefix, l)
+				c.printf("%s%s\n", prefix(i+1, ":"), l)
+			}
+			if ctxA > 0 {
+				after = ctxA + 1
 			}
 		}
 		switch {
