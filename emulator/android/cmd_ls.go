@@ -14,7 +14,9 @@ import (
 // cmdLs is toybox ls (toys/posix/ls.c, ls_main and listfiles). adb shell
 // with a command has no terminal, so output is one name per line (an
 // implied -1) unless -m. Long listings pad each column to its widest entry
-// and print the time as "%F %H:%M" (toybox always uses long-iso). Operands
+// and print the time as "%F %H:%M" (toybox always uses long-iso); -h
+// sizes, -s blocks, -i inodes, -n numeric ids, -F/-p markers, -t -S -r
+// order, -R recursion, -d, -a/-A. Operands
 // that are files are listed first, then each directory under a "DIR:"
 // title, unless a single directory was named alone.
 func cmdLs(c *cmdCtx) int {
@@ -88,7 +90,7 @@ type lister struct {
 }
 
 // lsWidths are the column widths of one listing (entrylen's totals).
-type lsWidths struct{ links, user, group, size int }
+type lsWidths struct{ inode, blocks, links, user, group, size int }
 
 func (l *lister) sort(es []lsEntry) {
 	slices.SortStableFunc(es, func(x, y lsEntry) int {
@@ -124,14 +126,53 @@ func (l *lister) widths(es []lsEntry) lsWidths {
 		w.links = max(w.links, len(strconv.Itoa(l.c.d.fs.nlink(e.path))))
 		w.user = max(w.user, len(u))
 		w.group = max(w.group, len(g))
-		w.size = max(w.size, len(strconv.FormatInt(e.fi.Size, 10)))
+		w.size = max(w.size, len(l.size(e.fi.Size, 1)))
+		w.inode = max(w.inode, len(strconv.FormatUint(inode(e.path), 10)))
+		w.blocks = max(w.blocks, len(l.size(blocks(e.fi), 1024)))
 	}
 	return w
+}
+
+// size is print_with_h: a number of units as is, or with -h the bytes it
+// stands for in human_readable() form (a 512-byte block count is taken
+// for kilobytes there, as toybox does).
+func (l *lister) size(n int64, unit int64) string {
+	if l.a.has('h') {
+		return humanReadable(uint64(n * unit))
+	}
+	return strconv.FormatInt(n, 10)
+}
+
+// humanReadable is toybox's human_readable() (lib/lib.c
+// human_readable_long, 3 digits, 1024 steps): "999", "1.2K", "12K", "1.0M".
+func humanReadable(num uint64) string {
+	unit, snap := 0, uint64(0)
+	for len(strconv.FormatUint(num, 10)) > 3 {
+		snap = num
+		num = (num + 512) / 1024
+		unit++
+	}
+	s := strconv.FormatUint(num, 10)
+	if unit > 0 && len(s) == 1 {
+		whole := snap / 1024
+		frac := ((snap-whole*1024)*100 + 50) / 1024 / 10
+		s = strconv.FormatUint(whole, 10) + "." + strconv.FormatUint(frac, 10)
+	}
+	if unit > 0 {
+		s += string(" KMGTPEZY"[unit])
+	}
+	return s
 }
 
 // entry prints one listing entry (listfiles' output loop).
 func (l *lister) entry(e lsEntry, w lsWidths) {
 	var b strings.Builder
+	if l.a.has('i') {
+		fmt.Fprintf(&b, "%*d ", w.inode, inode(e.path))
+	}
+	if l.a.has('s') {
+		fmt.Fprintf(&b, "%*s ", w.blocks, l.size(blocks(e.fi), 1024))
+	}
 	if l.long {
 		u, g := l.owner(e)
 		fmt.Fprintf(&b, "%s %*d", modeString(shownMode(e.path, e.fi.Mode)), w.links, l.c.d.fs.nlink(e.path))
@@ -141,7 +182,7 @@ func (l *lister) entry(e lsEntry, w lsWidths) {
 		if !l.a.has('o') {
 			fmt.Fprintf(&b, " %-*s", w.group, g)
 		}
-		fmt.Fprintf(&b, " %*d %s ", w.size, e.fi.Size, e.fi.ModTime.UTC().Format("2006-01-02 15:04"))
+		fmt.Fprintf(&b, " %*s %s ", w.size, l.size(e.fi.Size, 1), e.fi.ModTime.UTC().Format("2006-01-02 15:04"))
 	}
 	b.WriteString(e.name)
 	if (l.a.has('F') || l.a.has('p')) && isDir(e.fi) {
@@ -209,7 +250,7 @@ func (l *lister) listDir(dir lsEntry, titled bool) {
 		for _, e := range es {
 			total += blocks(e.fi)
 		}
-		l.c.printf("total %d\n", total)
+		l.c.printf("total %s\n", l.size(total, 1024))
 	}
 	for _, e := range es {
 		l.entry(e, w)
