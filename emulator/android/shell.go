@@ -95,6 +95,8 @@ func init() {
 		"__echo":       cmdEcho,
 		"__cat":        cmdMkshCat,
 		"__sleep":      cmdMkshSleep,
+		"__test":       cmdMkshTest,
+		"__[":          cmdMkshTest,
 		"tr":           cmdTr,
 		"sed":          cmdSed,
 		"date":         cmdDate,
@@ -112,7 +114,7 @@ func init() {
 // that would look at the host (PATH lookups with os.Stat), and those mksh
 // has and does differently (mksh_builtins.go).
 var hostBuiltins = map[string]string{"command": "__command", "type": "__type", "hash": "__hash",
-	"echo": "__echo", "printf": "__printf", "cat": "__cat", "sleep": "__sleep"} // mksh's builtins (mksh_builtins.go); its printf is not built in
+	"echo": "__echo", "printf": "__printf", "cat": "__cat", "sleep": "__sleep", "test": "__test", "[": "__["} // mksh's builtins (mksh_builtins.go); its printf is not built in
 
 // hostTmpGuard is the interpreter's TMPDIR as the Runner sees it when it is
 // built. mvdan.cc/sh opens "$TMPDIR/sh-interp-*" paths (its process
