@@ -57,7 +57,7 @@ func parseDuration(s string) (time.Duration, error) {
 // as xparsetime (lib/xwrap.c) reads it: "Not a number 'X'", "Unknown
 // suffix 'X'". It ends early (status 130) when the stream closes.
 func cmdSleep(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{min: 1, max: -1, numeric: true})
+	a, st, ok := c.toyParse(toySpec{min: 1, max: -1})
 	if !ok {
 		return st
 	}

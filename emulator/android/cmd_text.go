@@ -309,7 +309,7 @@ func breToERE(p string) string {
 // bytes, the old "-N" form; several files get "==> FILE <==" headers
 // separated by a blank line (-q none, -v always).
 func cmdHead(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "n#c#qv", long: map[string]rune{"lines": 'n', "bytes": 'c'}, max: -1, numeric: true})
+	a, st, ok := c.toyParse(toySpec{opts: "n#c#qv", long: map[string]rune{"lines": 'n', "bytes": 'c'}, max: -1, passUnknown: true})
 	if !ok {
 		return st
 	}
@@ -358,7 +358,7 @@ func displayName(name string) string {
 // from line N, -c likewise for bytes, the old "-N"/"+N" form, headers as
 // head; -f waits (nothing more ever arrives) until the stream closes.
 func cmdTail(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "fFs:c:n:", long: map[string]rune{"lines": 'n', "bytes": 'c'}, max: -1, numeric: true})
+	a, st, ok := c.toyParse(toySpec{opts: "fFs:c:n:", long: map[string]rune{"lines": 'n', "bytes": 'c'}, max: -1, passUnknown: true})
 	if !ok {
 		return st
 	}

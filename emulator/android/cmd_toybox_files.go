@@ -177,25 +177,11 @@ func (f *FS) tree(p, display string) []string {
 // looks like an option ("-w") is taken as the mode ('?' in its option
 // string); -v prints "chmod 'FILE' to MODE"; -R recurses.
 func cmdChmod(c *cmdCtx) int {
-	var args []string
-	flags := map[rune]bool{}
-	for i, arg := range c.args[1:] {
-		if arg == "--" {
-			args = append(args, c.args[i+2:]...)
-			break
-		}
-		if len(arg) > 1 && arg[0] == '-' && strings.Trim(arg[1:], "vfR") == "" {
-			for _, r := range arg[1:] {
-				flags[r] = true
-			}
-			continue
-		}
-		args = append(args, arg)
+	a, st, ok := c.toyParse(toySpec{opts: "vfR", min: 2, max: -1, passUnknown: true})
+	if !ok {
+		return st
 	}
-	if len(args) < 2 {
-		c.toyUsage("Need 2 arguments")
-		return 1
-	}
+	flags, args := a.flags, a.args
 	modeStr := args[0]
 	if _, ok := stringToMode(modeStr, 0, false); !ok {
 		c.toyErr("bad mode '%s'", modeStr)

@@ -30,8 +30,10 @@ type toySpec struct {
 	// argfail is the exit status of usage errors (TOYFLAG_ARGFAIL; grep
 	// uses 2). Default 1.
 	argfail int
-	// numeric lets "-5" through as an operand (head/tail's "-N").
-	numeric bool
+	// passUnknown makes an argument with an unknown option an operand
+	// instead of an error ('?' in the option string: chmod's "-w" mode,
+	// head's "-5").
+	passUnknown bool
 	// attached lists options whose argument is optional and only given
 	// attached ("-Iseconds"; toybox's ":;").
 	attached string
@@ -94,7 +96,7 @@ func (c *cmdCtx) toyParse(spec toySpec) (a toyArgs, status int, ok bool) {
 	optionsDone := false
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
-		if optionsDone || len(arg) < 2 || arg[0] != '-' || (spec.numeric && isNumber(arg[1:])) {
+		if optionsDone || len(arg) < 2 || arg[0] != '-' || (spec.passUnknown && hasUnknown(spec, arg)) {
 			a.args = append(a.args, arg)
 			if spec.stopEarly {
 				optionsDone = true
@@ -184,6 +186,24 @@ func (c *cmdCtx) toyParse(spec toySpec) (a toyArgs, status int, ok bool) {
 		return a, fail, false
 	}
 	return a, 0, true
+}
+
+// hasUnknown reports whether the short options in arg ("-abc") include
+// one spec does not declare before one that takes the rest as its value.
+func hasUnknown(spec toySpec, arg string) bool {
+	if strings.HasPrefix(arg, "--") {
+		_, known := spec.long[strings.SplitN(arg[2:], "=", 2)[0]]
+		return !known && arg != "--"
+	}
+	for _, r := range arg[1:] {
+		switch kind := optKind(spec.opts, r); {
+		case kind < 0:
+			return true
+		case kind > 0 || strings.ContainsRune(spec.attached, r):
+			return false
+		}
+	}
+	return false
 }
 
 // optKind reports how option r is declared in opts: -1 unknown, 0 a plain
