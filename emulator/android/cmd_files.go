@@ -6,6 +6,8 @@ import (
 	"io/fs"
 	"path"
 	"syscall"
+
+	"github.com/adb-connector/adb-connector/emulator/adbd"
 )
 
 // errPerm is EPERM, what the shell user gets for privileged calls.
@@ -32,6 +34,8 @@ func errText(err error) string {
 		return "Invalid argument"
 	case errors.Is(err, syscall.EBUSY):
 		return "Device or resource busy"
+	case errors.Is(err, syscall.EROFS):
+		return "Read-only file system"
 	}
 	return err.Error()
 }
@@ -117,26 +121,50 @@ func cmdRm(c *cmdCtx) int {
 			status = 1
 			continue
 		}
-		dir := fi.Mode&0o170000 == modeDir
-		if dir && !a.has('r') && !a.has('R') {
+		if isDir(fi) && !a.has('r') && !a.has('R') {
 			c.toyPerror(errIsDir, "%s", p) // unlinkat without AT_REMOVEDIR
 			status = 1
 			continue
 		}
-		var gone []string
-		if a.has('v') {
-			gone = c.d.fs.tree(c.abs(p), p)
-		}
-		if err := c.d.fs.Remove(c.abs(p), true); err != nil {
-			c.toyPerror(err, "%s", p)
+		if !c.rmTree(p, c.abs(p), fi, a.has('v')) {
 			status = 1
-			continue
-		}
-		for _, g := range gone {
-			c.printf("%s\n", g)
 		}
 	}
 	return status
+}
+
+// rmTree removes p (named name) as do_rm visits it: a directory's
+// entries first, then the directory, printing "rm 'NAME'" / "rmdir
+// 'NAME'" with verbose. A failure is reported for the entry itself; the
+// directories above it then fail silently (not empty), as toybox marks
+// them. It reports whether p is gone.
+func (c *cmdCtx) rmTree(name, p string, fi adbd.FileInfo, verbose bool) bool {
+	if isDir(fi) {
+		ents, _ := c.d.fs.ReadDir(p)
+		gone := true
+		for _, e := range ents {
+			gone = c.rmTree(name+"/"+e.Name, p+"/"+e.Name, e, verbose) && gone
+		}
+		if !gone {
+			return false
+		}
+	}
+	err := shellMay(p)
+	if err == nil {
+		err = c.d.fs.Remove(p, true)
+	}
+	if err != nil {
+		c.toyPerror(err, "%s", name)
+		return false
+	}
+	if verbose {
+		kind := "rm"
+		if isDir(fi) {
+			kind = "rmdir"
+		}
+		c.printf("%s '%s'\n", kind, name)
+	}
+	return true
 }
 
 // cmdMkdir is toybox mkdir (toys/posix/mkdir.c, mkpathat in lib/lib.c):
@@ -167,7 +195,11 @@ func cmdMkdir(c *cmdCtx) int {
 				made = append([]string{q}, made...)
 			}
 		}
-		if err := c.d.fs.Mkdir(c.abs(p), a.has('p')); err != nil {
+		err := c.mayCreate(c.abs(p), a.has('p'))
+		if err == nil {
+			err = c.d.fs.Mkdir(c.abs(p), a.has('p'))
+		}
+		if err != nil {
 			c.toyPerror(err, "'%s'", p)
 			status = 1
 			continue
@@ -185,6 +217,22 @@ func cmdMkdir(c *cmdCtx) int {
 		}
 	}
 	return status
+}
+
+// mayCreate checks that the shell user may create p (and, with parents,
+// each missing directory above it): the first it may not is the error.
+func (c *cmdCtx) mayCreate(p string, parents bool) error {
+	if _, err := c.d.fs.Stat(p); err == nil {
+		return nil
+	}
+	if parents && p != "/" {
+		if err := c.mayCreate(path.Dir(p), true); err != nil {
+			return err
+		}
+	} else if _, err := c.d.fs.Stat(path.Dir(p)); err != nil {
+		return nil // the missing parent is the error mkdir reports
+	}
+	return shellMay(p)
 }
 
 // writeFile writes command output to a device file (screencap FILE, ...).

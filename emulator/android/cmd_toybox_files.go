@@ -64,7 +64,17 @@ func mvcp(c *cmdCtx, mv bool) int {
 			// rename(2); toybox copies and deletes only on EXDEV, which
 			// one file system never returns. mv -v prints nothing here
 			// (only cp_node prints, and it does not run).
-			if err := c.d.fs.Rename(c.abs(src), c.abs(target)); err != nil {
+			err := shellMay(c.abs(src))
+			if _, serr := c.d.fs.Stat(c.abs(src)); serr != nil {
+				err = serr
+			}
+			if err == nil {
+				err = shellMay(c.abs(target))
+			}
+			if err == nil {
+				err = c.d.fs.Rename(c.abs(src), c.abs(target))
+			}
+			if err != nil {
 				c.toyPerror(err, "bad '%s'", src)
 				status = 1
 			}
@@ -114,7 +124,11 @@ func (c *cmdCtx) copyTree(src, target string, recursive bool, a toyArgs) error {
 		if a.has('p') || a.has('a') {
 			mtime = fi.ModTime
 		}
-		if err := c.d.fs.WriteFile(c.abs(target), data, fi.Mode&0o7777, mtime); err != nil {
+		err = shellMay(c.abs(target))
+		if err == nil {
+			err = c.d.fs.WriteFile(c.abs(target), data, fi.Mode&0o7777, mtime)
+		}
+		if err != nil {
 			c.toyPerror(err, "%s", target)
 			return err
 		}
@@ -129,6 +143,10 @@ func (c *cmdCtx) copyTree(src, target string, recursive bool, a toyArgs) error {
 	if strings.HasPrefix(c.abs(target)+"/", c.abs(src)+"/") {
 		c.toyErr("'%s' is '%s'", target, src)
 		return fs.ErrInvalid
+	}
+	if err := c.mayCreate(c.abs(target), false); err != nil {
+		c.toyPerror(err, "%s", target)
+		return err
 	}
 	if err := c.d.fs.Mkdir(c.abs(target), false); err != nil && !errors.Is(err, fs.ErrExist) {
 		c.toyPerror(err, "%s", target)
@@ -152,25 +170,6 @@ func trimSlashes(p string) string {
 }
 
 func isDir(fi adbd.FileInfo) bool { return fi.Mode&0o170000 == modeDir }
-
-// tree lists p and everything below it as toybox's dirtree visits them
-// for removal (children before their directory), each as "rm 'PATH'" or
-// "rmdir 'PATH'" named from display (rm -v).
-func (f *FS) tree(p, display string) []string {
-	fi, err := f.Stat(p)
-	if err != nil {
-		return nil
-	}
-	if !isDir(fi) {
-		return []string{"rm '" + display + "'"}
-	}
-	var out []string
-	ents, _ := f.ReadDir(p)
-	for _, e := range ents {
-		out = append(out, f.tree(p+"/"+e.Name, display+"/"+e.Name)...)
-	}
-	return append(out, "rmdir '"+display+"'")
-}
 
 // cmdChmod is toybox chmod (toys/posix/chmod.c): MODE is octal or
 // symbolic (string_to_mode in lib/lib.c, "bad mode 'M'"); a mode that
@@ -200,7 +199,16 @@ func cmdChmod(c *cmdCtx) int {
 		if flags['v'] {
 			c.printf("chmod '%s' to %s\n", p, modeStr)
 		}
-		if err := c.d.fs.Chmod(c.abs(p), mode&0o7777); err != nil {
+		// chmod(2) of another user's file is EPERM; a read-only mount
+		// answers EROFS first.
+		err = shellMay(c.abs(p))
+		if errors.Is(err, errAccess) {
+			err = errPerm
+		}
+		if err == nil {
+			err = c.d.fs.Chmod(c.abs(p), mode&0o7777)
+		}
+		if err != nil {
 			if !flags['f'] {
 				c.toyPerror(err, "chmod '%s' to %04o", p, mode&0o7777)
 			}
@@ -373,7 +381,11 @@ func cmdTouch(c *cmdCtx) int {
 	}
 	status := 0
 	for _, p := range a.args {
-		if err := c.d.fs.Touch(c.abs(p), when, !a.has('c')); err != nil {
+		err := c.mayCreate(c.abs(p), false)
+		if err == nil {
+			err = c.d.fs.Touch(c.abs(p), when, !a.has('c'))
+		}
+		if err != nil {
 			if a.has('c') && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}

@@ -111,6 +111,31 @@ func (f *FS) Touch(p string, mtime time.Time, create bool) error {
 	return nil
 }
 
+// Errors of writes the shell user may not make.
+var (
+	errAccess   error = syscall.EACCES
+	errReadOnly error = syscall.EROFS
+)
+
+// shellMay reports whether the adb shell user (uid 2000) may create,
+// remove or rename the entry p: anything below /sdcard and
+// /data/local/tmp, and inside an app's /data/user/0/PKG (reached through
+// run-as, whose app uid is not modelled). The root file system and
+// /system are mounted read-only (EROFS); the rest belongs to root or
+// system (EACCES).
+func shellMay(p string) error {
+	below := func(dir string) bool { return strings.HasPrefix(p, dir+"/") }
+	switch {
+	case below("/sdcard"), below("/data/local/tmp"):
+		return nil
+	case below("/data/user/0") && strings.Count(p, "/") >= 5:
+		return nil
+	case p == "/" || path.Dir(p) == "/" || p == "/system" || below("/system"):
+		return pathErr("write", p, errReadOnly)
+	}
+	return pathErr("write", p, errAccess)
+}
+
 // nlink is the link count ls -l and stat show: a directory has one for
 // itself, one for its entry in the parent and one per subdirectory's "..".
 func (f *FS) nlink(p string) int {

@@ -128,7 +128,7 @@ func TestToyboxThroughADB(t *testing.T) {
 			if len(want.sources) == 0 {
 				t.Fatalf("%s names no source (a \"#\" line)", f)
 			}
-			for _, s := range append([]string{"rm -rf /sdcard/* /data/local/tmp/*"}, want.setup...) {
+			for _, s := range append([]string{"rm -rf /sdcard/* /sdcard/.[!.]* /data/local/tmp/* /data/local/tmp/.[!.]*"}, want.setup...) {
 				if _, errOut, st := shell(t, s); st != 0 {
 					t.Fatalf("setup %q: exit %d: %s", s, st, errOut)
 				}
