@@ -199,7 +199,7 @@ func (c *Client) DeviceInfo(ctx context.Context, key string) (DeviceInfo, error)
 			return d, nil
 		}
 	}
-	return DeviceInfo{}, fmt.Errorf("%w: %s", ErrDeviceNotFound, key)
+	return DeviceInfo{}, &DeviceError{Key: key, Op: "device info", Err: ErrDeviceNotFound}
 }
 
 // Device returns the handle for key (the same handle for the same key). The
@@ -211,7 +211,7 @@ func (c *Client) Device(key string) (*Device, error) {
 		return nil, err
 	}
 	if !slices.Contains(c.endpoints, ep) {
-		return nil, fmt.Errorf("%w: unknown endpoint in key %q", ErrDeviceNotFound, key)
+		return nil, &DeviceError{Key: key, Op: "device", Err: fmt.Errorf("%w: unknown adb server", ErrDeviceNotFound)}
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -2,7 +2,6 @@ package adb
 
 import (
 	"context"
-	"fmt"
 	"sync"
 )
 
@@ -43,7 +42,7 @@ func (d *Device) open(ctx context.Context, service string) (*hostConn, error) {
 	}
 	hc, err := openService(ctx, d.endpoint, d.serial, service, d.c.cfg.DialTimeout)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", d.key, err)
+		return nil, &DeviceError{Key: d.key, Op: "open", Err: err}
 	}
 	return hc, nil
 }

@@ -62,7 +62,7 @@ func DeviceKey(endpoint, serial string) string { return endpoint + "/" + serial 
 func SplitKey(key string) (endpoint, serial string, err error) {
 	ep, s, ok := strings.Cut(key, "/")
 	if !ok || ep == "" || s == "" {
-		return "", "", fmt.Errorf("%w: malformed device key %q", ErrDeviceNotFound, key)
+		return "", "", &DeviceError{Key: key, Op: "split key", Err: fmt.Errorf("%w: malformed device key", ErrDeviceNotFound)}
 	}
 	return ep, s, nil
 }

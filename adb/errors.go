@@ -32,6 +32,21 @@ var (
 	ErrProtocol = errors.New("adb: protocol error")
 )
 
+// DeviceError is a failure of an operation on one device. The device's key
+// ("endpoint/serial") is a field, never part of the text: a serial is a
+// hardware identifier that callers may not show or log, so Error() says only
+// the operation and the cause, and a caller that needs the device reads Key.
+type DeviceError struct {
+	Key string // "endpoint/serial"
+	Op  string // what was attempted, e.g. "open shell", "check online"
+	Err error
+}
+
+func (e *DeviceError) Error() string { return e.Op + ": " + e.Err.Error() }
+
+// Unwrap returns the cause, so errors.Is sees the sentinel errors.
+func (e *DeviceError) Unwrap() error { return e.Err }
+
 // ExitError is returned when a shell command exits with a non-zero status.
 // The Result is returned alongside it.
 type ExitError struct {

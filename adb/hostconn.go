@@ -181,13 +181,26 @@ func openService(ctx context.Context, addr, serial, service string, dialTimeout 
 	}
 	if err != nil {
 		c.Close()
-		return nil, err
+		return nil, transportError(err)
 	}
 	if err := c.request(service); err != nil {
 		c.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+// transportError is a failure to select a device's transport. The adb
+// server's FAIL message names the device ("device 'SERIAL' not found"),
+// which the caller knows already (DeviceError.Key) and may not show, so a
+// classified failure is its bare sentinel.
+func transportError(err error) error {
+	for _, s := range []error{ErrUnauthorized, ErrDeviceOffline, ErrDeviceNotFound} {
+		if errors.Is(err, s) {
+			return s
+		}
+	}
+	return err
 }
 
 // isDrop reports whether err means the peer went away: end of stream,

@@ -101,11 +101,18 @@ func (d *Device) ScreenInfo(ctx context.Context) (ScreenInfo, error) {
 	if err != nil {
 		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
 	}
-	size, err := parse.WMSize(parts[0])
+	return d.screenFrom(ctx, parts[0], parts[1], parts[2])
+}
+
+// screenFrom builds ScreenInfo from the outputs of wm size, wm density and
+// dumpsys window, asking dumpsys input when the window dump lacks the
+// rotation.
+func (d *Device) screenFrom(ctx context.Context, wmSize, wmDensity, window string) (ScreenInfo, error) {
+	size, err := parse.WMSize(wmSize)
 	if err != nil {
 		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
 	}
-	dens, err := parse.WMDensity(parts[1])
+	dens, err := parse.WMDensity(wmDensity)
 	if err != nil {
 		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
 	}
@@ -115,7 +122,7 @@ func (d *Device) ScreenInfo(ctx context.Context) (ScreenInfo, error) {
 		PhysicalWidth: size.Physical.W, PhysicalHeight: size.Physical.H,
 		Density: dens.Effective(),
 	}
-	if w, err := parse.Window(parts[2]); err == nil && w.RotationKnown {
+	if w, err := parse.Window(window); err == nil && w.RotationKnown {
 		si.Rotation, si.RotationKnown = w.Rotation, true
 		return si, nil
 	}
@@ -143,12 +150,17 @@ func (d *Device) Power(ctx context.Context) (PowerState, error) {
 	if err != nil {
 		return PowerState{}, fmt.Errorf("power: %w", err)
 	}
-	p, err := parse.Power(parts[0])
+	return powerFrom(parts[0], parts[1])
+}
+
+// powerFrom builds PowerState from dumpsys power and dumpsys window.
+func powerFrom(power, window string) (PowerState, error) {
+	p, err := parse.Power(power)
 	if err != nil {
 		return PowerState{}, fmt.Errorf("power: %w", err)
 	}
 	ps := PowerState{ScreenOn: p.ScreenOn}
-	if w, err := parse.Window(parts[1]); err == nil && w.KeyguardKnown {
+	if w, err := parse.Window(window); err == nil && w.KeyguardKnown {
 		ps.Locked, ps.LockKnown = w.KeyguardShowing && !w.KeyguardOccluded, true
 	}
 	return ps, nil
@@ -160,7 +172,11 @@ func (d *Device) Battery(ctx context.Context) (parse.BatteryState, error) {
 	if err != nil {
 		return parse.BatteryState{}, fmt.Errorf("battery: %w", err)
 	}
-	b, err := parse.Battery(parts[0])
+	return batteryFrom(parts[0])
+}
+
+func batteryFrom(out string) (parse.BatteryState, error) {
+	b, err := parse.Battery(out)
 	if err != nil {
 		return parse.BatteryState{}, fmt.Errorf("battery: %w", err)
 	}
@@ -175,10 +191,16 @@ func (d *Device) ForegroundApp(ctx context.Context) (pkg, activity string, err e
 	if err != nil {
 		return "", "", fmt.Errorf("foreground app: %w", err)
 	}
-	if w, err := parse.Window(parts[0]); err == nil && w.FocusedPackage != "" {
+	return d.foregroundFrom(ctx, parts[0])
+}
+
+// foregroundFrom reads the focused app from dumpsys window, asking dumpsys
+// activity when the window dump names none.
+func (d *Device) foregroundFrom(ctx context.Context, window string) (pkg, activity string, err error) {
+	if w, err := parse.Window(window); err == nil && w.FocusedPackage != "" {
 		return w.FocusedPackage, w.FocusedActivity, nil
 	}
-	parts, err = d.runParts(ctx, "dumpsys activity activities")
+	parts, err := d.runParts(ctx, "dumpsys activity activities")
 	if err != nil {
 		return "", "", fmt.Errorf("foreground app: %w", err)
 	}
@@ -187,4 +209,51 @@ func (d *Device) ForegroundApp(ctx context.Context) (pkg, activity string, err e
 		return "", "", fmt.Errorf("foreground app: %w", err)
 	}
 	return pkg, activity, nil
+}
+
+// Status is a device's state in one round trip: the screen, power, battery
+// and foreground app that separate calls of ScreenInfo, Power, Battery and
+// ForegroundApp would read with dumpsys window three times.
+type Status struct {
+	Screen ScreenInfo
+	Power  PowerState
+	// Battery is the zero value when BatteryErr is set: vendors print
+	// dumpsys battery in shapes the parser may not know, and one unreadable
+	// part must not fail the rest.
+	Battery    parse.BatteryState
+	BatteryErr error
+	Package    string // foreground app
+	Activity   string
+	// KeyboardShown: the soft keyboard is up (dumpsys input_method).
+	KeyboardShown bool
+	// Secure: the focused window forbids capture (FLAG_SECURE): its
+	// screenshots are black.
+	Secure bool
+}
+
+// Status reads wm size, wm density, dumpsys window, dumpsys power, dumpsys
+// battery and dumpsys input_method in one round trip (dumpsys input or activity only when
+// the window dump lacks the rotation or the focused app). Default timeout:
+// DefaultQueryTimeout.
+func (d *Device) Status(ctx context.Context) (Status, error) {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultQueryTimeout)
+	defer cancel()
+	parts, err := d.runParts(ctx, "wm size", "wm density", "dumpsys window", "dumpsys power", "dumpsys battery", "dumpsys input_method")
+	if err != nil {
+		return Status{}, fmt.Errorf("status: %w", err)
+	}
+	var st Status
+	if st.Screen, err = d.screenFrom(ctx, parts[0], parts[1], parts[2]); err != nil {
+		return Status{}, err
+	}
+	if st.Power, err = powerFrom(parts[3], parts[2]); err != nil {
+		return Status{}, err
+	}
+	st.Battery, st.BatteryErr = batteryFrom(parts[4])
+	st.KeyboardShown, _ = parse.KeyboardShown(parts[5])
+	st.Secure = parse.FocusedWindowSecure(parts[2])
+	if st.Package, st.Activity, err = d.foregroundFrom(ctx, parts[2]); err != nil {
+		return Status{}, err
+	}
+	return st, nil
 }

@@ -55,6 +55,21 @@ func (d *Device) Tap(ctx context.Context, x, y int) error {
 	return nil
 }
 
+// DoubleTap taps twice at (x, y) in one shell round trip. Each `input`
+// starts its own runtime, so on a slow phone the taps may land further
+// apart than the double-tap timeout (300 ms in AOSP ViewConfiguration).
+// Serialized with other inputs. Default timeout: DefaultInputTimeout.
+func (d *Device) DoubleTap(ctx context.Context, x, y int) error {
+	if err := checkPoint(x, y); err != nil {
+		return err
+	}
+	tap := fmt.Sprintf("input tap %d %d", x, y)
+	if err := d.input(ctx, 0, tap+"; "+tap); err != nil {
+		return fmt.Errorf("double tap: %w", err)
+	}
+	return nil
+}
+
 // Swipe swipes from (x1, y1) to (x2, y2) over dur (minimum 1 ms).
 // Serialized with other inputs. Default timeout: DefaultInputTimeout + dur.
 func (d *Device) Swipe(ctx context.Context, x1, y1, x2, y2 int, dur time.Duration) error {
@@ -146,10 +161,24 @@ func (d *Device) Text(ctx context.Context, text string) error {
 // ("3"), in order. Serialized with other inputs. Default timeout:
 // DefaultInputTimeout.
 func (d *Device) KeyEvent(ctx context.Context, keys ...string) error {
+	return d.keyEvent(ctx, false, keys)
+}
+
+// LongKeyEvent long-presses each key in turn (`input keyevent --longpress`,
+// Android 5+). Serialized with other inputs. Default timeout:
+// DefaultInputTimeout.
+func (d *Device) LongKeyEvent(ctx context.Context, keys ...string) error {
+	return d.keyEvent(ctx, true, keys)
+}
+
+func (d *Device) keyEvent(ctx context.Context, long bool, keys []string) error {
 	if len(keys) == 0 {
 		return errors.New("adb: no key")
 	}
 	argv := []string{"input", "keyevent"}
+	if long {
+		argv = append(argv, "--longpress")
+	}
 	for _, k := range keys {
 		k = strings.ToUpper(strings.TrimSpace(k))
 		if _, err := strconv.Atoi(k); err != nil {

@@ -29,8 +29,15 @@ const (
 	MaxScreenRecord = 180 * time.Second
 )
 
-// ErrScreenOff: the UI cannot be dumped (screen off or no window).
-var ErrScreenOff = errors.New("adb: no UI to dump (screen off?)")
+// UI dump failures, both wrapped with uiautomator's own words.
+var (
+	// ErrScreenOff: the UI cannot be dumped (screen off or no window):
+	// uiautomator says "null root node returned by UiTestAutomationBridge".
+	ErrScreenOff = errors.New("adb: no UI to dump (screen off?)")
+	// ErrUIBusy: the UI never went idle for uiautomator ("ERROR: could not
+	// get idle state.", seen on animated screens); a later dump may work.
+	ErrUIBusy = errors.New("adb: the UI is not idle (animating?)")
+)
 
 var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 
@@ -126,7 +133,8 @@ func tmpName(prefix, ext string) string {
 }
 
 // UIDump dumps the UI hierarchy (uiautomator dump to a temporary file, cat,
-// rm) and parses it. A screen with no UI gives ErrScreenOff. Serialized with
+// rm) and parses it. A screen with no UI gives ErrScreenOff, one that never
+// goes idle ErrUIBusy. Serialized with
 // inputs (uiautomator cannot run twice at once, and a dump reflects the
 // inputs before it). Default timeout: DefaultUIDumpTimeout.
 func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
@@ -142,7 +150,10 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	i := bytes.Index(out, []byte("<?xml"))
 	if i < 0 {
 		msg := strings.TrimSpace(string(clip(append(out, res.Stderr...))))
-		if strings.Contains(msg, "null root node") || strings.Contains(msg, "could not get idle state") {
+		switch {
+		case strings.Contains(msg, "could not get idle state"):
+			return nil, fmt.Errorf("ui dump: %w: %s", ErrUIBusy, msg)
+		case strings.Contains(msg, "null root node"):
 			return nil, fmt.Errorf("ui dump: %w: %s", ErrScreenOff, msg)
 		}
 		return nil, fmt.Errorf("ui dump: %w: %q", ErrProtocol, msg)

@@ -247,5 +247,5 @@ func (d *Device) checkOnline(ctx context.Context, tid int64) error {
 		}
 		return nil
 	}
-	return fmt.Errorf("%w: %s no longer listed", ErrDeviceOffline, d.serial)
+	return &DeviceError{Key: d.key, Op: "check online", Err: fmt.Errorf("%w: no longer listed", ErrDeviceOffline)}
 }

@@ -155,13 +155,7 @@ func (s *Server) startToolCall(c *conn, r route, p *Packet, ch Channel) {
 	}
 	s.mu.Unlock()
 	if refused != "" {
-		id := toolIDOf(p)
-		label := "unknown"
-		if _, ok := s.tools[id]; ok {
-			label = id
-		}
-		s.metrics.toolCalls.WithLabelValues(label, CodeRateLimited).Inc()
-		c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: id}, &Error{Code: CodeRateLimited, Message: refused})
+		c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: toolIDOf(p)}, &Error{Code: CodeRateLimited, Message: refused})
 		return
 	}
 	if !s.startRequest(c, p) {

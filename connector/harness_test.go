@@ -65,9 +65,6 @@ func testTools(release <-chan struct{}, started chan<- string) []connector.Tool 
 			call.Progress("half way", 0.5)
 			return map[string]any{"done": true}, nil
 		}},
-		{ID: "panic", Profile: connector.ProfileDeviceV1, InputSchema: obj, Handler: func(ctx context.Context, call connector.ToolCall) (any, error) {
-			panic("boom " + apiKey)
-		}},
 	}
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"time"
 )
 
 type toolInvokePayload struct {
@@ -29,7 +28,8 @@ type progressPayload struct {
 }
 
 // handleToolInvoke implements §8.18/§8.19: only a tool of the Card is run
-// (Server.tools), the handler's error goes through MapError.
+// (Server.tools), the handler's error goes through MapError. A handler
+// must not panic: the Profile's tool pipeline guards its tools.
 func handleToolInvoke(ctx context.Context, c *conn, p *Packet, ch Channel) {
 	var in toolInvokePayload
 	if len(p.Payload) == 0 || json.Unmarshal(p.Payload, &in) != nil || in.ToolID == "" {
@@ -49,7 +49,6 @@ func handleToolInvoke(ctx context.Context, c *conn, p *Packet, ch Channel) {
 	}
 	tool, ok := c.s.tools[in.ToolID]
 	if !ok {
-		c.s.metrics.toolCalls.WithLabelValues("unknown", CodeToolNotFound).Inc()
 		c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: in.ToolID}, &Error{Code: CodeToolNotFound, Message: genericUnknownToolMessage})
 		return
 	}
@@ -69,39 +68,19 @@ func handleToolInvoke(ctx context.Context, c *conn, p *Packet, ch Channel) {
 			c.reply(&Packet{RequestID: p.RequestID, ChannelID: ch.ID}, TypeToolProgressPush, pp, nil)
 		},
 	}
-	start := time.Now()
-	result, err := runTool(ctx, tool.Handler, call)
-	c.s.metrics.toolDuration.WithLabelValues(tool.ID).Observe(time.Since(start).Seconds())
+	// The handler owns the rest of the call (validation, metrics, the
+	// log line of a failure, a panic guard): the pipeline of the Profile's
+	// tools; here only the ack is built.
+	result, err := tool.Handler(ctx, call)
 	if err != nil {
-		e := MapError(err, CodeToolInvokeFailed)
-		c.s.metrics.toolCalls.WithLabelValues(tool.ID, e.Code).Inc()
-		if e.Code == CodeToolInvokeFailed || e.Code == CodeInternal {
-			c.log.Warn("tool failed", "tool", tool.ID, "channel", ch.ID, "err", err)
-		}
-		c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: tool.ID}, e)
+		c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: tool.ID}, MapError(err, CodeToolInvokeFailed))
 		return
 	}
 	if result == nil {
 		result = map[string]any{}
 	}
-	c.s.metrics.toolCalls.WithLabelValues(tool.ID, "ok").Inc()
 	c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: tool.ID, Result: result}, nil)
 }
-
-// runTool calls h and turns a panic into an error, so one bad tool cannot
-// take the server down.
-func runTool(ctx context.Context, h ToolHandler, call ToolCall) (result any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = &panicError{v: r}
-		}
-	}()
-	return h(ctx, call)
-}
-
-type panicError struct{ v any }
-
-func (p *panicError) Error() string { return "tool handler panicked" }
 
 // handleAuth routes auth.start/status/cancel/logout (§8.7–§8.14) to the Profile.
 func handleAuth(ctx context.Context, c *conn, p *Packet, ch Channel) {

@@ -14,8 +14,6 @@ type metrics struct {
 	errors        *prometheus.CounterVec
 	authFailures  *prometheus.CounterVec
 	slowPeers     prometheus.Counter
-	toolCalls     *prometheus.CounterVec
-	toolDuration  *prometheus.HistogramVec
 	leaseExpiries prometheus.Counter
 }
 
@@ -33,16 +31,11 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 			Name: "adb_connector_http_auth_failures_total", Help: "Requests refused for a missing or wrong API key."}, []string{"reason"}),
 		slowPeers: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "adb_connector_ws_slow_peer_disconnects_total", Help: "Connections dropped because the peer did not read."}),
-		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "adb_connector_tool_invocations_total", Help: "tool.invoke calls, by tool and outcome (ok or error code)."}, []string{"tool", "outcome"}),
-		toolDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
-			Name: "adb_connector_tool_duration_seconds", Help: "tool.invoke handler duration.",
-			Buckets: prometheus.ExponentialBuckets(0.005, 2.5, 10)}, []string{"tool"}),
 		leaseExpiries: prometheus.NewCounter(prometheus.CounterOpts{
 			Name: "adb_connector_lease_expirations_total", Help: "connector_id leases that expired (§8.2)."}),
 	}
 	reg.MustRegister(m.connections, m.packetsIn, m.packetsOut, m.errors, m.authFailures, m.slowPeers,
-		m.toolCalls, m.toolDuration, m.leaseExpiries,
+		m.leaseExpiries,
 		// Goroutines, memory and open file descriptors: a long-running lab
 		// server shows a leak coming before it runs out.
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))

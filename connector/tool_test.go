@@ -40,7 +40,6 @@ func TestToolInvoke(t *testing.T) {
 		{"nope", connector.CodeToolNotFound},
 		{"fail", connector.CodeToolInvokeFailed},
 		{"offline", "device_offline"},
-		{"panic", connector.CodeToolInvokeFailed},
 	}
 	for _, tc := range cases {
 		t.Run(tc.tool, func(t *testing.T) {

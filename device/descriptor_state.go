@@ -1,6 +1,9 @@
 package device
 
-import "github.com/adb-connector/adb-connector/adb"
+import (
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/device/binding"
+)
 
 // Presence is what the adb layer currently knows of a bound device.
 type Presence string
@@ -49,6 +52,8 @@ const (
 	ToolAvailable      ToolStatus = "available"
 	ToolUnavailable    ToolStatus = "unavailable"
 	ToolDeniedByTarget ToolStatus = "denied_by_target"
+	// ToolNotSupported: the operator does not offer the tool on this device.
+	ToolNotSupported ToolStatus = "not_supported"
 )
 
 // PermissionState is a Descriptor tools[].target_permission_state (§9).
@@ -64,8 +69,8 @@ const (
 
 // StateInput is everything the Descriptor's state depends on.
 type StateInput struct {
-	Binding  BindingState // none, bound, revoked
-	Presence Presence     // of the bound device; offline while its adb server is lost
+	Binding  binding.State // none, bound, revoked
+	Presence Presence      // of the bound device; offline while its adb server is lost
 }
 
 // State is the Descriptor state of one channel: connection.status and the
@@ -88,8 +93,8 @@ type State struct {
 //	bound, online              -> connected, tools available, permission granted
 func ComputeState(in StateInput) State {
 	switch in.Binding {
-	case BindingBound:
-	case BindingRevoked:
+	case binding.Bound:
+	case binding.Revoked:
 		return State{StatusRevoked, ToolUnavailable, PermissionRequiresReauth}
 	default:
 		return State{StatusCreated, ToolUnavailable, PermissionUnknown}
@@ -111,11 +116,22 @@ type ToolState struct {
 }
 
 // Tools returns the tools[] entries for the given tool IDs (the Card's
-// tools, in Card order), all in this state.
+// tools, in Card order), all offered.
 func (s State) Tools(toolIDs ...string) []ToolState {
 	out := make([]ToolState, len(toolIDs))
 	for i, id := range toolIDs {
-		out[i] = ToolState{ToolID: id, Status: s.Tool, TargetPermissionState: s.Permission}
+		out[i] = s.ToolEntry(id, true)
 	}
 	return out
+}
+
+// ToolEntry is one tool's tools[] entry: the channel's tool status and
+// permission, or not_supported (permission unknown) when the tool is not
+// offered on the bound device. An unbound or revoked channel says nothing
+// of a device, so its tools keep the channel's state.
+func (s State) ToolEntry(toolID string, offered bool) ToolState {
+	if !offered && s.Status != StatusCreated && s.Status != StatusRevoked {
+		return ToolState{ToolID: toolID, Status: ToolNotSupported, TargetPermissionState: PermissionUnknown}
+	}
+	return ToolState{ToolID: toolID, Status: s.Tool, TargetPermissionState: s.Permission}
 }

@@ -3,6 +3,7 @@ package device
 import (
 	"testing"
 
+	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -18,16 +19,16 @@ func TestComputeState(t *testing.T) {
 		in   StateInput
 		want State
 	}{
-		{"no binding", StateInput{BindingNone, PresenceOnline}, created},
+		{"no binding", StateInput{binding.None, PresenceOnline}, created},
 		{"no binding zero value", StateInput{}, created},
-		{"no binding offline", StateInput{BindingNone, PresenceOffline}, created},
-		{"revoked", StateInput{BindingRevoked, PresenceOnline}, revoked},
-		{"revoked offline", StateInput{BindingRevoked, PresenceOffline}, revoked},
-		{"bound online", StateInput{BindingBound, PresenceOnline}, connected},
-		{"bound offline", StateInput{BindingBound, PresenceOffline}, offline},
-		{"bound unauthorized", StateInput{BindingBound, PresenceUnauthorized}, degraded},
-		{"bound after restart, not seen", StateInput{BindingBound, PresenceUnknown}, offline},
-		{"bound, presence empty", StateInput{Binding: BindingBound}, offline},
+		{"no binding offline", StateInput{binding.None, PresenceOffline}, created},
+		{"revoked", StateInput{binding.Revoked, PresenceOnline}, revoked},
+		{"revoked offline", StateInput{binding.Revoked, PresenceOffline}, revoked},
+		{"bound online", StateInput{binding.Bound, PresenceOnline}, connected},
+		{"bound offline", StateInput{binding.Bound, PresenceOffline}, offline},
+		{"bound unauthorized", StateInput{binding.Bound, PresenceUnauthorized}, degraded},
+		{"bound after restart, not seen", StateInput{binding.Bound, PresenceUnknown}, offline},
+		{"bound, presence empty", StateInput{Binding: binding.Bound}, offline},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,7 +54,7 @@ func TestPresenceFromADBState(t *testing.T) {
 
 func TestStateTools(t *testing.T) {
 	t.Parallel()
-	got := ComputeState(StateInput{BindingBound, PresenceUnauthorized}).Tools("android_device_status", "android_tap")
+	got := ComputeState(StateInput{binding.Bound, PresenceUnauthorized}).Tools("android_device_status", "android_tap")
 	want := []ToolState{
 		{"android_device_status", ToolDeniedByTarget, PermissionDenied},
 		{"android_tap", ToolDeniedByTarget, PermissionDenied},

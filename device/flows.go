@@ -1,6 +1,9 @@
 package device
 
-import "github.com/adb-connector/adb-connector/connector"
+import (
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/auth"
+)
 
 // Card identity of this connector (the Card of README "For agent builders").
 const (
@@ -17,7 +20,7 @@ const (
 func AuthFlows() []connector.AuthFlow {
 	return []connector.AuthFlow{
 		{
-			ID:         FlowPairing,
+			ID:         auth.FlowPairing,
 			TargetType: TargetType,
 			Type:       "form",
 			Title:      "Pair an Android device",
@@ -25,19 +28,19 @@ func AuthFlows() []connector.AuthFlow {
 				"then enter the device serial and the code. The code works once and expires.",
 			Fields: []connector.AuthField{
 				{
-					Name: FieldSerial, Label: "Device serial", InputType: "text", Required: true,
+					Name: auth.FieldSerial, Label: "Device serial", InputType: "text", Required: true,
 					Placeholder: "e.g. R58M123ABC",
 					HelpText:    "The serial the operator gave you (as listed by adb-connector devices).",
 				},
 				{
-					Name: FieldPairingCode, Label: "Pairing code", InputType: "password", Required: true, Secret: true,
+					Name: auth.FieldPairingCode, Label: "Pairing code", InputType: "password", Required: true, Secret: true,
 					Placeholder: "XXXX-XXXX",
 					HelpText:    "The one-time code printed by adb-connector pair.",
 				},
 			},
 		},
 		{
-			ID:         FlowRequest,
+			ID:         auth.FlowRequest,
 			TargetType: TargetType,
 			Type:       "qr_login",
 			Title:      "Request a device from the operator",
@@ -51,7 +54,7 @@ func AuthFlows() []connector.AuthFlow {
 // from auth.start.ack, then poll auth.status).
 func LoginUI() *connector.CardUI {
 	return &connector.CardUI{LoginFlow: &connector.LoginFlow{
-		FlowID: FlowRequest,
+		FlowID: auth.FlowRequest,
 		Steps: []connector.LoginStep{
 			{Type: "qr_code", RequestType: "auth.start", ResponseType: "auth.start.ack"},
 			{Type: "polling", RequestType: "auth.status", ResponseType: "auth.status.ack"},

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
+	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/internal/buildinfo"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
@@ -22,7 +23,14 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata golden files")
 func TestCardGolden(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
-	tools, reg := registerTools(t, ToolsConfig{Resolver: e.svc, Files: e.files, DB: e.db})
+	ts, err := tools.New(tools.Config{Resolver: e.svc, Files: e.files, DB: e.db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := connector.NewRegistry()
+	if err := ts.Register(reg); err != nil {
+		t.Fatal(err)
+	}
 	cfg := CardConfig()
 	cfg.Build = buildinfo.Info{Version: "0.1.0", GitTag: "v0.1.0", GitRev: "0000000", BuildTime: "2026-12-02T00:00:00Z"}
 	card := connector.BuildCard(cfg, reg)
@@ -43,12 +51,12 @@ func TestCardGolden(t *testing.T) {
 	if err := v.Card(got); err != nil {
 		t.Errorf("Card fails the connector card schema: %v", err)
 	}
-	// ServiceConfig.ToolIDs = tools.IDs lists exactly the Card's tools, in order.
+	// tools.IDs, which the Descriptor lists, is exactly the Card's tools, in order.
 	var ids []string
 	for _, ct := range card.Tools {
 		ids = append(ids, ct.ToolID)
 	}
-	if diff := cmp.Diff(ids, tools.IDs()); diff != "" {
+	if diff := cmp.Diff(ids, tools.IDs(tools.Set{Files: true})); diff != "" {
 		t.Errorf("tool ids (-card +IDs):\n%s", diff)
 	}
 }

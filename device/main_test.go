@@ -8,6 +8,8 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/store"
 )
@@ -21,14 +23,14 @@ type testEnv struct {
 	dir      string
 	db       *store.DB
 	clock    *testkit.Clock
-	bindings *Bindings
-	pairing  *Pairing
-	requests *Requests
+	bindings *binding.Table
+	pairing  *auth.Pairing
+	requests *auth.Requests
 	secret   []byte
 
 	mu      sync.Mutex
 	changed []string
-	devices []DeviceInfo
+	devices []auth.DeviceInfo
 }
 
 func newTestEnv(t *testing.T) *testEnv {
@@ -39,41 +41,33 @@ func newTestEnv(t *testing.T) *testEnv {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	secret, err := LoadOrCreateSecret(dir)
+	secret, err := auth.LoadOrCreateSecret(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e := &testEnv{dir: dir, db: db, clock: testkit.NewClock(), secret: secret}
-	e.bindings = NewBindings(db, BindingsOptions{Now: e.clock.Now, OnChange: func(ch ...string) {
+	e.bindings = binding.New(db, binding.Options{Now: e.clock.Now, OnChange: func(ch ...string) {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.changed = append(e.changed, ch...)
 	}})
-	e.pairing = NewPairing(e.bindings, secret, PairingOptions{Now: e.clock.Now})
-	e.requests = NewRequests(e.bindings, secret, RequestOptions{Now: e.clock.Now, Devices: e.listDevices})
+	e.pairing = auth.NewPairing(e.bindings, secret, auth.PairingOptions{Now: e.clock.Now})
+	e.requests = auth.NewRequests(e.bindings, secret, auth.RequestOptions{Now: e.clock.Now, Devices: e.listDevices})
 	return e
 }
 
-func (e *testEnv) listDevices() []DeviceInfo {
+func (e *testEnv) listDevices() []auth.DeviceInfo {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]DeviceInfo(nil), e.devices...)
+	return append([]auth.DeviceInfo(nil), e.devices...)
 }
 
-func (e *testEnv) setDevices(ds ...DeviceInfo) {
+func (e *testEnv) setDevices(ds ...auth.DeviceInfo) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	e.devices = ds
 }
 
-func (e *testEnv) takeChanged() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	c := e.changed
-	e.changed = nil
-	return c
-}
-
-func dev(endpoint, serial, state string) DeviceInfo {
-	return DeviceInfo{Key: adb.DeviceKey(endpoint, serial), Endpoint: endpoint, Serial: serial, Model: "Pixel 7", State: state}
+func dev(endpoint, serial, state string) auth.DeviceInfo {
+	return auth.DeviceInfo{Key: adb.DeviceKey(endpoint, serial), Endpoint: endpoint, Serial: serial, Model: "Pixel 7", State: state}
 }

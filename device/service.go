@@ -11,7 +11,12 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/files"
+	"github.com/adb-connector/adb-connector/internal/ratelimit"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -49,22 +54,23 @@ type ServiceConfig struct {
 	Logger *slog.Logger
 	// Now is the clock of the auth flows. Default time.Now.
 	Now func() time.Time
-	// Pusher receives descriptor pushes; it can be set later with SetPusher
-	// (the connector.Server is built after the Service). Nil: no pushes.
-	Pusher Pusher
 	// ToolIDs lists the Card's tool ids in Card order, for Descriptor
-	// tools[] (e.g. (*Tools).IDs). Nil: no tools.
-	ToolIDs func() []string
-	// Secret keys the code HMACs. Default: LoadOrCreateSecret in the
+	// tools[] (tools.IDs). Nil: no tools.
+	ToolIDs []string
+	// Offered, when set, says whether a tool is offered on a device (an
+	// operator's policy); a tool it refuses is not_supported in that
+	// channel's Descriptor. Nil: every tool is offered everywhere.
+	Offered func(toolID, deviceKey string) bool
+	// Secret keys the code HMACs. Default: auth.LoadOrCreateSecret in the
 	// database's directory.
 	Secret []byte
 	// PairingRateLimit bounds pairing attempts per channel and per serial.
 	// Default 5 per minute.
-	PairingRateLimit RateLimit
-	// RequestTTL is a device_request code's lifetime. Default DefaultRequestTTL.
+	PairingRateLimit ratelimit.Rate
+	// RequestTTL is a device_request code's lifetime. Default auth.DefaultRequestTTL.
 	RequestTTL time.Duration
 	// PollInterval is the suggested auth.status polling interval. Default
-	// DefaultPollInterval.
+	// auth.DefaultPollInterval.
 	PollInterval time.Duration
 	// ProbeTimeout bounds the `true` shell command that confirms a device
 	// answers. Default DefaultProbeTimeout.
@@ -73,15 +79,15 @@ type ServiceConfig struct {
 
 // Service is the xagent.device.v1 Profile: it implements connector.Profile
 // (Descriptor and auth.*) over the binding table and the two auth flows,
-// DeviceResolver for the tools, and keeps an in-memory map of device
+// tools.Resolver for the tools, and keeps an in-memory map of device
 // presence fed by adb tracking, pushing a channel's Descriptor whenever its
 // computed state changes. Safe for concurrent use. Close stops it.
 type Service struct {
 	cfg      ServiceConfig
 	log      *slog.Logger
-	bindings *Bindings
-	pairing  *Pairing
-	requests *Requests
+	bindings *binding.Table
+	pairing  *auth.Pairing
+	requests *auth.Requests
 	admin    *AdminService
 
 	ctx    context.Context // canceled by Close
@@ -89,16 +95,16 @@ type Service struct {
 	wg     sync.WaitGroup
 	once   sync.Once
 
-	pusherMu sync.RWMutex
-	pusher   Pusher
+	pusher    Pusher // set once by Start
+	startOnce sync.Once
 
 	// bindMu serialises refreshes of the binding cache, so the newest read
 	// of the database is always applied last.
 	bindMu sync.Mutex
 
 	mu        sync.RWMutex
-	byChannel map[string]Binding // bound and revoked rows
-	byDevice  map[string]string  // device key -> channel (bound only)
+	byChannel map[string]binding.Binding // bound and revoked rows
+	byDevice  map[string]string          // device key -> channel (bound only)
 	presence  map[string]*devicePresence
 	lastSeen  map[string]descriptorView // what the peer last received per channel
 	forms     map[string]formSession    // device_pairing sessions by id
@@ -111,11 +117,11 @@ type Service struct {
 
 var (
 	_ connector.Profile = (*Service)(nil)
-	_ DeviceResolver    = (*Service)(nil)
+	_ tools.Resolver    = (*Service)(nil)
 )
 
-// NewService loads the bindings, starts following adb device events and
-// the push worker. Restored bindings are offline until their device answers.
+// NewService loads the bindings; Start then follows adb device events and
+// pushes. Restored bindings are offline until their device answers.
 func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.DB == nil {
 		return nil, errors.New("device service: nil DB")
@@ -129,14 +135,11 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.ToolIDs == nil {
-		cfg.ToolIDs = func() []string { return nil }
-	}
 	if cfg.ProbeTimeout <= 0 {
 		cfg.ProbeTimeout = DefaultProbeTimeout
 	}
 	if cfg.Secret == nil {
-		sec, err := LoadOrCreateSecret(filepath.Dir(cfg.DB.Path))
+		sec, err := auth.LoadOrCreateSecret(filepath.Dir(cfg.DB.Path))
 		if err != nil {
 			return nil, fmt.Errorf("device service: %w", err)
 		}
@@ -145,8 +148,7 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	s := &Service{
 		cfg:       cfg,
 		log:       cfg.Logger,
-		pusher:    cfg.Pusher,
-		byChannel: map[string]Binding{},
+		byChannel: map[string]binding.Binding{},
 		byDevice:  map[string]string{},
 		presence:  map[string]*devicePresence{},
 		lastSeen:  map[string]descriptorView{},
@@ -155,9 +157,9 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		dirty:     map[string]bool{},
 		kick:      make(chan struct{}, 1),
 	}
-	s.bindings = NewBindings(cfg.DB, BindingsOptions{Now: cfg.Now, OnChange: s.bindingsChanged})
-	s.pairing = NewPairing(s.bindings, cfg.Secret, PairingOptions{Now: cfg.Now, RateLimit: cfg.PairingRateLimit})
-	s.requests = NewRequests(s.bindings, cfg.Secret, RequestOptions{
+	s.bindings = binding.New(cfg.DB, binding.Options{Now: cfg.Now, OnChange: s.bindingsChanged})
+	s.pairing = auth.NewPairing(s.bindings, cfg.Secret, auth.PairingOptions{Now: cfg.Now, RateLimit: cfg.PairingRateLimit})
+	s.requests = auth.NewRequests(s.bindings, cfg.Secret, auth.RequestOptions{
 		Now: cfg.Now, TTL: cfg.RequestTTL, PollInterval: cfg.PollInterval, Devices: s.liveDevices,
 	})
 	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices}
@@ -167,14 +169,24 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	}
 	for _, b := range list {
 		s.byChannel[b.ChannelID] = b
-		if b.State == BindingBound {
+		if b.State == binding.Bound {
 			s.byDevice[b.DeviceKey] = b.ChannelID
 		}
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
-	s.wg.Go(s.track)
-	s.wg.Go(s.pushLoop)
 	return s, nil
+}
+
+// Start follows adb device events and pushes every Descriptor change to p
+// (the connector.Server, which is built with this Service as its Profile,
+// hence a step of its own). Only the first call starts anything; Close
+// stops it.
+func (s *Service) Start(p Pusher) {
+	s.startOnce.Do(func() {
+		s.pusher = p
+		s.wg.Go(s.track)
+		s.wg.Go(s.pushLoop)
+	})
 }
 
 // Close stops tracking and pushing and waits for every goroutine the
@@ -188,30 +200,23 @@ func (s *Service) Close() error {
 	return nil
 }
 
-// SetPusher sets (or replaces) where Descriptor pushes go; call it once the
-// connector.Server exists.
-func (s *Service) SetPusher(p Pusher) {
-	s.pusherMu.Lock()
-	s.pusher = p
-	s.pusherMu.Unlock()
-}
-
 // Bindings returns the binding table the Service keeps its cache of.
-func (s *Service) Bindings() *Bindings { return s.bindings }
+func (s *Service) Bindings() *binding.Table { return s.bindings }
 
 // Pairing returns the device_pairing flow (IssuePairingCode for operators).
-func (s *Service) Pairing() *Pairing { return s.pairing }
+func (s *Service) Pairing() *auth.Pairing { return s.pairing }
 
-// AdminHandler returns the operator socket's handler (ServeAdmin): devices
+// AdminHandler returns the operator socket's handler (admin.Serve): devices
 // are listed live from adb tracking with their bound flag; pair, approve and
 // unbind go through the same tables, so their changes are pushed.
-func (s *Service) AdminHandler() AdminHandler { return s.admin }
+func (s *Service) AdminHandler() admin.Handler { return s.admin }
 
 // descriptorView is what a channel's Descriptor shows; comparable, so a
 // change can be detected.
 type descriptorView struct {
-	state  State
-	target connector.DescriptorTarget
+	state     State
+	target    connector.DescriptorTarget
+	deviceKey string // of a bound or revoked channel
 }
 
 // viewLocked computes a channel's Descriptor view from the caches; s.mu
@@ -220,10 +225,11 @@ func (s *Service) viewLocked(channelID string) descriptorView {
 	v := descriptorView{target: connector.DescriptorTarget{Provider: TargetProvider, Label: TargetLabel, DisplayName: unboundDisplayName}}
 	b, ok := s.byChannel[channelID]
 	if !ok {
-		v.state = ComputeState(StateInput{Binding: BindingNone})
+		v.state = ComputeState(StateInput{Binding: binding.None})
 		return v
 	}
-	_, serial := SplitDeviceKey(b.DeviceKey)
+	v.deviceKey = b.DeviceKey
+	_, serial := binding.SplitKey(b.DeviceKey)
 	pres, model := s.presenceLocked(b.DeviceKey)
 	v.state = ComputeState(StateInput{Binding: b.State, Presence: pres})
 	v.target.DisplayName = DisplayName(model, serial)
@@ -248,9 +254,9 @@ func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector
 	v := s.viewLocked(ch.ID)
 	s.lastSeen[ch.ID] = v
 	s.mu.Unlock()
-	ids := s.cfg.ToolIDs()
-	tools := make([]connector.DescriptorTool, len(ids))
-	for i, t := range v.state.Tools(ids...) {
+	tools := make([]connector.DescriptorTool, len(s.cfg.ToolIDs))
+	for i, id := range s.cfg.ToolIDs {
+		t := v.state.ToolEntry(id, s.cfg.Offered == nil || s.cfg.Offered(id, v.deviceKey))
 		tools[i] = connector.DescriptorTool{ToolID: t.ToolID, Status: string(t.Status), TargetPermissionState: string(t.TargetPermissionState)}
 	}
 	return connector.DescriptorState{
@@ -261,19 +267,23 @@ func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector
 	}, nil
 }
 
-// DeviceFor implements DeviceResolver: the bound, online, authorized device
-// of channelID. Not bound or revoked: ErrNotBound; offline, not yet seen or
+// DeviceFor implements tools.Resolver: the bound, online, authorized device
+// of channelID. Not bound or revoked: tools.ErrNotBound; offline, not yet seen or
 // adb server down: adb.ErrDeviceOffline; unauthorized: adb.ErrUnauthorized.
-func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, DeviceMeta, error) {
+func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, tools.Meta, error) {
 	s.mu.RLock()
 	b, ok := s.byChannel[channelID]
 	pres, model := s.presenceLocked(b.DeviceKey)
-	s.mu.RUnlock()
-	if !ok || b.State != BindingBound {
-		return nil, DeviceMeta{}, ErrNotBound
+	var transport adb.Transport
+	if p := s.presence[b.DeviceKey]; p != nil {
+		transport = p.transport
 	}
-	_, serial := SplitDeviceKey(b.DeviceKey)
-	meta := DeviceMeta{Key: b.DeviceKey, Model: cleanModel(model), Hint: SerialHint(serial)}
+	s.mu.RUnlock()
+	if !ok || b.State != binding.Bound {
+		return nil, tools.Meta{}, tools.ErrNotBound
+	}
+	_, serial := binding.SplitKey(b.DeviceKey)
+	meta := tools.Meta{Key: b.DeviceKey, Model: cleanModel(model), Hint: SerialHint(serial), Transport: transport}
 	switch pres {
 	case PresenceOnline:
 	case PresenceUnauthorized:

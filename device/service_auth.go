@@ -9,17 +9,20 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/tools"
+	"github.com/adb-connector/adb-connector/internal/ratelimit"
 )
 
-// Auth ack statuses beyond the request flow's AuthStatus values.
+// Auth ack statuses beyond the request flow's auth.Status values.
 const (
-	authFailed AuthStatus = "failed"
+	authFailed auth.Status = "failed"
 )
 
 // Limits on auth.* input, checked before any work.
 const (
-	maxSerialLen    = 256
-	maxCodeLen      = 64
 	maxSessionIDLen = 128
 	formSessionTTL  = 10 * time.Minute
 	maxFormSessions = 10000
@@ -41,7 +44,7 @@ const (
 type formSession struct {
 	channelID string
 	flowID    string
-	status    AuthStatus // authenticated or failed
+	status    auth.Status // authenticated or failed
 	expires   time.Time
 }
 
@@ -116,15 +119,15 @@ func decodeAuthStart(raw json.RawMessage) (authStartPayload, pairingInput, error
 	}
 	var in pairingInput
 	switch p.FlowID {
-	case FlowRequest:
-	case FlowPairing:
+	case auth.FlowRequest:
+	case auth.FlowPairing:
 		if err := decodeObject(p.Input, &in); err != nil {
 			return p, in, invalidAuth("input must be an object with string fields serial and pairing_code")
 		}
 		if in.Serial == "" || in.PairingCode == "" {
 			return p, in, invalidAuth("serial and pairing_code are required")
 		}
-		if len(in.Serial) > maxSerialLen || len(in.PairingCode) > maxCodeLen {
+		if len(in.Serial) > admin.MaxSerialLen || len(in.PairingCode) > admin.MaxCodeLen {
 			return p, in, invalidAuth("serial or pairing_code is too long")
 		}
 	default:
@@ -149,7 +152,7 @@ func (s *Service) bound(channelID string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	b, ok := s.byChannel[channelID]
-	return ok && b.State == BindingBound
+	return ok && b.State == binding.Bound
 }
 
 // AuthStart implements auth.start (§8.7): device_pairing redeems the
@@ -163,10 +166,10 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 		return connector.AuthReply{}, err
 	}
 	if s.bound(ch.ID) {
-		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated)
+		id := s.rememberForm(ch.ID, p.FlowID, auth.Authenticated)
 		return authenticated(ch.ID, p.FlowID, id, msgAlreadyBound), nil
 	}
-	if p.FlowID == FlowRequest {
+	if p.FlowID == auth.FlowRequest {
 		sess, err := s.requests.StartRequest(ctx, ch.ID)
 		if err != nil {
 			return connector.AuthReply{}, err
@@ -174,24 +177,24 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 		return s.requestReply(p.FlowID, sess), nil
 	}
 	key, err := s.pairing.RedeemPairing(ctx, ch.ID, in.Serial, in.PairingCode)
-	var rl *RateLimitError
+	var rl *ratelimit.Error
 	switch {
 	case err == nil:
-		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated)
+		id := s.rememberForm(ch.ID, p.FlowID, auth.Authenticated)
 		s.log.Info("device paired", "device", hintOfKey(key))
 		return authenticated(ch.ID, p.FlowID, id, msgBound), nil
 	case errors.As(err, &rl):
-		return connector.AuthReply{}, connector.NewError(CodeRateLimited, authRateMessage(rl.RetryAfter))
-	case errors.Is(err, ErrPairingFailed), errors.Is(err, ErrDeviceInUse):
-		msg := ErrPairingFailed.Error()
-		if errors.Is(err, ErrDeviceInUse) {
+		return connector.AuthReply{}, connector.NewError(tools.CodeRateLimited, authRateMessage(rl.RetryAfter))
+	case errors.Is(err, auth.ErrPairingFailed), errors.Is(err, binding.ErrDeviceInUse):
+		msg := auth.ErrPairingFailed.Error()
+		if errors.Is(err, binding.ErrDeviceInUse) {
 			msg = msgInUse
 		}
 		id := s.rememberForm(ch.ID, p.FlowID, authFailed)
 		s.log.Debug("pairing refused", "reason", msg)
 		return connector.AuthReply{Payload: authAck{ChannelID: ch.ID, FlowID: p.FlowID, SessionID: id, Status: string(authFailed), Message: msg}}, nil
-	case errors.Is(err, ErrChannelBound): // raced with another auth on this channel
-		id := s.rememberForm(ch.ID, p.FlowID, AuthAuthenticated)
+	case errors.Is(err, binding.ErrChannelBound): // raced with another auth on this channel
+		id := s.rememberForm(ch.ID, p.FlowID, auth.Authenticated)
 		return authenticated(ch.ID, p.FlowID, id, msgAlreadyBound), nil
 	}
 	return connector.AuthReply{}, err
@@ -199,7 +202,7 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 
 func authenticated(channelID, flowID, sessionID, msg string) connector.AuthReply {
 	return connector.AuthReply{
-		Payload:        authAck{ChannelID: channelID, FlowID: flowID, SessionID: sessionID, Status: string(AuthAuthenticated), Message: msg},
+		Payload:        authAck{ChannelID: channelID, FlowID: flowID, SessionID: sessionID, Status: string(auth.Authenticated), Message: msg},
 		WithDescriptor: true,
 	}
 }
@@ -207,24 +210,24 @@ func authenticated(channelID, flowID, sessionID, msg string) connector.AuthReply
 // authRateMessage is rate_limited's message for pairing attempts, with its
 // retry hint (retrySeconds).
 func authRateMessage(retry time.Duration) string {
-	return fmt.Sprintf("too many pairing attempts; retry after %d s", retrySeconds(retry))
+	return fmt.Sprintf("too many pairing attempts; retry after %d s", ratelimit.RetrySeconds(retry))
 }
 
 // requestReply turns a device_request session into its ack.
-func (s *Service) requestReply(flowID string, sess AuthSession) connector.AuthReply {
+func (s *Service) requestReply(flowID string, sess auth.Session) connector.AuthReply {
 	a := authAck{
 		ChannelID: sess.ChannelID, FlowID: flowID, SessionID: sess.ID, Status: string(sess.Status),
 		Message: sess.Message(),
 	}
-	if sess.Status == AuthPending || sess.Status == AuthExpired {
+	if sess.Status == auth.Pending || sess.Status == auth.Expired {
 		a.QRCodeText = sess.Code
 		a.ExpiresAt = sess.ExpiresAt.UnixMilli()
 		a.PollIntervalMillis = sess.PollInterval.Milliseconds()
 	}
-	return connector.AuthReply{Payload: a, WithDescriptor: sess.Status == AuthAuthenticated}
+	return connector.AuthReply{Payload: a, WithDescriptor: sess.Status == auth.Authenticated}
 }
 
-// AuthStatus implements auth.status (§8.9): pending, authenticated (with the
+// auth.Status implements auth.status (§8.9): pending, authenticated (with the
 // Descriptor), expired or unauthenticated for device_request sessions;
 // refresh issues a new code. Unknown sessions: auth_session_not_found.
 func (s *Service) AuthStatus(ctx context.Context, ch connector.Channel, payload json.RawMessage) (connector.AuthReply, error) {
@@ -234,32 +237,32 @@ func (s *Service) AuthStatus(ctx context.Context, ch connector.Channel, payload 
 	}
 	if f, ok := s.form(ch.ID, p.SessionID); ok {
 		st := f.status
-		if st == AuthAuthenticated && !s.bound(ch.ID) {
-			st = AuthUnauthenticated
+		if st == auth.Authenticated && !s.bound(ch.ID) {
+			st = auth.Unauthenticated
 		}
 		a := authAck{ChannelID: ch.ID, FlowID: f.flowID, SessionID: p.SessionID, Status: string(st)}
 		switch st {
-		case AuthAuthenticated:
+		case auth.Authenticated:
 			a.Message = msgBound
-		case AuthUnauthenticated:
+		case auth.Unauthenticated:
 			a.Message = "The device was unbound; start again to bind a device"
 		default:
-			a.Message = ErrPairingFailed.Error()
+			a.Message = auth.ErrPairingFailed.Error()
 		}
-		return connector.AuthReply{Payload: a, WithDescriptor: st == AuthAuthenticated}, nil
+		return connector.AuthReply{Payload: a, WithDescriptor: st == auth.Authenticated}, nil
 	}
 	sess, err := s.requests.Status(ctx, ch.ID, p.SessionID, p.Refresh)
-	if errors.Is(err, ErrSessionNotFound) {
+	if errors.Is(err, auth.ErrSessionNotFound) {
 		return connector.AuthReply{}, connector.NewError(connector.CodeAuthSessionNotFound, msgAuthNoSession)
 	}
 	if err != nil {
 		return connector.AuthReply{}, err
 	}
-	if (sess.Status == AuthPending || sess.Status == AuthExpired) && s.bound(ch.ID) {
+	if (sess.Status == auth.Pending || sess.Status == auth.Expired) && s.bound(ch.ID) {
 		// Bound meanwhile by the other flow: the poll is over.
-		return authenticated(ch.ID, FlowRequest, sess.ID, msgAlreadyBound), nil
+		return authenticated(ch.ID, auth.FlowRequest, sess.ID, msgAlreadyBound), nil
 	}
-	return s.requestReply(FlowRequest, sess), nil
+	return s.requestReply(auth.FlowRequest, sess), nil
 }
 
 // AuthCancel implements auth.cancel (§8.11/§8.12): canceled for an
@@ -269,16 +272,16 @@ func (s *Service) AuthCancel(ctx context.Context, ch connector.Channel, payload 
 	p, err := decodeAuthSession(payload)
 	if err != nil {
 		if ce := (*connector.Error)(nil); errors.As(err, &ce) && ce.Code == connector.CodeAuthSessionNotFound {
-			return s.cancelReply(ch.ID, p.SessionID, CancelNotFound), nil
+			return s.cancelReply(ch.ID, p.SessionID, auth.CancelNotFound), nil
 		}
 		return connector.AuthReply{}, err
 	}
 	if f, ok := s.form(ch.ID, p.SessionID); ok {
-		if f.status == AuthAuthenticated && s.bound(ch.ID) {
-			return s.cancelReply(ch.ID, p.SessionID, CancelIgnored), nil
+		if f.status == auth.Authenticated && s.bound(ch.ID) {
+			return s.cancelReply(ch.ID, p.SessionID, auth.CancelIgnored), nil
 		}
 		s.dropForm(p.SessionID)
-		return s.cancelReply(ch.ID, p.SessionID, CancelCanceled), nil
+		return s.cancelReply(ch.ID, p.SessionID, auth.CancelCanceled), nil
 	}
 	st, err := s.requests.Cancel(ctx, ch.ID, p.SessionID)
 	if err != nil {
@@ -287,21 +290,21 @@ func (s *Service) AuthCancel(ctx context.Context, ch connector.Channel, payload 
 	return s.cancelReply(ch.ID, p.SessionID, st), nil
 }
 
-func (s *Service) cancelReply(channelID, sessionID string, st CancelStatus) connector.AuthReply {
-	a := cancelAck{ChannelID: channelID, SessionID: sessionID, Status: string(st), AuthStatus: string(AuthUnauthenticated)}
+func (s *Service) cancelReply(channelID, sessionID string, st auth.CancelStatus) connector.AuthReply {
+	a := cancelAck{ChannelID: channelID, SessionID: sessionID, Status: string(st), AuthStatus: string(auth.Unauthenticated)}
 	bound := s.bound(channelID)
 	if bound {
-		a.AuthStatus = string(AuthAuthenticated)
+		a.AuthStatus = string(auth.Authenticated)
 	}
 	switch st {
-	case CancelCanceled:
+	case auth.CancelCanceled:
 		a.Message = msgAuthCanceled
-	case CancelIgnored:
+	case auth.CancelIgnored:
 		a.Message = msgAuthIgnored
 	default:
 		a.Message = msgAuthNoSession
 	}
-	return connector.AuthReply{Payload: a, WithDescriptor: st == CancelIgnored && bound}
+	return connector.AuthReply{Payload: a, WithDescriptor: st == auth.CancelIgnored && bound}
 }
 
 // AuthLogout implements auth.logout (§8.13): the binding (or revoked
@@ -317,7 +320,7 @@ func (s *Service) AuthLogout(ctx context.Context, ch connector.Channel, _ json.R
 }
 
 // ChannelsReleased implements connector.Profile: a lease expired or a
-// restored channel was never claimed. Bindings, sessions and files go.
+// restored channel was never claimed. binding.Table, sessions and files go.
 func (s *Service) ChannelsReleased(ctx context.Context, chs []connector.Channel) {
 	ids := make([]string, len(chs))
 	for i, c := range chs {
@@ -345,8 +348,8 @@ func (s *Service) deleteFiles(ctx context.Context, channelID string) {
 }
 
 // rememberForm records a device_pairing session and returns its id.
-func (s *Service) rememberForm(channelID, flowID string, st AuthStatus) string {
-	id := newSessionID()
+func (s *Service) rememberForm(channelID, flowID string, st auth.Status) string {
+	id := auth.NewSessionID()
 	now := s.cfg.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -395,6 +398,6 @@ func (s *Service) forgetFormsLocked(channelID string) {
 
 // hintOfKey is the redacted hint of a device key, for logs.
 func hintOfKey(key string) string {
-	_, serial := SplitDeviceKey(key)
+	_, serial := binding.SplitKey(key)
 	return SerialHint(serial)
 }

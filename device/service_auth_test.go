@@ -12,6 +12,9 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/binding"
 )
 
 const testSerial = "R58M123ABC"
@@ -29,10 +32,10 @@ func raw(v any) json.RawMessage {
 }
 
 func sessionReq(session string, refresh bool) json.RawMessage {
-	return raw(map[string]any{"flow_id": FlowRequest, "auth_session_id": session, "refresh": refresh})
+	return raw(map[string]any{"flow_id": auth.FlowRequest, "auth_session_id": session, "refresh": refresh})
 }
 
-var startRequest = raw(map[string]any{"flow_id": FlowRequest})
+var startRequest = raw(map[string]any{"flow_id": auth.FlowRequest})
 
 func wireCode(err error) string {
 	var ce *connector.Error
@@ -139,7 +142,7 @@ func TestPairing(t *testing.T) {
 	if diff := cmp.Diff(wrongCode, unknownSerial); diff != "" {
 		t.Errorf("wrong code and unknown serial differ (-wrong +unknown):\n%s", diff)
 	}
-	if wrongCode.Message != ErrPairingFailed.Error() {
+	if wrongCode.Message != auth.ErrPairingFailed.Error() {
 		t.Errorf("message %q", wrongCode.Message)
 	}
 
@@ -150,7 +153,7 @@ func TestPairing(t *testing.T) {
 	}
 	a, js := authReplyAck(t, r)
 	seen = append(seen, js)
-	if a.Status != "authenticated" || !r.WithDescriptor || a.ChannelID != "cch_a" || a.FlowID != FlowPairing {
+	if a.Status != "authenticated" || !r.WithDescriptor || a.ChannelID != "cch_a" || a.FlowID != auth.FlowPairing {
 		t.Fatalf("pairing: %s", js)
 	}
 	e.push.waitPush(t, "cch_a", "offline", m, pushDeadline) // bound, device not seen by adb
@@ -211,7 +214,7 @@ func TestRequestExpiryAndRefresh(t *testing.T) {
 	}
 	a, js := authReplyAck(t, r)
 	if a.Status != "pending" || a.QRCodeText == "" || a.PollIntervalMillis != 2000 || r.WithDescriptor ||
-		a.ExpiresAt != e.clock.Now().Add(DefaultRequestTTL).UnixMilli() ||
+		a.ExpiresAt != e.clock.Now().Add(auth.DefaultRequestTTL).UnixMilli() ||
 		!strings.Contains(a.Message, "adb-connector approve "+a.QRCodeText) {
 		t.Fatalf("auth.start: %s", js)
 	}
@@ -220,18 +223,18 @@ func TestRequestExpiryAndRefresh(t *testing.T) {
 	if got, _ := authReplyAck(t, st); err != nil || got.Status != "pending" || got.QRCodeText != first {
 		t.Errorf("auth.status: %+v %v", got, err)
 	}
-	e.clock.Advance(DefaultRequestTTL)
+	e.clock.Advance(auth.DefaultRequestTTL)
 	st, _ = e.svc.AuthStatus(t.Context(), chn("cch_a"), sessionReq(a.SessionID, false))
 	if got, _ := authReplyAck(t, st); got.Status != "expired" {
 		t.Errorf("after the TTL: %+v", got)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), first, ""); !errors.Is(err, ErrInvalidRequestCode) {
+	if _, err := e.svc.AdminHandler().Approve(t.Context(), first, ""); !errors.Is(err, auth.ErrInvalidRequestCode) {
 		t.Errorf("approving an expired code: %v", err)
 	}
 	st, _ = e.svc.AuthStatus(t.Context(), chn("cch_a"), sessionReq(a.SessionID, true))
 	got, _ := authReplyAck(t, st)
 	if got.Status != "pending" || got.QRCodeText == "" || got.QRCodeText == first ||
-		got.ExpiresAt != e.clock.Now().Add(DefaultRequestTTL).UnixMilli() {
+		got.ExpiresAt != e.clock.Now().Add(auth.DefaultRequestTTL).UnixMilli() {
 		t.Errorf("refresh: %+v", got)
 	}
 	// Bound meanwhile through device_pairing: the poll ends authenticated.
@@ -295,7 +298,7 @@ func TestAuthCancel(t *testing.T) {
 	if got := c.Payload.(cancelAck); got.Status != "ignored" || got.AuthStatus != "authenticated" || !c.WithDescriptor {
 		t.Errorf("cancel after authentication: %+v", c)
 	}
-	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); errors.Is(err, ErrNotBound) {
+	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); errors.Is(err, binding.ErrNotBound) {
 		t.Error("cancel released the binding")
 	}
 }
@@ -326,10 +329,10 @@ func TestRequestApproved(t *testing.T) {
 	// A second channel's request cannot take the bound device.
 	r, _ = e.svc.AuthStart(t.Context(), chn("cch_b"), startRequest)
 	b, _ := authReplyAck(t, r)
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), b.QRCodeText, e.adbEnv.Devices[0].Serial()); !errors.Is(err, ErrDeviceInUse) {
+	if _, err := e.svc.AdminHandler().Approve(t.Context(), b.QRCodeText, e.adbEnv.Devices[0].Serial()); !errors.Is(err, binding.ErrDeviceInUse) {
 		t.Errorf("approving a bound device: %v", err)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), b.QRCodeText, ""); !errors.Is(err, ErrNoFreeDevice) {
+	if _, err := e.svc.AdminHandler().Approve(t.Context(), b.QRCodeText, ""); !errors.Is(err, auth.ErrNoFreeDevice) {
 		t.Errorf("approving with no free device: %v", err)
 	}
 }
@@ -345,10 +348,10 @@ func FuzzDecodeAuth(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, in, err := decodeAuthStart(b)
 		if err == nil {
-			if p.FlowID != FlowPairing && p.FlowID != FlowRequest {
+			if p.FlowID != auth.FlowPairing && p.FlowID != auth.FlowRequest {
 				t.Errorf("accepted flow %q", p.FlowID)
 			}
-			if p.FlowID == FlowPairing && (in.Serial == "" || in.PairingCode == "" || len(in.Serial) > maxSerialLen || len(in.PairingCode) > maxCodeLen) {
+			if p.FlowID == auth.FlowPairing && (in.Serial == "" || in.PairingCode == "" || len(in.Serial) > admin.MaxSerialLen || len(in.PairingCode) > admin.MaxCodeLen) {
 				t.Errorf("accepted pairing input %+v", in)
 			}
 		} else if wireCode(err) == "" {

@@ -7,14 +7,15 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/binding"
 )
 
-// Descriptor pushes: a binding change (Bindings.OnChange) or a presence
+// Descriptor pushes: a binding change (binding.Table.OnChange) or a presence
 // change (service_track.go) marks the channels it touches dirty; one worker
 // recomputes their Descriptor view and pushes those whose view differs from
 // what their peer last received (recorded by Descriptor).
 
-// bindingsChanged is Bindings' OnChange: it re-reads the changed channels'
+// bindingsChanged is binding.Table' OnChange: it re-reads the changed channels'
 // rows into the cache and queues their pushes.
 func (s *Service) bindingsChanged(channelIDs ...string) {
 	s.bindMu.Lock()
@@ -23,7 +24,7 @@ func (s *Service) bindingsChanged(channelIDs ...string) {
 	defer cancel()
 	for _, ch := range channelIDs {
 		b, err := s.bindings.ByChannel(ctx, ch)
-		if err != nil && !errors.Is(err, ErrNotBound) {
+		if err != nil && !errors.Is(err, binding.ErrNotBound) {
 			s.log.Warn("binding cache refresh failed", "err", err)
 			continue
 		}
@@ -33,7 +34,7 @@ func (s *Service) bindingsChanged(channelIDs ...string) {
 		}
 		if err == nil {
 			s.byChannel[ch] = b
-			if b.State == BindingBound {
+			if b.State == binding.Bound {
 				s.byDevice[b.DeviceKey] = ch
 			}
 		} else {
@@ -84,9 +85,7 @@ func (s *Service) pushLoop() {
 		batch := s.dirty
 		s.dirty = map[string]bool{}
 		s.dirtyMu.Unlock()
-		s.pusherMu.RLock()
 		p := s.pusher
-		s.pusherMu.RUnlock()
 		for ch := range batch {
 			s.mu.RLock()
 			last, seen := s.lastSeen[ch]

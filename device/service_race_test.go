@@ -6,6 +6,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/internal/ratelimit"
 )
 
 // TestApproveRace: two channels' request codes approved at once for the
@@ -44,7 +47,7 @@ func TestApproveRace(t *testing.T) {
 				won = i
 			case err == nil:
 				t.Fatalf("round %d: both approvals bound the device", round)
-			case !errors.Is(err, ErrDeviceInUse):
+			case !errors.Is(err, binding.ErrDeviceInUse):
 				t.Fatalf("round %d: %v", round, err)
 			}
 		}
@@ -66,7 +69,7 @@ func TestApproveRace(t *testing.T) {
 // one is authenticated, every round.
 func TestBindRace(t *testing.T) {
 	t.Parallel()
-	e := newSvcEnv(t, 0, func(c *ServiceConfig) { c.PairingRateLimit = RateLimit{Burst: 10000, Per: time.Minute} })
+	e := newSvcEnv(t, 0, func(c *ServiceConfig) { c.PairingRateLimit = ratelimit.Rate{Burst: 10000, Per: time.Minute} })
 	const rounds = 40
 	for round := range rounds {
 		code := issueCode(t, e.svc.Pairing(), testKey)

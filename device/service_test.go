@@ -14,6 +14,9 @@ import (
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/store"
@@ -122,6 +125,15 @@ type svcEnv struct {
 // points at a closed port and does not track).
 func newSvcEnv(t testing.TB, devices int, tune func(*ServiceConfig)) *svcEnv {
 	t.Helper()
+	e := prepareSvcEnv(t, devices, tune)
+	e.start(t)
+	return e
+}
+
+// prepareSvcEnv is newSvcEnv without the Service, for a test that builds
+// and starts its own.
+func prepareSvcEnv(t testing.TB, devices int, tune func(*ServiceConfig)) *svcEnv {
+	t.Helper()
 	e := &svcEnv{dir: t.TempDir(), clock: testkit.NewClock(), push: newRecPusher()}
 	db, err := store.Open(t.Context(), e.dir)
 	if err != nil {
@@ -147,18 +159,25 @@ func newSvcEnv(t testing.TB, devices int, tune func(*ServiceConfig)) *svcEnv {
 	t.Cleanup(func() { client.Close() })
 	e.client = client
 	e.cfg = ServiceConfig{
-		DB: db, ADB: client, Files: fs, Now: e.clock.Now, Pusher: e.push,
-		ToolIDs: func() []string { return testTools },
+		DB: db, ADB: client, Files: fs, Now: e.clock.Now, ToolIDs: testTools,
 	}
 	if tune != nil {
 		tune(&e.cfg)
 	}
-	e.start(t)
 	return e
 }
 
-// start (re)starts the Service on the same database and adb client.
+// start (re)starts the Service on the same database and adb client,
+// pushing to e.push.
 func (e *svcEnv) start(t testing.TB) {
+	t.Helper()
+	e.build(t)
+	e.push.svc = e.svc
+	e.svc.Start(e.push)
+}
+
+// build makes the Service without starting it.
+func (e *svcEnv) build(t testing.TB) {
 	t.Helper()
 	svc, err := NewService(t.Context(), e.cfg)
 	if err != nil {
@@ -166,7 +185,6 @@ func (e *svcEnv) start(t testing.TB) {
 	}
 	t.Cleanup(func() { svc.Close() })
 	e.svc = svc
-	e.push.svc = svc
 }
 
 // key is the device key of virtual device i.
@@ -213,7 +231,7 @@ func (e *svcEnv) open(t *testing.T, ch string) connector.DescriptorState {
 // and redeems it on ch; it fails the test unless ch is authenticated.
 func (e *svcEnv) pair(t *testing.T, ch, key string) {
 	t.Helper()
-	_, serial := SplitDeviceKey(key)
+	_, serial := binding.SplitKey(key)
 	code, err := e.svc.AdminHandler().Pair(t.Context(), key, 0)
 	if err != nil {
 		t.Fatalf("pair %s: %v", hintOfKey(key), err)
@@ -228,7 +246,7 @@ func (e *svcEnv) pair(t *testing.T, ch, key string) {
 }
 
 func startPairing(serial, code string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"flow_id": FlowPairing, "input": map[string]string{"serial": serial, "pairing_code": code}})
+	b, _ := json.Marshal(map[string]any{"flow_id": auth.FlowPairing, "input": map[string]string{"serial": serial, "pairing_code": code}})
 	return b
 }
 
@@ -248,8 +266,8 @@ func TestDescriptorCreatedWithoutBinding(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("Descriptor (-want +got):\n%s", diff)
 	}
-	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); !errors.Is(err, ErrNotBound) {
-		t.Errorf("DeviceFor(unbound) = %v, want ErrNotBound", err)
+	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); !errors.Is(err, tools.ErrNotBound) {
+		t.Errorf("DeviceFor(unbound) = %v, want tools.ErrNotBound", err)
 	}
 	if err := e.svc.Close(); err != nil {
 		t.Fatal(err)
@@ -304,8 +322,8 @@ func TestRevokeAndLogout(t *testing.T) {
 	if st.Tools[0].TargetPermissionState != "requires_reauth" {
 		t.Errorf("revoked tools: %+v", st.Tools)
 	}
-	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); !errors.Is(err, ErrNotBound) {
-		t.Errorf("DeviceFor(revoked) = %v, want ErrNotBound", err)
+	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); !errors.Is(err, tools.ErrNotBound) {
+		t.Errorf("DeviceFor(revoked) = %v, want tools.ErrNotBound", err)
 	}
 	m = e.push.mark()
 	r, err := e.svc.AuthLogout(t.Context(), connector.Channel{ID: "cch_a"}, nil)
@@ -334,7 +352,7 @@ func TestChannelsReleased(t *testing.T) {
 	}
 	m := e.push.mark()
 	e.svc.ChannelsReleased(t.Context(), []connector.Channel{{ID: "cch_a"}})
-	if _, err := e.svc.Bindings().ByDevice(t.Context(), key); !errors.Is(err, ErrNotBound) {
+	if _, err := e.svc.Bindings().ByDevice(t.Context(), key); !errors.Is(err, binding.ErrNotBound) {
 		t.Errorf("device still bound: %v", err)
 	}
 	if _, f, err := e.files.Get(t.Context(), ref.FileRef, "cch_a"); err == nil {
@@ -363,5 +381,42 @@ func BenchmarkDescriptor(b *testing.B) {
 		if _, err := e.svc.Descriptor(b.Context(), ch); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// issueCode issues a pairing code for key as the operator would.
+func issueCode(t testing.TB, p *auth.Pairing, key string) string {
+	t.Helper()
+	code, err := p.IssuePairingCode(context.Background(), key, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+// TestToolStatusPerTool: each tool's Descriptor entry is computed on its
+// own: a tool the operator does not offer on the bound device is
+// not_supported while the others keep the channel's state; an unbound
+// channel, which names no device, shows every tool in its own state.
+func TestToolStatusPerTool(t *testing.T) {
+	t.Parallel()
+	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
+	e := newSvcEnv(t, 0, func(c *ServiceConfig) {
+		c.Offered = func(toolID, deviceKey string) bool { return toolID != "android_tap" || deviceKey != key }
+	})
+	if got := e.open(t, "cch_free"); got.Tools[2].Status != "unavailable" {
+		t.Errorf("unbound channel: %+v", got.Tools)
+	}
+	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+		t.Fatal(err)
+	}
+	got := e.open(t, "cch_a") // bound, not seen yet: offline
+	want := []connector.DescriptorTool{
+		{ToolID: "android_device_status", Status: "unavailable", TargetPermissionState: "unknown"},
+		{ToolID: "android_screenshot", Status: "unavailable", TargetPermissionState: "unknown"},
+		{ToolID: "android_tap", Status: "not_supported", TargetPermissionState: "unknown"},
+	}
+	if diff := cmp.Diff(want, got.Tools); diff != "" || got.Status != "offline" {
+		t.Errorf("Descriptor %s tools (-want +got):\n%s", got.Status, diff)
 	}
 }

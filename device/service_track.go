@@ -6,13 +6,16 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/device/auth"
 )
 
 // devicePresence is what adb tracking says of one device.
 type devicePresence struct {
-	state    string // adb's word, as listed
-	model    string // last non-empty model seen
-	presence Presence
+	state string // adb's word, as listed
+	model string // last non-empty model seen
+	// transport is how the device is attached (usb, tcp), as listed.
+	transport adb.Transport
+	presence  Presence
 	// gen counts state changes; a probe started at one generation is
 	// ignored when it finishes at another.
 	gen uint64
@@ -95,6 +98,9 @@ func (s *Service) apply(ev adb.Event) {
 	}
 	if d.Model != "" {
 		p.model = d.Model
+	}
+	if d.Transport != "" {
+		p.transport = d.Transport
 	}
 	old := p.state
 	p.state = state
@@ -240,11 +246,11 @@ func (s *Service) probeOnce(key string) error {
 // liveDevices lists what adb tracking sees now, sorted by key, for the
 // operator commands and approvals without a serial. A device adb lists as
 // "device" whose probe has not answered yet is reported as adb lists it.
-func (s *Service) liveDevices() []DeviceInfo {
+func (s *Service) liveDevices() []auth.DeviceInfo {
 	tracked := s.cfg.ADB.Tracked()
-	out := make([]DeviceInfo, 0, len(tracked))
+	out := make([]auth.DeviceInfo, 0, len(tracked))
 	for _, d := range tracked {
-		out = append(out, DeviceInfo{Key: d.Key, Endpoint: d.Endpoint, Serial: d.Serial, Model: d.Model, State: string(d.State)})
+		out = append(out, auth.DeviceInfo{Key: d.Key, Endpoint: d.Endpoint, Serial: d.Serial, Model: d.Model, State: string(d.State)})
 	}
 	return out
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/device/admin"
 )
 
 // TestDeviceLifecycle follows one bound virtual device through the adb
@@ -163,7 +164,7 @@ func TestDevicesList(t *testing.T) {
 		t.Fatal(err)
 	}
 	ep := e.client.Endpoints()[0]
-	want := []DeviceRow{
+	want := []admin.DeviceRow{
 		{Serial: e.adbEnv.Devices[0].Serial(), Endpoint: ep, State: "device", Model: "Pixel_6", Bound: false},
 		{Serial: e.adbEnv.Devices[1].Serial(), Endpoint: ep, State: "device", Model: "Pixel_6", Bound: true},
 	}

@@ -11,6 +11,8 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
@@ -29,11 +31,11 @@ func newWSEnv(t *testing.T, devices int) *wsEnv {
 	logs := &testkit.LogBuffer{}
 	log := logs.JSONLogger()
 	e := &wsEnv{logs: logs}
-	e.svcEnv = newSvcEnv(t, devices, func(c *ServiceConfig) {
-		c.Pusher = nil
+	e.svcEnv = prepareSvcEnv(t, devices, func(c *ServiceConfig) {
 		c.Logger = log
-		c.ToolIDs = func() []string { return []string{"android_device_status"} }
+		c.ToolIDs = []string{"android_device_status"}
 	})
+	e.build(t)
 	reg := connector.NewRegistry()
 	err := reg.Register(connector.Tool{
 		ID: "android_device_status", Profile: connector.ProfileDeviceV1, Title: "Device status",
@@ -41,7 +43,7 @@ func newWSEnv(t *testing.T, devices int) *wsEnv {
 		Handler: func(ctx context.Context, call connector.ToolCall) (any, error) {
 			_, meta, err := e.svc.DeviceFor(ctx, call.Channel.ID)
 			if err != nil {
-				return nil, WireError(err)
+				return nil, tools.WireError(err)
 			}
 			return map[string]string{"model": meta.Model, "device": meta.Hint}, nil
 		},
@@ -56,7 +58,7 @@ func newWSEnv(t *testing.T, devices int) *wsEnv {
 		t.Fatal(err)
 	}
 	e.srv = srv
-	e.svc.SetPusher(srv)
+	e.svc.Start(srv)
 	ts := httptest.NewServer(srv)
 	e.url = ts.URL
 	t.Cleanup(func() {
@@ -144,7 +146,7 @@ func TestOverWebSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, a := e.request(t, connector.TypeAuthStart, cha, map[string]any{
-		"flow_id": FlowPairing, "input": map[string]string{"serial": d0.Serial(), "pairing_code": code}})
+		"flow_id": auth.FlowPairing, "input": map[string]string{"serial": d0.Serial(), "pairing_code": code}})
 	if p.Type != connector.TypeAuthStartAck || a.Status != "authenticated" || a.Descriptor == nil ||
 		a.Descriptor.Connection.Status != "connected" || a.Descriptor.Tools[0].Status != "available" {
 		t.Fatalf("auth.start pairing: %s %s", p.Type, p.Payload)
@@ -164,7 +166,7 @@ func TestOverWebSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, a = e.request(t, connector.TypeAuthStart, chb, map[string]any{"flow_id": FlowRequest})
+	_, a = e.request(t, connector.TypeAuthStart, chb, map[string]any{"flow_id": auth.FlowRequest})
 	if a.Status != "pending" || a.QRCodeText == "" {
 		t.Fatalf("auth.start request: %+v", a)
 	}
@@ -172,7 +174,7 @@ func TestOverWebSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.waitStatus(t, chb, "connected", pushDeadline)
-	_, st := e.request(t, connector.TypeAuthStatus, chb, map[string]any{"flow_id": FlowRequest, "auth_session_id": a.SessionID})
+	_, st := e.request(t, connector.TypeAuthStatus, chb, map[string]any{"flow_id": auth.FlowRequest, "auth_session_id": a.SessionID})
 	if st.Status != "authenticated" || st.Descriptor == nil || st.Descriptor.Connection.Status != "connected" {
 		t.Errorf("auth.status: %+v", st)
 	}

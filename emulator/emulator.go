@@ -52,6 +52,10 @@ func Start(ctx context.Context, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
+	// A scenario's transfer fault is the transport's to inject.
+	if f := dev.Scenario().Faults; f.OfflineAfterBytes > 0 {
+		srv.DropDuringTransfer(f.OfflineAfterBytes, time.Duration(f.OfflineForMS)*time.Millisecond)
+	}
 	return &Device{srv: srv, android: dev}, nil
 }
 
@@ -63,7 +67,8 @@ func (d *Device) Addr() string { return d.srv.Addr() }
 func (d *Device) Serial() string { return d.srv.Addr() }
 
 // Android returns the device model: command log (Commands, WaitCommand),
-// command-level faults (SetLatency, FailNext), files and UI state.
+// command-level faults (SetLatency, FailNext, FailDumpNotIdle,
+// HangCommands, ShowANR, SleepAndLock), files and UI state.
 func (d *Device) Android() *android.Device { return d.android }
 
 // Server returns the transport, e.g. for Accepted and Connections.
@@ -95,3 +100,9 @@ func (d *Device) SetLatency(lat time.Duration) { d.android.SetLatency(lat) }
 
 // FailNext makes the next n shell commands fail (see android.Device).
 func (d *Device) FailNext(n int) { d.android.FailNext(n) }
+
+// DropDuringTransfer makes the device go offline partway through the next
+// file transfer, after that many bytes (see adbd.Server.DropDuringTransfer).
+func (d *Device) DropDuringTransfer(after int64, away time.Duration) {
+	d.srv.DropDuringTransfer(after, away)
+}

@@ -78,7 +78,8 @@ type Meta struct {
 	Width, Height int
 }
 
-// Ref is a stored file as tool results carry it (DESIGN "Files in results").
+// Ref is a stored file as tool results carry it (the file fields of the
+// README's tool catalogue).
 // DownloadURL is relative ("/files/refs/<file_ref>"); ExpiresAt is encoded as
 // Unix milliseconds in JSON.
 type Ref struct {

@@ -1,7 +1,6 @@
 package adbtest_test
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"runtime"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
-	"github.com/electricbubble/gadb"
 )
 
 // TestNoStrays runs an Env in a subtest and checks that, once its cleanups
@@ -79,47 +77,5 @@ func TestMissingADB(t *testing.T) {
 	<-done
 	if !strings.Contains(r.msg, "apt-get install -y adb") {
 		t.Errorf("message %q lacks the install command", r.msg)
-	}
-}
-
-// TestGadb uses the adb client library the adb package wraps.
-func TestGadb(t *testing.T) {
-	env := adbtest.Start(t, adbtest.Options{Devices: 2})
-	c, err := gadb.NewClientWith("127.0.0.1", env.Port)
-	if err != nil {
-		t.Fatal(err)
-	}
-	devs, err := c.DeviceList()
-	if err != nil || len(devs) != 2 {
-		t.Fatalf("device list: %v %v", devs, err)
-	}
-	var dev gadb.Device
-	for _, d := range devs {
-		if d.Serial() == env.Devices[0].Serial() {
-			dev = d
-		}
-	}
-	if model, _ := dev.Model(); model == "" {
-		t.Errorf("no model in %v", dev.DeviceInfo())
-	}
-	out, err := dev.RunShellCommand("echo", "hi", "there")
-	if err != nil || out != "hi there\n" {
-		t.Errorf("shell: %q %v", out, err)
-	}
-	data := bytes.Repeat([]byte("0123456789abcdef"), 200_000)
-	if err := dev.Push(bytes.NewReader(data), "/sdcard/g.bin", time.Unix(1700000000, 0)); err != nil {
-		t.Fatalf("push: %v", err)
-	}
-	var got bytes.Buffer
-	if err := dev.Pull("/sdcard/g.bin", &got); err != nil || !bytes.Equal(got.Bytes(), data) {
-		t.Errorf("pull: %d bytes, err %v", got.Len(), err)
-	}
-	files, err := dev.List("/sdcard")
-	found := false
-	for _, f := range files {
-		found = found || f.Name == "g.bin"
-	}
-	if err != nil || !found {
-		t.Errorf("list: %v %v", files, err)
 	}
 }

@@ -39,12 +39,18 @@ var (
 	batteryHealth = map[int]string{1: "unknown", 2: "good", 3: "overheat", 4: "dead", 5: "over_voltage", 6: "failure", 7: "cold"}
 )
 
-// Battery parses `dumpsys battery` (the "Current Battery Service state:"
-// block, whose keys are indented two spaces). Later sections some vendors
-// append (event logs, history) are ignored.
+// Battery parses `dumpsys battery`: the keys that AOSP
+// frameworks/base/services/core/java/com/android/server/BatteryService.java
+// dumpInternal prints, indented two spaces, after "Current Battery Service
+// state:". Vendor builds mix in lines of their own, unindented or indented
+// one space, before, between and after the standard keys (Samsung prints
+// "FEATURE_WIRELESS_FAST_CHARGER_CONTROL: true", "LLB CAL: ...", then
+// "[EventLogBuffer]" sections that repeat "level:" in other forms): unknown
+// lines are skipped, and the first value of each standard key wins.
 func Battery(out string) (BatteryState, error) {
 	b := BatteryState{Scale: 100, Status: "unknown", Health: "unknown", Plugged: "none"}
 	in, seenLevel := false, false
+	seen := map[string]bool{}
 	for _, raw := range splitLines(out) {
 		line := strings.TrimSpace(raw)
 		if !in {
@@ -53,20 +59,15 @@ func Battery(out string) (BatteryState, error) {
 			}
 			continue
 		}
-		if line == "" {
-			continue
-		}
-		if raw[0] != ' ' && raw[0] != '\t' { // next top-level section
-			break
-		}
 		if strings.HasPrefix(line, "(UPDATES STOPPED") {
 			b.UpdatesStopped = true
 			continue
 		}
 		key, val, ok := strings.Cut(line, ":")
-		if !ok {
+		if !ok || seen[key] {
 			continue
 		}
+		seen[key] = true
 		val = strings.TrimSpace(val)
 		num, numErr := strconv.Atoi(val)
 		switch key {

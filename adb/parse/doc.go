@@ -4,8 +4,9 @@
 // cmd package resolve-activity, logcat and the raw screencap header.
 //
 // Every function is pure, safe for concurrent use, never panics, and returns
-// an error wrapping ErrFormat (or ErrNotFound where documented) for output it
-// cannot read. Formats are those of Android 8 to 14; testdata/SOURCES.md says
+// a *FormatError (wrapping ErrFormat, naming the command) or, where
+// documented, an error wrapping ErrNotFound for output it cannot read, so a
+// caller reading several outputs can leave out the one part that failed. Formats are those of Android 8 to 14; testdata/SOURCES.md says
 // where each golden input comes from. Package adb runs the commands; this
 // package only reads their output.
 package parse

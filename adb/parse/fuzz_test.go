@@ -2,6 +2,8 @@ package parse
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -39,12 +41,49 @@ func FuzzBattery(f *testing.F) {
 }
 
 func FuzzWindow(f *testing.F) {
+	for _, s := range vendorWindowLines {
+		f.Add(s)
+	}
 	fuzzString(f, "window/*.txt", func(s string) error {
 		w, err := Window(s)
 		if err == nil && (w.Rotation < 0 || w.Rotation > 3) {
 			panic("rotation out of range")
 		}
+		if err == nil && (w.FocusedDisplay < 0 || w.FocusedActivity != "" && w.FocusedPackage == "") {
+			panic(fmt.Sprintf("focus %+v", w))
+		}
 		return err
+	})
+}
+
+// vendorWindowLines seed the window fuzz targets with the vendor title
+// forms of TestWindowTitleVendorForms.
+var vendorWindowLines = []string{
+	"  mCurrentFocus=Window{df8de1 u0 com.netease.uuremote/com.remote.app.ui.activity.ScreenActivity type=1}",
+	"  mCurrentFocus=Window{dc9225c u0 com.android.settings/com.android.settings.Settings type=1 }",
+	"  mCurrentFocus=Window{com.android.systemui:6d67f78 u0 NotificationShade}",
+	"  mCurrentFocus=Window{9c0ba6e u0 com.android.settings/com.android.settings.Settings EXITING}",
+	"  mCurrentFocus=Window{3a1f2e7 u0 Splash Screen com.android.settings}",
+	"mCurrentFocus=Window{com.android.settings/com.android.settings.Settings}",
+	"  Display: mDisplayId=1 rootTasks=1\n  mCurrentFocus=null\n  Display: mDisplayId=0\n  mTopFocusedDisplayId=1\n",
+}
+
+// FuzzWindowTitle: whatever is inside "Window{...}", a title that names an
+// activity names its package, and a package is always a valid one.
+func FuzzWindowTitle(f *testing.F) {
+	for _, s := range vendorWindowLines {
+		if _, inner, ok := strings.Cut(s, "Window{"); ok {
+			f.Add(strings.TrimSuffix(inner, "}"))
+		}
+	}
+	f.Fuzz(func(t *testing.T, inner string) {
+		w := parseWindowTitle(inner)
+		if w.Comp != nil && w.Comp.Package != w.Package {
+			t.Fatalf("component %v, package %q", w.Comp, w.Package)
+		}
+		if w.Package != "" && !ValidPackage(w.Package) {
+			t.Fatalf("invalid package %q", w.Package)
+		}
 	})
 }
 
@@ -73,7 +112,15 @@ func FuzzResolveActivity(f *testing.F) {
 }
 
 func FuzzLogcat(f *testing.F) {
-	fuzzString(f, "logcat/*.txt", func(s string) error { _, err := Logcat(s); return err })
+	fuzzString(f, "logcat/*.txt", func(s string) error {
+		lines, err := Logcat(s)
+		for _, l := range lines {
+			if strings.ContainsAny(l.Tag+l.Message, "\n") || l.Tag != strings.TrimRight(l.Tag, " ") {
+				panic(fmt.Sprintf("line %+v", l))
+			}
+		}
+		return err
+	})
 }
 
 func FuzzUIDump(f *testing.F) {

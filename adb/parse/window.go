@@ -17,8 +17,13 @@ type WindowState struct {
 	// mCurrentFocus when it is an activity window, else from mFocusedApp.
 	FocusedPackage  string `json:"focused_package,omitempty"`
 	FocusedActivity string `json:"focused_activity,omitempty"`
-	// Rotation is 0-3 (Surface.ROTATION_*); RotationKnown is false when no
-	// rotation field was found and Rotation is 0 by default.
+	// FocusedDisplay is the id of the display the focus above was read
+	// from: the one with input focus (mTopFocusedDisplayId), else display 0,
+	// else the first with a focused window or app. 0 on single-display
+	// phones and on dumps that print no per-display blocks.
+	FocusedDisplay int `json:"focused_display,omitempty"`
+	// Rotation is 0-3 (Surface.ROTATION_*) of display 0; RotationKnown is
+	// false when no rotation field was found and Rotation is 0 by default.
 	Rotation      int  `json:"rotation"`
 	RotationKnown bool `json:"rotation_known"`
 	// KeyguardShowing is true when the lock screen is up; KeyguardKnown is
@@ -33,8 +38,13 @@ type WindowState struct {
 }
 
 var (
-	currentFocusRe = regexp.MustCompile(`(?:^|\s)mCurrentFocus=(?:Window\{[0-9a-f]+ (?:u\d+ )?([^}]*)\}|null)`)
+	currentFocusRe = regexp.MustCompile(`(?:^|\s)mCurrentFocus=(?:Window\{([^}]*)\}|null)`)
 	focusedAppRe   = regexp.MustCompile(`(?:^|\s)mFocusedApp=(\S.*)`)
+	// AOSP DisplayContent.dump: "  Display: mDisplayId=0 rootTasks=4" opens
+	// each display's block; RootWindowContainer.dumpTopFocusedDisplayId:
+	// "  mTopFocusedDisplayId=0" (Android 10+, in the windows section).
+	displayIDRe  = regexp.MustCompile(`^\s*Display: mDisplayId=(\d+)`)
+	topFocusedRe = regexp.MustCompile(`(?:^|\s)mTopFocusedDisplayId=(-?\d+)`)
 	// DisplayRotation (Android 10+): "  mRotation=1 mDeferredRotationPauseCount=0";
 	// DisplayContent (Android 8-9): "mRotation=1 mAltOrientation=false".
 	rotationRe    = regexp.MustCompile(`(?:^|\s)mRotation=(\d)\b`)
@@ -55,32 +65,74 @@ func Window(out string) (WindowState, error) {
 	lines := splitLines(out)
 
 	// One pass; a regexp runs only on lines holding its literal key, which
-	// keeps a 200 KB dump cheap. The first match of each kind wins.
-	var focusApps []string
-	var focusComp *Component
-	var rotLine, rotAltLine, dispInfoLine, awakeLine string
+	// keeps a 200 KB dump cheap. Android 10+ prints mCurrentFocus and
+	// mFocusedApp once per display, inside that display's block, in
+	// WindowManager's z-order rather than by id (a car head unit lists
+	// displays 3, 1, 2, 0); older releases print them once, outside any
+	// block. Lines outside a block belong to display -1.
+	foci := map[int]*displayFocus{}
+	var order []int
+	focusOf := func(id int) *displayFocus {
+		if f, ok := foci[id]; ok {
+			return f
+		}
+		f := &displayFocus{}
+		foci[id] = f
+		order = append(order, id)
+		return f
+	}
+	display, topFocused := -1, -1
+	rot := map[int]*rotationLines{}
+	rotOf := func(id int) *rotationLines {
+		if r, ok := rot[id]; ok {
+			return r
+		}
+		r := &rotationLines{}
+		rot[id] = r
+		return r
+	}
+	var awakeLine string
 	var keyguardLines []string
 	for _, line := range lines {
+		if line != "" && line[0] != ' ' && line[0] != '\t' {
+			display = -1 // a new top-level section
+		}
+		if strings.Contains(line, "Display: mDisplayId=") {
+			if m := displayIDRe.FindStringSubmatch(line); m != nil {
+				if id, err := strconv.Atoi(m[1]); err == nil {
+					display = id
+				}
+			}
+		}
+		if strings.Contains(line, "mTopFocusedDisplayId=") {
+			if m := topFocusedRe.FindStringSubmatch(line); m != nil {
+				if id, err := strconv.Atoi(m[1]); err == nil {
+					topFocused = id
+				}
+			}
+		}
 		if strings.Contains(line, "mCurrentFocus=") {
 			if m := currentFocusRe.FindStringSubmatch(line); m != nil {
 				known = true
-				w.FocusedWindow, focusComp = pickFocus(m[1], w.FocusedWindow, focusComp)
+				focusOf(display).addWindow(m[1])
 			}
 		}
 		if strings.Contains(line, "mFocusedApp=") {
 			if m := focusedAppRe.FindStringSubmatch(line); m != nil {
 				known = true
-				focusApps = append(focusApps, m[1])
+				f := focusOf(display)
+				f.apps = append(f.apps, m[1])
 			}
 		}
-		if rotLine == "" && strings.Contains(line, "mRotation=") && rotationRe.MatchString(line) {
-			rotLine = line
+		r := rotOf(display)
+		if r.rot == "" && strings.Contains(line, "mRotation=") && rotationRe.MatchString(line) {
+			r.rot = line
 		}
-		if rotAltLine == "" && strings.Contains(line, "Rotation=") && rotationAltRe.MatchString(line) {
-			rotAltLine = line
+		if r.alt == "" && strings.Contains(line, "Rotation=") && rotationAltRe.MatchString(line) {
+			r.alt = line
 		}
-		if dispInfoLine == "" && strings.Contains(line, "DisplayInfo{") && displayInfoRotRe.MatchString(line) {
-			dispInfoLine = line
+		if r.info == "" && strings.Contains(line, "DisplayInfo{") && displayInfoRotRe.MatchString(line) {
+			r.info = line
 		}
 		if strings.Contains(line, "Lockscreen=") || strings.Contains(line, "Keyguard") {
 			keyguardLines = append(keyguardLines, line)
@@ -89,20 +141,43 @@ func Window(out string) (WindowState, error) {
 			awakeLine = line
 		}
 	}
-	if focusComp == nil {
-		for _, app := range focusApps {
-			if c, ok := componentInRecord(app); ok {
-				focusComp = &c
+	// The display with input focus, else the main display, else the
+	// focus printed outside any block, else the first display that has one.
+	candidates := append([]int{0, -1}, order...)
+	if topFocused >= 0 {
+		candidates = append([]int{topFocused}, candidates...)
+	}
+	for _, id := range candidates {
+		f, ok := foci[id]
+		if !ok {
+			continue
+		}
+		if pkg, act, ok := f.app(); ok || f.window != "" {
+			w.FocusedWindow, w.FocusedPackage, w.FocusedActivity = f.window, pkg, act
+			w.FocusedDisplay = max(id, 0)
+			break
+		}
+	}
+
+	// Rotation.
+	// Display 0's (what screencap and input use by default), else the
+	// rotation printed outside any block, else the first display's.
+	rl := rot[0]
+	if rl == nil || *rl == (rotationLines{}) {
+		rl = rot[-1]
+	}
+	if rl == nil || *rl == (rotationLines{}) {
+		for _, id := range order {
+			if r := rot[id]; r != nil && *r != (rotationLines{}) {
+				rl = r
 				break
 			}
 		}
 	}
-	if focusComp != nil {
-		w.FocusedPackage, w.FocusedActivity = focusComp.Package, focusComp.Activity
+	if rl == nil {
+		rl = &rotationLines{}
 	}
-
-	// Rotation.
-	if r, ok := windowRotation(rotLine, rotAltLine, dispInfoLine); ok {
+	if r, ok := windowRotation(rl.rot, rl.alt, rl.info); ok {
 		w.Rotation, w.RotationKnown, known = r, true, true
 	}
 
@@ -204,21 +279,50 @@ func windowRotation(rotLine, rotAltLine, dispInfoLine string) (int, bool) {
 	return 0, false
 }
 
-// pickFocus folds one mCurrentFocus title into the running choice: the
-// first activity window wins; until one is seen, the first non-null title
-// is kept as FocusedWindow.
-func pickFocus(title, cur string, comp *Component) (string, *Component) {
-	if comp != nil || title == "" {
-		return cur, comp
+// rotationLines are the first line of each rotation field in one display's
+// block.
+type rotationLines struct{ rot, alt, info string }
+
+// displayFocus is what one display's block says has focus.
+type displayFocus struct {
+	// window is the focused window's title (the first one naming a
+	// package, else the first non-null one).
+	window string
+	comp   *Component
+	pkg    string
+	// apps are the mFocusedApp values, in order.
+	apps []string
+}
+
+// addWindow folds one mCurrentFocus window ("" for null) into f: the first
+// window naming a package wins; until one is seen, the first non-null title
+// is kept.
+func (f *displayFocus) addWindow(inner string) {
+	if f.pkg != "" || inner == "" {
+		return
 	}
-	title = strings.TrimSpace(title)
-	title = strings.TrimSpace(strings.TrimSuffix(title, "paused=false"))
-	title = strings.TrimSpace(strings.TrimSuffix(title, "paused=true"))
-	if c, err := ParseComponent(title); err == nil {
-		return title, &c
+	w := parseWindowTitle(inner)
+	if w.Package != "" {
+		f.window, f.comp, f.pkg = w.Title, w.Comp, w.Package
+		return
 	}
-	if cur == "" {
-		cur = title
+	if f.window == "" {
+		f.window = w.Title
 	}
-	return cur, nil
+}
+
+// app names the focused app: the focused window's activity; else the
+// focused app's, when it is of the window's package (a splash screen, a
+// vendor "pkg:hash" window) or the window names none (NotificationShade);
+// else the window's package alone.
+func (f *displayFocus) app() (pkg, activity string, ok bool) {
+	if f.comp != nil {
+		return f.comp.Package, f.comp.Activity, true
+	}
+	for _, app := range f.apps {
+		if c, ok := componentInRecord(app); ok && (f.pkg == "" || c.Package == f.pkg) {
+			return c.Package, c.Activity, true
+		}
+	}
+	return f.pkg, "", f.pkg != ""
 }

@@ -19,7 +19,9 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/device"
-	"github.com/adb-connector/adb-connector/device/adminclient"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/tools"
 )
 
 // server is a running `adb-connector serve` child process.
@@ -112,9 +114,9 @@ func (s *server) download(ctx context.Context, path string, size int64) error {
 }
 
 // callsPerChannel stays under the per-channel rate limit (a burst of
-// device.DefaultRatePerMinute): the agent moves to a fresh channel, paired
+// tools.DefaultRatePerMinute): the agent moves to a fresh channel, paired
 // again through the admin socket, before it runs out.
-const callsPerChannel = device.DefaultRatePerMinute - 10
+const callsPerChannel = tools.DefaultRatePerMinute - 10
 
 // agent is an xAgent data plane bound to the phone through device_pairing.
 type agent struct {
@@ -191,7 +193,7 @@ var retryAfterRe = regexp.MustCompile(`retry after (\d+) s`)
 // waits out its retry hint (outside the timed calls) and tries again.
 func (a *agent) pair(ctx context.Context, ch string) (*connector.Packet, error) {
 	for attempt := 0; ; attempt++ {
-		admin, err := adminclient.Dial(ctx, device.AdminSocketPath(a.srv.dataDir))
+		admin, err := admin.Dial(ctx, admin.SocketPath(a.srv.dataDir))
 		if err != nil {
 			return nil, err
 		}
@@ -201,8 +203,8 @@ func (a *agent) pair(ctx context.Context, ch string) (*connector.Packet, error) 
 			return nil, err
 		}
 		r, err := a.c.Request(ctx, connector.TypeAuthStart, ch, map[string]any{
-			"flow_id": device.FlowPairing, "input": map[string]string{"serial": a.serial, "pairing_code": code}})
-		if err != nil || r.Error == nil || r.Error.Code != device.CodeRateLimited || attempt >= 5 {
+			"flow_id": auth.FlowPairing, "input": map[string]string{"serial": a.serial, "pairing_code": code}})
+		if err != nil || r.Error == nil || r.Error.Code != tools.CodeRateLimited || attempt >= 5 {
 			return r, err
 		}
 		wait := 5 * time.Second

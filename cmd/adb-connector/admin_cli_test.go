@@ -13,15 +13,18 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/adb-connector/adb-connector/store"
 )
 
 // adminFixture is a real admin socket served from a temp data dir.
 type adminFixture struct {
 	dir      string
-	pairing  *device.Pairing
-	requests *device.Requests
-	bindings *device.Bindings
+	pairing  *auth.Pairing
+	requests *auth.Requests
+	bindings *binding.Table
 }
 
 func startAdminFixture(t *testing.T) *adminFixture {
@@ -34,22 +37,22 @@ func startAdminFixture(t *testing.T) *adminFixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	secret, err := device.LoadOrCreateSecret(dir)
+	secret, err := auth.LoadOrCreateSecret(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	devs := func() []device.DeviceInfo {
-		return []device.DeviceInfo{
+	devs := func() []auth.DeviceInfo {
+		return []auth.DeviceInfo{
 			{Key: "127.0.0.1:5037/S1", Endpoint: "127.0.0.1:5037", Serial: "S1", Model: "Pixel 7", State: "device"},
 			{Key: "127.0.0.1:5037/S2", Endpoint: "127.0.0.1:5037", Serial: "S2", Model: "", State: "unauthorized"},
 		}
 	}
 	f := &adminFixture{dir: dir}
-	f.bindings = device.NewBindings(db, device.BindingsOptions{})
-	f.pairing = device.NewPairing(f.bindings, secret, device.PairingOptions{})
-	f.requests = device.NewRequests(f.bindings, secret, device.RequestOptions{Devices: devs})
+	f.bindings = binding.New(db, binding.Options{})
+	f.pairing = auth.NewPairing(f.bindings, secret, auth.PairingOptions{})
+	f.requests = auth.NewRequests(f.bindings, secret, auth.RequestOptions{Devices: devs})
 	svc := &device.AdminService{Bindings: f.bindings, Pairing: f.pairing, Requests: f.requests, ListDevices: devs}
-	closeFn, err := device.ServeAdmin(ctx, device.AdminSocketPath(dir), svc, device.AdminOptions{})
+	closeFn, err := admin.Serve(ctx, admin.SocketPath(dir), svc, admin.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +107,7 @@ func TestOperatorCommands(t *testing.T) {
 	if !strings.Contains(out.String(), "S2") {
 		t.Errorf("approve output %q", out.String())
 	}
-	if st, err := f.requests.Status(ctx, "chB", s.ID, false); err != nil || st.Status != device.AuthAuthenticated {
+	if st, err := f.requests.Status(ctx, "chB", s.ID, false); err != nil || st.Status != auth.Authenticated {
 		t.Fatalf("after approve: %+v, %v", st, err)
 	}
 
@@ -125,7 +128,7 @@ func TestOperatorCommands(t *testing.T) {
 	if err := runUnbind([]string{"S1", "--data-dir", f.dir}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if bd, err := f.bindings.ByChannel(ctx, "chA"); err != nil || bd.State != device.BindingRevoked {
+	if bd, err := f.bindings.ByChannel(ctx, "chA"); err != nil || bd.State != binding.Revoked {
 		t.Fatalf("after unbind: %+v, %v", bd, err)
 	}
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/adb-connector/adb-connector/device"
-	"github.com/adb-connector/adb-connector/device/adminclient"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/binding"
 )
 
 func init() {
@@ -22,12 +22,12 @@ func runApprove(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *adminclient.Client) error {
+	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
 		key, err := c.Approve(ctx, pos[0], *serial)
 		if err != nil {
 			return err
 		}
-		ep, sr := device.SplitDeviceKey(key)
+		ep, sr := binding.SplitKey(key)
 		_, err = fmt.Fprintf(stdout, "approved: the channel is now bound to %s on %s\n", sr, ep)
 		return err
 	})

@@ -10,8 +10,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"github.com/adb-connector/adb-connector/device"
-	"github.com/adb-connector/adb-connector/device/adminclient"
+	"github.com/adb-connector/adb-connector/device/admin"
 )
 
 // The operator commands (devices, pair, approve, unbind) talk to a running
@@ -72,11 +71,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // withAdmin dials the admin socket of dataDir, runs f and closes the connection.
-func withAdmin(dataDir string, f func(ctx context.Context, c *adminclient.Client) error) error {
+func withAdmin(dataDir string, f func(ctx context.Context, c *admin.Client) error) error {
 	ctx := context.Background()
-	path := device.AdminSocketPath(dataDir)
-	c, err := adminclient.Dial(ctx, path)
-	if errors.Is(err, adminclient.ErrNotRunning) {
+	path := admin.SocketPath(dataDir)
+	c, err := admin.Dial(ctx, path)
+	if errors.Is(err, admin.ErrNotRunning) {
 		return fmt.Errorf("cannot reach the admin socket %s: is `adb-connector serve` running with --data-dir %s?", path, dataDir)
 	}
 	if err != nil {
@@ -96,7 +95,7 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	if _, err := parseAdminArgs(fs, args, 0); err != nil {
 		return err
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *adminclient.Client) error {
+	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
 		rows, err := c.Devices(ctx)
 		if err != nil {
 			return err

@@ -6,8 +6,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/adb-connector/adb-connector/device"
-	"github.com/adb-connector/adb-connector/device/adminclient"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/auth"
 )
 
 func init() {
@@ -18,7 +18,7 @@ func runPair(args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newAdminFlags("pair", stderr,
 		"usage: adb-connector pair SERIAL [--ttl 15m] [--data-dir DIR]",
 		"Prints a one-time code; the user types SERIAL and the code in the pairing form.")
-	ttl := fs.Duration("ttl", device.DefaultPairingTTL, "how long the code stays valid (at most 24h)")
+	ttl := fs.Duration("ttl", auth.DefaultPairingTTL, "how long the code stays valid (at most 24h)")
 	pos, err := parseAdminArgs(fs, args, 1)
 	if err != nil {
 		return err
@@ -27,7 +27,7 @@ func runPair(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *adminclient.Client) error {
+	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
 		code, err := c.Pair(ctx, pos[0], *ttl)
 		if err != nil {
 			return err

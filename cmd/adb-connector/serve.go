@@ -35,35 +35,26 @@ type serveConfig struct {
 	DrainTime  time.Duration
 	// HTTP caps connections and sets the timeouts; Logger is set by serve.
 	HTTP httplimit.Config
+	// Device is the device layer's configuration (adb servers, virtual
+	// phones, files).
+	Device deviceOptions
 }
 
-// serveWiring is what a serve hook may change before the server starts.
+// serveWiring is what the device layer adds to the server.
 type serveWiring struct {
 	Card     *connector.CardConfig
 	Registry *connector.Registry
-	Profile  connector.Profile // set by the device layer; nil = channels stay "created"
+	Profile  connector.Profile // nil = channels stay "created"
 	DB       *store.DB
 	Log      *slog.Logger
 	DataDir  string
 	// Mount runs once the Server exists and before it serves: mount handlers
-	// (srv.Handle), register collectors (srv.Registry()), keep srv for
-	// PushDescriptor.
+	// (srv.Handle), register collectors (srv.Registry()), start what pushes
+	// to srv.
 	Mount []func(srv *connector.Server) error
 	// Stop runs after the server stopped, before the DB closes (reverse order).
 	Stop []func()
 }
-
-// serveHook lets another file plug the device layer into serve with a few
-// lines: Flags registers its flags, Wire fills serveWiring.
-type serveHook struct {
-	Flags func(fs *flag.FlagSet)
-	Wire  func(ctx context.Context, w *serveWiring) error
-}
-
-var serveHooks []serveHook
-
-// registerServeHook is called from init in the file that wires a layer in.
-func registerServeHook(h serveHook) { serveHooks = append(serveHooks, h) }
 
 func envOr(key, def string) string {
 	if v, ok := os.LookupEnv(key); ok && v != "" {
@@ -86,18 +77,14 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	level := fs.String("log-level", envOr("ADB_CONNECTOR_LOG_LEVEL", "info"), "debug, info, warn or error (env ADB_CONNECTOR_LOG_LEVEL)")
 	drain := fs.Duration("drain-timeout", 15*time.Second, "on SIGTERM, how long in-flight requests may finish")
 	hf := registerHTTPFlags(fs)
-	for _, h := range serveHooks {
-		if h.Flags != nil {
-			h.Flags(fs)
-		}
-	}
+	dev := registerDeviceFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return serveConfig{}, err
 	}
 	if fs.NArg() > 0 {
 		return serveConfig{}, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
-	cfg := serveConfig{Listen: *listen, DataDir: *dataDir, LeaseGrace: *grace, DrainTime: *drain}
+	cfg := serveConfig{Listen: *listen, DataDir: *dataDir, LeaseGrace: *grace, DrainTime: *drain, Device: *dev}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
 		return serveConfig{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)
 	}
@@ -171,12 +158,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 			w.Stop[i]()
 		}
 	}()
-	for _, h := range serveHooks {
-		if h.Wire != nil {
-			if err := h.Wire(ctx, w); err != nil {
-				return err
-			}
-		}
+	if err := wireDevices(ctx, cfg.Device, w); err != nil {
+		return err
 	}
 	srv, err := newConnectorServer(ctx, cfg, w)
 	if err != nil {

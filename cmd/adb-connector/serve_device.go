@@ -14,31 +14,24 @@ import (
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/files"
 )
 
-// Wires the device layer (adb, files, device) into serve.
-func init() {
-	registerServeHook(serveHook{Flags: deviceFlags, Wire: wireDevices})
-}
-
-// deviceOptions are serve's device flags. serve runs once per process, so
-// the flag values live here between parsing and wiring.
+// deviceOptions are serve's device flags.
 type deviceOptions struct {
 	Endpoints endpointList
 	Virtual   virtualDevices
 	FileTTL   time.Duration
 	FileCap   int64
 	envErr    error // a bad ADB_CONNECTOR_ADB or ADB_CONNECTOR_VIRTUAL_DEVICES, reported when wiring
+	// onVirtual, when set (tests only), receives the virtual devices once
+	// they are attached, so a test can drive their faults and read their
+	// command logs.
+	onVirtual func([]*emulator.Device)
 }
-
-var deviceOpts deviceOptions
-
-// virtualDevicesHook, when set (tests only), receives serve's virtual
-// devices once they are attached, so a test can drive their faults and
-// read their command logs.
-var virtualDevicesHook func([]*emulator.Device)
 
 // endpointList is the repeatable --adb flag. Values from the environment
 // are a default: the first --adb on the command line replaces them.
@@ -72,8 +65,10 @@ func checkEndpoint(v string) error {
 	return nil
 }
 
-func deviceFlags(fs *flag.FlagSet) {
-	deviceOpts = deviceOptions{}
+// registerDeviceFlags adds the device flags to fs; the options hold their
+// values once fs is parsed.
+func registerDeviceFlags(fs *flag.FlagSet) *deviceOptions {
+	deviceOpts := &deviceOptions{}
 	if env := os.Getenv("ADB_CONNECTOR_ADB"); env != "" {
 		for _, ep := range strings.Split(env, ",") {
 			if err := deviceOpts.Endpoints.Set(strings.TrimSpace(ep)); err != nil {
@@ -91,10 +86,14 @@ func deviceFlags(fs *flag.FlagSet) {
 	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", envOr("ADB_CONNECTOR_VIRTUAL_SCENARIO", "launcher"), "scenario of the virtual devices: launcher, login, list or a directory")
 	fs.DurationVar(&deviceOpts.FileTTL, "file-ttl", files.DefaultTTL, "how long screenshots stay downloadable")
 	fs.Int64Var(&deviceOpts.FileCap, "file-cap-bytes", files.DefaultMaxTotalBytes, "total size of cached files; the oldest are evicted first")
+	return deviceOpts
 }
 
-func wireDevices(ctx context.Context, w *serveWiring) error {
-	o := deviceOpts
+// wireDevices builds the device layer in order: adb client, virtual
+// phones, file store, the Profile (Service) and the tools over it, then, once
+// the connector.Server exists (Mount), the download route, metrics, the
+// Service's pushes to the Server and the admin socket.
+func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	if o.envErr != nil {
 		return o.envErr
 	}
@@ -141,8 +140,8 @@ func wireDevices(ctx context.Context, w *serveWiring) error {
 			}
 		}
 		log.Info("virtual devices attached", "count", len(devs), "adb", endpoints[0], "scenario", o.Virtual.Scenario)
-		if virtualDevicesHook != nil {
-			virtualDevicesHook(devs)
+		if o.onVirtual != nil {
+			o.onVirtual(devs)
 		}
 	}
 
@@ -155,34 +154,33 @@ func wireDevices(ctx context.Context, w *serveWiring) error {
 	}
 	w.Stop = append(w.Stop, func() { fstore.Close() })
 
-	var tools *device.Tools
 	svc, err := device.NewService(ctx, device.ServiceConfig{
 		DB: w.DB, ADB: client, Files: fstore, Logger: log.With("component", "device"),
-		ToolIDs: func() []string { return tools.IDs() },
+		ToolIDs: tools.IDs(tools.Set{Files: true}),
 	})
 	if err != nil {
 		return err
 	}
 	w.Stop = append(w.Stop, func() { svc.Close() })
-	tools, err = device.NewTools(device.ToolsConfig{Resolver: svc, Files: fstore, DB: w.DB, Logger: log.With("component", "tools")})
+	ts, err := tools.New(tools.Config{Resolver: svc, Files: fstore, DB: w.DB, Logger: log.With("component", "tools")})
 	if err != nil {
 		return err
 	}
-	if err := tools.Register(w.Registry); err != nil {
+	if err := ts.Register(w.Registry); err != nil {
 		return err
 	}
 	w.Profile = svc
 
 	w.Mount = append(w.Mount, func(srv *connector.Server) error {
 		srv.Handle(files.RoutePattern, fstore.Handler())
-		for _, c := range append(fstore.Collectors(), tools.Collectors()...) {
+		for _, c := range append(fstore.Collectors(), ts.Collectors()...) {
 			if err := srv.Registry().Register(c); err != nil {
 				return fmt.Errorf("metrics: %w", err)
 			}
 		}
-		svc.SetPusher(srv)
-		closeAdmin, err := device.ServeAdmin(ctx, device.AdminSocketPath(w.DataDir), svc.AdminHandler(),
-			device.AdminOptions{Log: log.With("component", "admin")})
+		svc.Start(srv)
+		closeAdmin, err := admin.Serve(ctx, admin.SocketPath(w.DataDir), svc.AdminHandler(),
+			admin.Options{Log: log.With("component", "admin")})
 		if err != nil {
 			return fmt.Errorf("admin socket: %w", err)
 		}

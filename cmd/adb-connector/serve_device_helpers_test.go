@@ -18,6 +18,8 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
@@ -32,10 +34,6 @@ const (
 	pushWithin = 2 * time.Second
 	setupWait  = 30 * time.Second
 )
-
-// serveStartMu serializes flag parsing and wiring: serve's device flags
-// live in the package-level deviceOpts between the two.
-var serveStartMu sync.Mutex
 
 // serveProc is one in-process `serve` (real flag parsing, real wiring).
 type serveProc struct {
@@ -73,18 +71,15 @@ func startServeVirtual(t *testing.T, dataDir, adbAddr string, logs *testkit.LogB
 	p := &serveProc{DataDir: dataDir, logs: logs, cancel: cancel, done: make(chan error, 1)}
 	ready := make(chan string, 1)
 
-	serveStartMu.Lock()
 	cfg, err := parseServeFlags(append([]string{"--listen", "127.0.0.1:0", "--data-dir", dataDir, "--api-key-file", keyFile,
 		"--adb", adbAddr, "--log-level", "debug", "--drain-timeout", "5s"}, extra...), io.Discard)
 	if err != nil {
-		serveStartMu.Unlock()
 		cancel()
 		t.Fatalf("parseServeFlags: %v", err)
 	}
-	// The hook is set and cleared under serveStartMu; serve calls it
-	// before it reports ready.
+	// serve calls it before it reports ready.
 	var devs []*emulator.Device
-	virtualDevicesHook = func(d []*emulator.Device) { devs = d }
+	cfg.Device.onVirtual = func(d []*emulator.Device) { devs = d }
 	go func() { p.done <- serve(ctx, cfg, log, ready) }()
 	var failure string
 	select {
@@ -95,8 +90,6 @@ func startServeVirtual(t *testing.T, dataDir, adbAddr string, logs *testkit.LogB
 	case <-time.After(setupWait):
 		failure = fmt.Sprintf("serve did not listen within %s", setupWait)
 	}
-	virtualDevicesHook = nil
-	serveStartMu.Unlock()
 	if failure != "" {
 		cancel()
 		t.Fatal(failure)
@@ -166,9 +159,9 @@ func (p *serveProc) pairCode(t *testing.T, serial string) string {
 }
 
 // devices runs `adb-connector devices --json`.
-func (p *serveProc) devices(t *testing.T) []device.DeviceRow {
+func (p *serveProc) devices(t *testing.T) []admin.DeviceRow {
 	t.Helper()
-	var rows []device.DeviceRow
+	var rows []admin.DeviceRow
 	if err := json.Unmarshal([]byte(p.cli(t, runDevices, "--json")), &rows); err != nil {
 		t.Fatalf("devices --json: %v", err)
 	}
@@ -176,7 +169,7 @@ func (p *serveProc) devices(t *testing.T) []device.DeviceRow {
 }
 
 // deviceRow returns serial's row of `devices --json`.
-func (p *serveProc) deviceRow(t *testing.T, serial string) device.DeviceRow {
+func (p *serveProc) deviceRow(t *testing.T, serial string) admin.DeviceRow {
 	t.Helper()
 	rows := p.devices(t)
 	for _, r := range rows {
@@ -185,7 +178,7 @@ func (p *serveProc) deviceRow(t *testing.T, serial string) device.DeviceRow {
 		}
 	}
 	t.Fatalf("devices --json has no %s: %+v", serial, rows)
-	return device.DeviceRow{}
+	return admin.DeviceRow{}
 }
 
 // agent is an xAgent-like client connected to a serve, keeping every frame.
@@ -253,7 +246,7 @@ func (a *agent) pair(t *testing.T, p *serveProc, ch, serial string) (string, *co
 	t.Helper()
 	code := p.pairCode(t, serial)
 	pk, ack := a.request(t, connector.TypeAuthStart, ch, map[string]any{
-		"flow_id": device.FlowPairing, "input": map[string]string{"serial": serial, "pairing_code": code}})
+		"flow_id": auth.FlowPairing, "input": map[string]string{"serial": serial, "pairing_code": code}})
 	if pk.Type != connector.TypeAuthStartAck || ack.Status != "authenticated" || ack.Descriptor == nil {
 		t.Fatalf("auth.start device_pairing: %s %s %+v", pk.Type, pk.Payload, pk.Error)
 	}

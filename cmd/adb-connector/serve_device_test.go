@@ -23,7 +23,8 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/testkit"
@@ -118,7 +119,7 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 		t.Errorf("display_name %q, want %q + redacted serial (status %v)", desc.Target.DisplayName, model, status)
 	}
 
-	var shot device.ScreenshotResult
+	var shot tools.ScreenshotResult
 	result(t, a.invoke(t, ch, "android_screenshot", map[string]any{}), &shot)
 	if shot.Width != 720 || shot.Height != 1280 || shot.Scale != 1 || shot.MIMEType != "image/png" ||
 		!strings.HasPrefix(shot.DownloadURL, "/files/refs/") {
@@ -172,14 +173,14 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 
 	icon := launcherIcon(t, env, d, "Settings")
 	d.Android().ClearCommands()
-	var tap device.TapResult
+	var tap tools.TapResult
 	first := a.invokeID(t, ch, "android_tap", "call_tap_settings", map[string]int{"x": icon.X, "y": icon.Y})
 	result(t, first, &tap)
 	again := a.invokeID(t, ch, "android_tap", "call_tap_settings", map[string]int{"x": icon.X, "y": icon.Y})
 	if again.Error != nil || !bytes.Equal(again.Payload, first.Payload) {
 		t.Errorf("repeated tool_call_id: %s %+v, want the first ack %s", again.Payload, again.Error, first.Payload)
 	}
-	if tap.Tapped != (device.TapPoint{X: icon.X, Y: icon.Y}) || tap.LongPress {
+	if tap.Tapped != (tools.TapPoint{X: icon.X, Y: icon.Y}) || tap.LongPress {
 		t.Errorf("android_tap result %+v", tap)
 	}
 	if pkg, _ := d.Android().Foreground(); pkg != "com.android.settings" {
@@ -195,13 +196,13 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 		c2 = strings.TrimRight(c2, "\n")
 		c2 = c2[strings.LastIndexByte(c2, '\n')+1:]
 		_, ack := a.request(t, connector.TypeAuthStart, other, map[string]any{
-			"flow_id": device.FlowPairing, "input": map[string]string{"serial": d.Serial(), "pairing_code": c2}})
+			"flow_id": auth.FlowPairing, "input": map[string]string{"serial": d.Serial(), "pairing_code": c2}})
 		if ack.Status == "authenticated" {
 			t.Errorf("a second channel paired with a bound device: %+v", ack)
 		}
 		code3 = c2
 	}
-	_, req := a.request(t, connector.TypeAuthStart, other, map[string]any{"flow_id": device.FlowRequest})
+	_, req := a.request(t, connector.TypeAuthStart, other, map[string]any{"flow_id": auth.FlowRequest})
 	if _, err := runCLI(runApprove, req.QRCodeText, "--serial", d.Serial(), "--data-dir", p.DataDir); err == nil {
 		t.Error("approve gave a bound device to a second channel")
 	}
@@ -228,14 +229,14 @@ func testRequestFlow(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	p := startServe(t, t.TempDir(), env.ServerAddr, nil)
 	a := newAgent(t, p, "")
 	ch := a.open(t)
-	_, start := a.request(t, connector.TypeAuthStart, ch, map[string]any{"flow_id": device.FlowRequest})
+	_, start := a.request(t, connector.TypeAuthStart, ch, map[string]any{"flow_id": auth.FlowRequest})
 	if start.Status != "pending" || start.QRCodeText == "" || start.SessionID == "" {
 		t.Fatalf("auth.start device_request: %+v", start)
 	}
 	status := func(refresh bool) ackPayload {
 		t.Helper()
 		pk, st := a.request(t, connector.TypeAuthStatus, ch, map[string]any{
-			"flow_id": device.FlowRequest, "auth_session_id": start.SessionID, "refresh": refresh})
+			"flow_id": auth.FlowRequest, "auth_session_id": start.SessionID, "refresh": refresh})
 		if pk.Type != connector.TypeAuthStatusAck {
 			t.Fatalf("auth.status: %s %+v", pk.Type, pk.Error)
 		}
@@ -277,7 +278,7 @@ func testRequestFlow(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 		t.Errorf("auth.cancel of an authenticated session: %+v", c)
 	}
 	ch2 := a.open(t)
-	_, s2 := a.request(t, connector.TypeAuthStart, ch2, map[string]any{"flow_id": device.FlowRequest})
+	_, s2 := a.request(t, connector.TypeAuthStart, ch2, map[string]any{"flow_id": auth.FlowRequest})
 	if s2.Status != "pending" {
 		t.Fatalf("second auth.start: %+v", s2)
 	}
@@ -327,7 +328,7 @@ func testUnplug(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	}
 	d.Android().ClearCommands()
 	pk := a.invoke(t, ch, "android_tap", map[string]int{"x": 10, "y": 10})
-	if pk.Error == nil || pk.Error.Code != device.CodeDeviceUnauthorized {
+	if pk.Error == nil || pk.Error.Code != tools.CodeDeviceUnauthorized {
 		t.Errorf("tap on an unauthorized device: %+v", pk.Error)
 	}
 	d.SetUnauthorized(false)
@@ -401,7 +402,7 @@ func testReconnectRestart(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	if st := restore(a3); st == "connected" {
 		t.Errorf("after restart the binding is connected before its device answered")
 	}
-	if pk := a3.invoke(t, ch, "android_device_status", map[string]any{}); pk.Error == nil || pk.Error.Code != device.CodeDeviceOffline {
+	if pk := a3.invoke(t, ch, "android_device_status", map[string]any{}); pk.Error == nil || pk.Error.Code != tools.CodeDeviceOffline {
 		t.Errorf("tool call before the device answered: %s %+v, want device_offline", pk.Payload, pk.Error)
 	}
 	d.SetLatency(0)

@@ -29,12 +29,12 @@ func TestServeADBEndpointsFlag(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv("ADB_CONNECTOR_ADB", tt.env)
 			t.Setenv("ADB_CONNECTOR_API_KEY", "")
-			_, err := parseServeFlags(tt.args, io.Discard)
+			cfg, err := parseServeFlags(tt.args, io.Discard)
 			if (err != nil) != tt.wantErr {
 				t.Fatalf("err = %v, want error %v", err, tt.wantErr)
 			}
-			if err == nil && !slices.Equal(deviceOpts.Endpoints.list, tt.want) {
-				t.Fatalf("endpoints = %q, want %q", deviceOpts.Endpoints.list, tt.want)
+			if err == nil && !slices.Equal(cfg.Device.Endpoints.list, tt.want) {
+				t.Fatalf("endpoints = %q, want %q", cfg.Device.Endpoints.list, tt.want)
 			}
 		})
 	}
@@ -43,10 +43,11 @@ func TestServeADBEndpointsFlag(t *testing.T) {
 func TestServeBadADBEnvIsAStartError(t *testing.T) {
 	t.Setenv("ADB_CONNECTOR_ADB", "nonsense")
 	t.Setenv("ADB_CONNECTOR_API_KEY", "")
-	if _, err := parseServeFlags(nil, io.Discard); err != nil {
+	cfg, err := parseServeFlags(nil, io.Discard)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := wireDevices(t.Context(), &serveWiring{}); err == nil {
+	if err := wireDevices(t.Context(), cfg.Device, &serveWiring{}); err == nil {
 		t.Fatal("a bad ADB_CONNECTOR_ADB did not stop start-up")
 	}
 }
@@ -57,10 +58,11 @@ func TestServeBadVirtualDevicesEnvIsAStartError(t *testing.T) {
 	t.Setenv("ADB_CONNECTOR_VIRTUAL_DEVICES", "three")
 	t.Setenv("ADB_CONNECTOR_ADB", "")
 	t.Setenv("ADB_CONNECTOR_API_KEY", "")
-	if _, err := parseServeFlags([]string{"--file-ttl", "-1s"}, io.Discard); err != nil {
+	cfg, err := parseServeFlags([]string{"--file-ttl", "-1s"}, io.Discard)
+	if err != nil {
 		t.Fatal(err)
 	}
-	err := wireDevices(t.Context(), &serveWiring{})
+	err = wireDevices(t.Context(), cfg.Device, &serveWiring{})
 	if err == nil || !strings.Contains(err.Error(), "ADB_CONNECTOR_VIRTUAL_DEVICES") {
 		t.Fatalf("wireDevices = %v, want an ADB_CONNECTOR_VIRTUAL_DEVICES error", err)
 	}

@@ -246,12 +246,10 @@ func TestServeStaysUpAtNOFILELimit(t *testing.T) {
 // private adb server) with the HTTP limits replaced by h.
 func startServeHTTP(t *testing.T, h httplimit.Config) string {
 	t.Helper()
-	serveStartMu.Lock()
 	t.Setenv("ADB_CONNECTOR_API_KEY", testKey)
 	cfg, err := parseServeFlags(append([]string{"--listen", "127.0.0.1:0", "--data-dir", t.TempDir(),
 		"--drain-timeout", "5s"}, privateADB(t)...), io.Discard)
 	if err != nil {
-		serveStartMu.Unlock()
 		t.Fatal(err)
 	}
 	cfg.HTTP = h
@@ -265,7 +263,6 @@ func startServeHTTP(t *testing.T, h httplimit.Config) string {
 			t.Errorf("serve: %v", err)
 		}
 	})
-	defer serveStartMu.Unlock()
 	select {
 	case addr := <-ready:
 		return addr

@@ -9,7 +9,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/tools"
 )
 
 // TestSlowPhonesDoNotStallTheSocket: xAgent carries every user on one
@@ -128,7 +128,7 @@ func TestSlowPhonesDoNotStallTheSocket(t *testing.T) {
 	}
 	for code, n := range codes {
 		switch code {
-		case "", connector.CodeRateLimited, device.CodeDeviceBusy, connector.CodeToolTimeout:
+		case "", connector.CodeRateLimited, tools.CodeDeviceBusy, connector.CodeToolTimeout:
 		default:
 			t.Errorf("%d long presses answered %s; want success, rate_limited, device_busy or tool_timeout", n, code)
 		}

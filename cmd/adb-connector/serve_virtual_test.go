@@ -10,7 +10,7 @@ import (
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
 )
@@ -53,7 +53,7 @@ func TestServeShutdownDrainsVirtualCall(t *testing.T) {
 	if r.p.Type != connector.TypeToolInvokeAck || r.p.Error != nil {
 		t.Fatalf("tap during shutdown: %s %s %+v, want a result", r.p.Type, r.p.Payload, r.p.Error)
 	}
-	var res device.TapResult
+	var res tools.TapResult
 	var pl struct {
 		Result json.RawMessage `json:"result"`
 	}

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/adb-connector/adb-connector/device"
-	"github.com/adb-connector/adb-connector/device/adminclient"
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/binding"
 )
 
 func init() {
@@ -19,12 +19,12 @@ func runUnbind(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *adminclient.Client) error {
+	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
 		key, err := c.Unbind(ctx, pos[0])
 		if err != nil {
 			return err
 		}
-		ep, sr := device.SplitDeviceKey(key)
+		ep, sr := binding.SplitKey(key)
 		_, err = fmt.Fprintf(stdout, "unbound %s on %s; its channel now reports revoked\n", sr, ep)
 		return err
 	})

@@ -1,7 +1,10 @@
 package adbd
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -71,4 +74,52 @@ func TestVanish(t *testing.T) {
 	if out, err := adb.Adb("-s", srv.Addr(), "shell", "echo", "back"); out != "back\n" {
 		t.Errorf("shell after vanish: %q %v", out, err)
 	}
+}
+
+// TestDropDuringTransfer: a push and a pull cut partway fail on the host,
+// the device shows "offline" and comes back by itself; the fault fires once.
+func TestDropDuringTransfer(t *testing.T) {
+	t.Parallel()
+	srv, adb, fb := startReal(t, Options{})
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.bin")
+	if err := os.WriteFile(src, bytes.Repeat([]byte("0123456789abcdef"), 1<<16), 0o644); err != nil { // 1 MiB
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	back := func(t *testing.T) {
+		t.Helper()
+		if st, err := adbserver.WaitState(ctx, adb.Addr, srv.Addr(), "device"); err != nil {
+			t.Fatalf("not back: %s %v", st, err)
+		}
+	}
+
+	srv.DropDuringTransfer(256<<10, 0)
+	out, err := adb.Adb("-s", srv.Addr(), "push", src, "/sdcard/in.bin")
+	if err == nil {
+		t.Fatalf("push through a dropped link succeeded: %s", out)
+	}
+	t.Logf("push: %s", strings.TrimSpace(out))
+	if data, err := fb.fs.ReadFile("/sdcard/in.bin"); err == nil {
+		t.Fatalf("a cut push left a %d-byte file", len(data))
+	}
+	back(t)
+
+	// The fault fired once: this push goes through.
+	if out, err := adb.Adb("-s", srv.Addr(), "push", src, "/sdcard/in.bin"); err != nil {
+		t.Fatalf("second push: %s %v", out, err)
+	}
+
+	// A pull cut after 100 KiB, with the device away for a moment.
+	srv.DropDuringTransfer(100<<10, 200*time.Millisecond)
+	out, err = adb.Adb("-s", srv.Addr(), "pull", "/sdcard/in.bin", filepath.Join(dir, "out.bin"))
+	if err == nil {
+		t.Fatalf("pull through a dropped link succeeded: %s", out)
+	}
+	t.Logf("pull: %s", strings.TrimSpace(out))
+	if st, err := adbserver.WaitState(ctx, adb.Addr, srv.Addr(), "offline"); err != nil {
+		t.Fatalf("after the cut pull: %s %v", st, err)
+	}
+	back(t)
 }

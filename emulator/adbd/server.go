@@ -53,6 +53,8 @@ type Server struct {
 	accepted int64
 	closed   bool
 	vanished bool
+	// xferFault is armed by DropDuringTransfer.
+	xferFault *transferFault
 }
 
 // Listen starts a Server for backend on opts.Addr and begins accepting

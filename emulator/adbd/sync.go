@@ -20,8 +20,12 @@ const syncMaxFile = 512 << 20
 // serveSync runs the "sync:" service (AOSP SYNC.TXT) over the stream, read
 // as a byte stream: requests may be split across WRTEs or share one.
 func serveSync(ctx context.Context, srv *Server, st *stream, _ string) {
-	r := bufio.NewReaderSize(st, 64<<10)
-	w := bufio.NewWriterSize(st, st.maxData)
+	var rw io.ReadWriter = st
+	if f := srv.takeTransferFault(); f != nil {
+		rw = &faultyStream{rw: st, srv: srv, f: f}
+	}
+	r := bufio.NewReaderSize(rw, 64<<10)
+	w := bufio.NewWriterSize(rw, st.maxData)
 	if err := runSync(ctx, r, w, srv.backend.Files()); err != nil {
 		srv.log.Debug("adbd: sync ended", "err", err)
 	}

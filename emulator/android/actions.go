@@ -10,10 +10,15 @@ import (
 
 // tapLocked handles a tap at display point p.
 func (d *Device) tapLocked(p image.Point) {
+	d.st.lastInput = d.now()
 	if !d.st.screenOn || d.st.locked {
 		return
 	}
 	pt := d.fromDisplay(p)
+	if d.st.anr != "" {
+		d.anrTapLocked(pt)
+		return
+	}
 	root := d.portraitTree()
 	n := hit(root, pt)
 	if n == nil {
@@ -53,6 +58,14 @@ func (d *Device) actLocked(a *Action) {
 		}
 	}
 	switch {
+	case a.ToggleID != "":
+		d.portraitTree().walk(func(n *uiNode) bool {
+			if n.ResourceID == a.ToggleID && n.Checkable {
+				d.toggleLocked(n)
+				return false
+			}
+			return true
+		})
 	case a.Goto != "":
 		d.gotoLocked(a.Goto)
 	case a.Launch != "":
@@ -76,6 +89,7 @@ func (d *Device) fieldFilled(id string) bool {
 // gotoLocked shows screen id: on the current task when it belongs to the
 // same package, else on the task of its package.
 func (d *Device) gotoLocked(id string) {
+	defer d.syncOrientationLocked()
 	s, ok := d.sc.screens[id]
 	if !ok {
 		return
@@ -97,6 +111,7 @@ func (d *Device) gotoLocked(id string) {
 // first screen (or screen, when given) if needed. It reports false for an
 // unknown package.
 func (d *Device) launchLocked(pkg, screen string) bool {
+	defer d.syncOrientationLocked()
 	if pkg == d.homePkg() {
 		d.homeLocked()
 		return true
@@ -130,6 +145,7 @@ func (d *Device) launchLocked(pkg, screen string) bool {
 
 // homeLocked brings the home task to the front, at its first screen.
 func (d *Device) homeLocked() {
+	defer d.syncOrientationLocked()
 	i := slices.IndexFunc(d.st.tasks, func(t *task) bool { return t.pkg == d.homePkg() })
 	t := d.st.tasks[i]
 	t.screens = t.screens[:1]
@@ -140,6 +156,7 @@ func (d *Device) homeLocked() {
 
 // backLocked pops the top screen; an emptied task finishes.
 func (d *Device) backLocked() {
+	defer d.syncOrientationLocked()
 	t := d.top()
 	d.st.focus = ""
 	d.changed()
@@ -171,6 +188,7 @@ func (d *Device) ensureHomeOnTop() {
 
 // forceStopLocked kills pkg's task.
 func (d *Device) forceStopLocked(pkg string) {
+	defer d.syncOrientationLocked()
 	if pkg == d.homePkg() {
 		return
 	}
@@ -180,6 +198,9 @@ func (d *Device) forceStopLocked(pkg string) {
 	}
 	wasTop := i == len(d.st.tasks)-1
 	d.st.tasks = slices.Delete(d.st.tasks, i, i+1)
+	if d.st.anr == pkg {
+		d.st.anr = "" // a killed app's ANR dialog goes with it
+	}
 	for k := range d.st.fields {
 		if s, ok := d.sc.screens[strings.SplitN(k, "/", 2)[0]]; ok && s.Package == pkg {
 			delete(d.st.fields, k)
@@ -194,6 +215,7 @@ func (d *Device) forceStopLocked(pkg string) {
 
 // typeLocked appends text to the focused field.
 func (d *Device) typeLocked(text string) {
+	d.st.lastInput = d.now()
 	if d.st.focus == "" || !d.st.screenOn || d.st.locked {
 		return
 	}
@@ -206,6 +228,7 @@ func (d *Device) typeLocked(text string) {
 
 // swipeLocked scrolls the list under the start point or unlocks.
 func (d *Device) swipeLocked(from, to image.Point) {
+	d.st.lastInput = d.now()
 	if !d.st.screenOn {
 		return
 	}
@@ -231,6 +254,7 @@ func (d *Device) swipeLocked(from, to image.Point) {
 
 // keyLocked handles a key press by key code.
 func (d *Device) keyLocked(code int) {
+	d.st.lastInput = d.now()
 	switch code {
 	case 3: // HOME
 		d.wakeLocked()

@@ -94,6 +94,10 @@ func (d *Device) dumpWindow(c *cmdCtx, args []string) {
 		}
 		win = fmt.Sprintf("Window{%s u0 %s}", objID(name), name)
 	}
+	if d.st.anr != "" && !locked {
+		// The ANR dialog's window title (AppNotRespondingDialog).
+		win = fmt.Sprintf("Window{%s u0 Application Not Responding: %s}", objID("anr", d.st.anr), d.st.anr)
+	}
 	focus := func() {
 		c.printf("  mCurrentFocus=%s\n", win)
 		if modern {
@@ -231,7 +235,7 @@ func (d *Device) dumpPower(c *cmdCtx) {
 	}
 	c.printf("POWER MANAGER (dumpsys power)\n\nPower Manager State:\n")
 	c.printf("  mDirty=0x0\n  mWakefulness=%s\n  mWakefulnessChanging=false\n  mIsPowered=%t\n", wake, d.st.battery.ACPowered || d.st.battery.USBPowered)
-	c.printf("  mPlugType=%d\n  mBatteryLevel=%d\n  mDockState=0\n  mStayOn=false\n  mBootCompleted=true\n  mSystemReady=true\n", plugType(d.st.battery), d.st.battery.Level)
+	c.printf("  mPlugType=%d\n  mBatteryLevel=%d\n  mDockState=0\n  mStayOn=%t\n  mBootCompleted=true\n  mSystemReady=true\n", plugType(d.st.battery), d.st.battery.Level, d.stayOnLocked())
 	c.printf("  mWakeLockSummary=0x0\n  mHoldingWakeLockSuspendBlocker=false\n  mHoldingDisplaySuspendBlocker=%t\n", d.st.screenOn)
 	c.printf("\nDisplay Power: state=%s\n", state)
 }

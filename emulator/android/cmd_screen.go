@@ -67,7 +67,10 @@ func cmdScreencap(c *cmdCtx) int {
 // cmdUiautomator: `uiautomator dump [--compressed] [FILE]` writes the
 // hierarchy (default /sdcard/window_dump.xml) and prints the real message,
 // typo included. FILE /dev/tty (or /dev/stdout) writes the XML to stdout
-// first, a common trick.
+// first, a common trick. Messages and statuses follow DumpCommand.run (AOSP
+// frameworks/base/cmds/uiautomator/cmds/uiautomator/src/com/android/
+// commands/uiautomator/DumpCommand.java): errors go to stderr and the
+// command still exits 0.
 func cmdUiautomator(c *cmdCtx) int {
 	if len(c.args) < 2 || c.args[1] != "dump" {
 		c.errorf("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\nruntest: executes UI automation tests\n\ndump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events until terminated\n")
@@ -81,23 +84,67 @@ func cmdUiautomator(c *cmdCtx) int {
 	}
 	d := c.d
 	d.mu.Lock()
-	root := d.tree()
-	var b bytes.Buffer
-	if root != nil {
-		writeDump(&b, root, d.st.rotation, d.cfg.SDK >= 30)
+	if wait, fail := d.takeDumpFault(); fail {
+		d.mu.Unlock()
+		// UiAutomation.waitForIdle(1000, 10000) timed out.
+		if !sleepCtx(c.ctx, wait) {
+			return exitCanceled
+		}
+		c.errorf("ERROR: could not get idle state.\n")
+		return 0
 	}
+	b, ok := d.dumpLocked()
 	d.mu.Unlock()
-	if root == nil {
-		// What a phone with the screen off answers.
-		c.printf("ERROR: null root node returned by UiTestAutomationBridge.\n")
+	if !ok {
+		// getRootInActiveWindow() returned null: the screen is off.
+		c.errorf("ERROR: null root node returned by UiTestAutomationBridge.\n")
 		return 0
 	}
 	if file == "/dev/tty" || file == "/dev/stdout" {
-		c.stdout.Write(b.Bytes())
-	} else if err := c.writeFile(file, b.Bytes()); err != nil {
+		c.stdout.Write(b)
+	} else if err := c.writeFile(file, b); err != nil {
 		c.errorf("java.io.FileNotFoundException: %s: open failed: ENOENT (No such file or directory)\n", file)
 		return 1
 	}
 	c.printf("UI hierchary dumped to: %s\n", file)
 	return 0
+}
+
+// dumpLocked returns what `uiautomator dump` writes: the active window's
+// hierarchy (the ANR dialog while one shows), or a real dump's own bytes
+// while its screen is unchanged. ok is false when the screen is off.
+func (d *Device) dumpLocked() (b []byte, ok bool) {
+	root := d.tree()
+	if root == nil {
+		return nil, false
+	}
+	if s := d.dumpScreen(); s != nil && d.st.anr == "" && d.pristine(s.ID) {
+		return s.raw, true
+	}
+	if d.st.anr != "" && !d.st.locked {
+		root = d.mapToDisplay(d.anrDialog())
+	}
+	var buf bytes.Buffer
+	writeDump(&buf, root, d.st.rotation, d.cfg.SDK >= 30)
+	return buf.Bytes(), true
+}
+
+// pristine reports whether nothing typed, focused or toggled on screen id
+// differs from the scenario.
+func (d *Device) pristine(id string) bool {
+	p := id + "/"
+	if strings.HasPrefix(d.st.focus, p) {
+		return false
+	}
+	for k := range d.st.fields {
+		if strings.HasPrefix(k, p) {
+			return false
+		}
+	}
+	for k := range d.st.checked {
+		if strings.HasPrefix(k, p) {
+			return false
+		}
+	}
+	return true
 }

@@ -5,6 +5,8 @@ import (
 	"image"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
 // cmdWm: `wm size [WxH|reset]`, `wm density [N|reset]`. Output as on
@@ -61,6 +63,27 @@ func cmdWm(c *cmdCtx) int {
 		return 255
 	}
 	return 0
+}
+
+// applyPinnedDisplay makes the display what a scenario's pinned `wm size`
+// and `wm density` outputs say, so screenshots and dump bounds agree with
+// them: the physical values become the screen, the override values the
+// boot-time overrides. Pins are read with the host's parsers
+// (adb/parse.WMSize, WMDensity); one that does not parse is only replayed.
+func (d *Device) applyPinnedDisplay() {
+	if p, ok := d.sc.pinned("wm size"); ok {
+		if sz, err := parse.WMSize(string(p.data)); err == nil {
+			d.screen.Width, d.screen.Height = sz.Physical.W, sz.Physical.H
+			if sz.Override != nil {
+				d.bootWmSize = image.Pt(sz.Override.W, sz.Override.H)
+			}
+		}
+	}
+	if p, ok := d.sc.pinned("wm density"); ok {
+		if dens, err := parse.WMDensity(string(p.data)); err == nil && dens.Physical > 0 {
+			d.screen.Density, d.bootWmDens = dens.Physical, dens.Override
+		}
+	}
 }
 
 func parseWxH(s string) (w, h int, ok bool) {

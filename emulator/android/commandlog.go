@@ -2,8 +2,6 @@ package android
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"slices"
 	"time"
 )
@@ -109,27 +107,6 @@ func (d *Device) FailNextWithStatus(n, status int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.failNext, d.failCode = n, status
-}
-
-// applyFaults applies latency and pending failures; faulted reports that
-// the command must not run and status is its exit status.
-func (d *Device) applyFaults(ctx context.Context, stderr io.Writer) (status int, faulted bool) {
-	d.mu.Lock()
-	lat := d.latency
-	fail := d.failNext > 0
-	code := d.failCode
-	if fail {
-		d.failNext--
-	}
-	d.mu.Unlock()
-	if !sleepCtx(ctx, lat) {
-		return exitCanceled, true
-	}
-	if fail {
-		fmt.Fprintf(stderr, "%s: injected failure\n", shellName)
-		return code, true
-	}
-	return 0, false
 }
 
 func cloneArgv(a [][]string) [][]string {

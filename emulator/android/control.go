@@ -65,6 +65,9 @@ func (d *Device) SetScreenOn(on bool) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.st.screenOn = on
+	if on {
+		d.st.lastInput = d.now() // the screen timeout starts again
+	}
 	d.changed()
 }
 

@@ -3,6 +3,7 @@ package android
 import (
 	"context"
 	"fmt"
+	"image"
 	"io"
 	"log/slog"
 	"strconv"
@@ -32,7 +33,8 @@ type Config struct {
 	SDK     int
 	// Screen overrides the scenario's physical display size and density
 	// (portrait); the scenario's layout is scaled to it. Zero fields keep
-	// the scenario's values.
+	// the scenario's values. A scenario's pinned `wm size` or `wm density`
+	// output wins over both, so the pixels agree with what it prints.
 	Screen ScreenSpec
 	// Properties are extra or overriding getprop values. Precedence, lowest
 	// first: defaults, the scenario's properties, the fields above when set,
@@ -66,6 +68,10 @@ type Device struct {
 	// screen is the physical display; scenario layouts (in sc.Screen
 	// coordinates) are scaled to it.
 	screen ScreenSpec
+	// bootWmSize and bootWmDens are the `wm size`/`wm density` overrides
+	// in force at boot (from pinned outputs), zero when none.
+	bootWmSize image.Point
+	bootWmDens int
 
 	mu       sync.Mutex // guards everything below
 	st       state
@@ -78,6 +84,7 @@ type Device struct {
 	latency  time.Duration
 	failNext int
 	failCode int
+	faults   faultState
 }
 
 var _ adbd.Backend = (*Device)(nil)
@@ -128,6 +135,7 @@ func New(cfg Config) (*Device, error) {
 	if cfg.Screen.Density > 0 {
 		d.screen.Density = cfg.Screen.Density
 	}
+	d.applyPinnedDisplay()
 	d.props = buildProps(cfg, sc, d.screen, explicit)
 	d.cmdlog.changed = make(chan struct{})
 	d.initState()

@@ -18,7 +18,7 @@ func findNode(t *testing.T, d *Device, pred func(*uiNode) bool) *uiNode {
 	t.Helper()
 	out := mustRun(t, d, "uiautomator dump /dev/tty")
 	xmlPart, _, _ := strings.Cut(out, "UI hierchary dumped to:")
-	root, err := parseDump([]byte(xmlPart))
+	root, _, err := parseDump([]byte(xmlPart))
 	if err != nil {
 		t.Fatalf("parse dump: %v\n%s", err, out)
 	}

@@ -49,7 +49,7 @@ func FuzzParseDump(f *testing.F) {
 	f.Add([]byte(`<hierarchy><node bounds="[0,0][1,1]"/><node bounds="[2,2][3,3]"/></hierarchy>`))
 	f.Add([]byte(`<node bounds="[a,b][c,d]">`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		root, err := parseDump(data)
+		root, _, err := parseDump(data)
 		if err == nil {
 			writeDump(io.Discard, root, 0, true)
 			hit(root, root.B.Min)

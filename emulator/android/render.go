@@ -10,9 +10,6 @@ import (
 	"sync"
 
 	xdraw "golang.org/x/image/draw"
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
 )
 
 // renderCache holds the last rendering until the UI changes.
@@ -112,6 +109,15 @@ func (d *Device) renderLocked() *image.RGBA {
 	if root := d.tree(); root != nil {
 		drawNode(img, root, scale)
 	}
+	if d.st.anr != "" && !d.st.locked {
+		// A system dialog dims what is behind it (FLAG_DIM_BEHIND).
+		for i := 0; i < len(img.Pix); i += 4 {
+			for j := i; j < i+3; j++ {
+				img.Pix[j] = uint8(int(img.Pix[j]) * 2 / 5)
+			}
+		}
+		drawNode(img, d.mapToDisplay(d.anrDialog()), scale)
+	}
 	return img
 }
 
@@ -130,7 +136,7 @@ func dark(c color.RGBA) bool { return int(c.R)*299+int(c.G)*587+int(c.B)*114 < 1
 
 // drawNode paints one element and its children: coloured boxes, buttons,
 // text fields with an underline, switches, launcher icons, and text in
-// the 7x13 bitmap font scaled by density/160.
+// the 16-pixel bitmap font (font.go) scaled by density/160.
 func drawNode(img *image.RGBA, n *uiNode, s int) {
 	b := n.B
 	bg := white
@@ -181,8 +187,8 @@ func drawNode(img *image.RGBA, n *uiNode, s int) {
 		tc = white
 	}
 	if text != "" {
-		tw := len([]rune(text)) * 7 * s
-		th := 13 * s
+		tw := textWidth(text) * s
+		th := glyphH * s
 		x := b.Min.X + 8*s
 		y := b.Min.Y + (b.Dy()-th)/2
 		if isButton || icon {
@@ -195,26 +201,5 @@ func drawNode(img *image.RGBA, n *uiNode, s int) {
 	}
 	for _, c := range n.Children {
 		drawNode(img, c, s)
-	}
-}
-
-// drawText draws text in the basicfont 7x13 face scaled by s, clipped to clip.
-func drawText(img *image.RGBA, x, y, s int, c color.RGBA, text string, clip image.Rectangle) {
-	face := basicfont.Face7x13
-	w := font.MeasureString(face, text).Ceil()
-	if w <= 0 {
-		return
-	}
-	mask := image.NewAlpha(image.Rect(0, 0, w, 13))
-	dr := font.Drawer{Dst: mask, Src: image.Opaque, Face: face, Dot: fixed.P(0, 11)}
-	dr.DrawString(text)
-	clip = clip.Intersect(img.Rect)
-	for my := range 13 {
-		for mx := range w {
-			if mask.Pix[my*mask.Stride+mx] < 0x80 {
-				continue
-			}
-			fill(img, image.Rect(x+mx*s, y+my*s, x+(mx+1)*s, y+(my+1)*s).Intersect(clip), c)
-		}
 	}
 }

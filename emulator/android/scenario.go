@@ -39,6 +39,8 @@ type Scenario struct {
 	Logcat  []LogcatSeed `json:"logcat,omitempty"`
 	Battery *BatterySpec `json:"battery,omitempty"`
 	Locked  bool         `json:"locked,omitempty"`
+	// Faults are failures injected from boot (see Faults).
+	Faults  Faults `json:"faults,omitempty"`
 	files   fs.FS
 	screens map[string]*ScreenDef
 }
@@ -84,7 +86,13 @@ type ScreenDef struct {
 	// (useful for screens given as dump files).
 	Rules []Rule `json:"rules,omitempty"`
 	dump  *uiNode
-	png   []byte
+	// raw is the dump file as captured: `uiautomator dump` replays it byte
+	// for byte while nothing on the screen has changed.
+	raw []byte
+	// rotation is the dump's <hierarchy rotation>: showing the screen
+	// rotates the display to it, as the captured app's orientation did.
+	rotation int
+	png      []byte
 }
 
 // Node is a UI element as written in scenario files.
@@ -128,8 +136,11 @@ type Action struct {
 	Goto   string `json:"goto,omitempty"`   // push this screen on the current task
 	Launch string `json:"launch,omitempty"` // start this package
 	Toggle bool   `json:"toggle,omitempty"` // flip checked (and the bound setting)
-	Back   bool   `json:"back,omitempty"`
-	Home   bool   `json:"home,omitempty"`
+	// ToggleID flips the checkable with this resource-id on the screen, as
+	// tapping a settings row flips the switch in it.
+	ToggleID string `json:"toggle_id,omitempty"`
+	Back     bool   `json:"back,omitempty"`
+	Home     bool   `json:"home,omitempty"`
 	// RequireFilled lists resource-ids of fields that must be non-empty;
 	// otherwise Else (a screen id) is shown, or nothing happens.
 	RequireFilled []string `json:"require_filled,omitempty"`
@@ -251,7 +262,8 @@ func ParseScenario(fsys fs.FS) (*Scenario, error) {
 			if err != nil {
 				return nil, fmt.Errorf("screen %q: %w", s.ID, err)
 			}
-			if s.dump, err = parseDump(x); err != nil {
+			s.raw = x
+			if s.dump, s.rotation, err = parseDump(x); err != nil {
 				return nil, fmt.Errorf("screen %q: %s: %w", s.ID, s.Dump, err)
 			}
 		}

@@ -178,7 +178,7 @@ func (d *Device) run(ctx context.Context, line string, _ io.Reader, stdout, stde
 	entry := Command{Time: d.now(), Line: line}
 	defer func() { d.logCommand(entry) }()
 
-	if status, faulted := d.applyFaults(ctx, stderr); faulted {
+	if status, faulted := d.applyFaults(ctx, line, stderr); faulted {
 		entry.Exit = status
 		return status
 	}

@@ -5,7 +5,10 @@ import (
 	"image"
 	"image/color"
 	"maps"
+	"slices"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // state is the mutable device model, guarded by Device.mu.
@@ -25,6 +28,15 @@ type state struct {
 	wmDens   int         // override, zero when unset
 	version  uint64      // bumped on every visible change
 	nextTask int
+	// lastInput is the last user activity (input, wake-up, a timeout
+	// setting changed): the screen times out screen_off_timeout after it.
+	lastInput time.Time
+	// orientScreen is the screen whose orientation the display follows
+	// (see syncOrientationLocked).
+	orientScreen string
+	// anr is the package whose "isn't responding" dialog covers the screen,
+	// "" for none.
+	anr string
 }
 
 type task struct {
@@ -53,19 +65,32 @@ func (d *Device) initState() {
 			"global/development_settings_enabled": "1",
 			"secure/android_id":                   "8f2c1a9e4b7d3c60",
 			"secure/default_input_method":         "com.google.android.inputmethod.latin/com.android.inputmethod.latin.LatinIME",
+			// Developer options "Stay awake" on, as on a phone set up for
+			// testing: AC|USB|wireless, the value StayAwakePreferenceController
+			// (AOSP packages/apps/Settings) writes.
+			"global/stay_on_while_plugged_in": "7",
 		},
-		nextTask: 10,
+		wmSize:    d.bootWmSize,
+		wmDens:    d.bootWmDens,
+		nextTask:  10,
+		lastInput: d.now(),
 	}
 	if sc.Battery != nil {
 		d.st.battery = *sc.Battery
 	}
-	maps.Copy(d.st.settings, sc.Settings)
+	// Scenario settings take effect as `settings put` would, in a stable
+	// order (auto-rotate before user_rotation, so a locked rotation holds).
+	for _, k := range slices.Sorted(maps.Keys(sc.Settings)) {
+		d.putSettingLocked(k, sc.Settings[k])
+	}
+	d.initFaults()
 	home := sc.screens[sc.Home]
 	d.st.tasks = []*task{{id: d.newTaskID(), pkg: home.Package, screens: []string{sc.Home}}}
 	d.seedLogcat()
 	if sc.Start != "" && sc.Start != sc.Home {
 		d.gotoLocked(sc.Start)
 	}
+	d.syncOrientationLocked()
 }
 
 func (d *Device) newTaskID() int { d.st.nextTask++; return d.st.nextTask }
@@ -105,9 +130,50 @@ func (d *Device) screenDef(id string) *ScreenDef {
 	}}}
 }
 
+// dumpScreen returns the screen in front when it is a real dump shown
+// as captured (screen on, no keyguard), nil otherwise. A dump's bounds are
+// display pixels of the phone it came from, so such a screen sets the
+// display's geometry instead of being scaled to it.
+func (d *Device) dumpScreen() *ScreenDef {
+	if !d.st.screenOn || d.st.locked {
+		return nil
+	}
+	t := d.top()
+	if s := d.screenDef(t.screens[len(t.screens)-1]); s.dump != nil {
+		return s
+	}
+	return nil
+}
+
+// syncOrientationLocked rotates the display when the screen in front
+// changes: a dump screen turns it to the dump's rotation (the captured
+// app's orientation), any other screen back to system/user_rotation (the
+// phone's own, with auto-rotate off). Task changes call it.
+func (d *Device) syncOrientationLocked() {
+	t := d.top()
+	id := t.screens[len(t.screens)-1]
+	if id == d.st.orientScreen {
+		return
+	}
+	d.st.orientScreen = id
+	r := d.st.rotation
+	if s := d.screenDef(id); s.dump != nil {
+		r = s.rotation
+	} else if u, err := strconv.Atoi(d.st.settings["system/user_rotation"]); err == nil && u >= 0 && u <= 3 && d.st.settings["system/accelerometer_rotation"] != "1" {
+		r = u
+	}
+	if r != d.st.rotation {
+		d.st.rotation = r
+		d.changed()
+	}
+}
+
 // displaySize is the current screen size in pixels (rotation applied,
-// wm size override applied).
+// wm size override applied; a dump screen's own size while it shows).
 func (d *Device) displaySize() image.Point {
+	if s := d.dumpScreen(); s != nil {
+		return s.dump.B.Max
+	}
 	w, h := d.screen.Width, d.screen.Height
 	if d.st.wmSize != (image.Point{}) {
 		w, h = d.st.wmSize.X, d.st.wmSize.Y
@@ -118,14 +184,21 @@ func (d *Device) displaySize() image.Point {
 	return image.Pt(w, h)
 }
 
-// toDisplay maps a portrait scenario point to display pixels.
+// toDisplay maps a portrait scenario point to display pixels (a dump
+// screen's points already are).
 func (d *Device) toDisplay(p image.Point) image.Point {
+	if d.dumpScreen() != nil {
+		return p
+	}
 	ds := d.displaySize()
 	return image.Pt(p.X*ds.X/d.sc.Screen.Width, p.Y*ds.Y/d.sc.Screen.Height)
 }
 
 // fromDisplay maps display pixels back to portrait scenario pixels.
 func (d *Device) fromDisplay(p image.Point) image.Point {
+	if d.dumpScreen() != nil {
+		return p
+	}
 	ds := d.displaySize()
 	return image.Pt(p.X*d.sc.Screen.Width/max(ds.X, 1), p.Y*d.sc.Screen.Height/max(ds.Y, 1))
 }
@@ -135,7 +208,11 @@ func (d *Device) tree() *uiNode {
 	if !d.st.screenOn {
 		return nil
 	}
-	root := d.portraitTree()
+	return d.mapToDisplay(d.portraitTree())
+}
+
+// mapToDisplay moves a portrait tree to display coordinates, in place.
+func (d *Device) mapToDisplay(root *uiNode) *uiNode {
 	root.walk(func(n *uiNode) bool {
 		n.B = image.Rectangle{Min: d.toDisplay(n.B.Min), Max: d.toDisplay(n.B.Max)}
 		return true

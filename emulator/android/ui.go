@@ -109,22 +109,23 @@ func writeDump(w io.Writer, root *uiNode, rotation int, extra bool) {
 }
 
 // parseDump reads a `uiautomator dump` XML file from a real phone, with
-// the host's parser (adb/parse.UIDump: its limits and strictness). Several
-// top-level windows are wrapped in a synthetic root.
-func parseDump(data []byte) (*uiNode, error) {
+// the host's parser (adb/parse.UIDump: its limits and strictness), and
+// returns its tree and its <hierarchy rotation>. Several top-level windows
+// are wrapped in a synthetic root.
+func parseDump(data []byte) (*uiNode, int, error) {
 	h, err := parse.UIDump(data)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if len(h.Children) == 0 {
-		return nil, fmt.Errorf("no <node> in dump")
+		return nil, 0, fmt.Errorf("no <node> in dump")
 	}
 	root := fromParsed(h.Children[0])
 	for _, w := range h.Children[1:] {
 		n := fromParsed(w)
 		root = &uiNode{Class: "android.widget.FrameLayout", Enabled: true, B: root.B.Union(n.B), Children: []*uiNode{root, n}}
 	}
-	return root, nil
+	return root, h.Rotation, nil
 }
 
 // fromParsed converts a parsed dump node and its subtree.

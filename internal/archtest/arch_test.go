@@ -39,6 +39,11 @@ var rules = []rule{
 	{why: "the virtual phone knows nothing of the connector or the adb client (it may share the output parsers)", from: "emulator", forbid: []string{module + "/adb", module + "/connector", module + "/device", module + "/files", module + "/store"}, allow: []string{module + "/adb/parse"}},
 	{why: "the adb client never depends on the virtual phone (its test harness adb/adbtest does)", from: "adb", forbid: []string{module + "/emulator"}, except: []string{"adb/adbtest"}},
 	{why: "the Profile never depends on the virtual phone outside tests", from: "device", forbid: []string{module + "/emulator"}},
+	{why: "the tool pipeline gets devices through its Resolver: it never imports the Profile, its tables or flows", from: "device/tools", forbid: []string{module + "/device"}, allow: []string{module + "/device/tools", module + "/device/imageproc"}, tests: true},
+	{why: "the admin socket is a wire format: the CLI links no Profile, adb or SQLite", from: "device/admin", forbid: []string{module + "/device", module + "/adb", module + "/store", "modernc.org/"}, allow: []string{module + "/device/admin"}},
+	{why: "the binding table knows no flow, tool or Profile", from: "device/binding", forbid: []string{module + "/device", module + "/adb"}, allow: []string{module + "/device/binding"}},
+	{why: "the auth flows know no tool, admin socket or Profile", from: "device/auth", forbid: []string{module + "/device/tools", module + "/device/admin", module + "/connector"}},
+	{why: "ratelimit is a plain token bucket", from: "internal/ratelimit", forbid: []string{module + "/"}},
 	{why: "binaries live only under cmd/", forbid: []string{module + "/cmd"}},
 }
 

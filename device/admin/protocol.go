@@ -1,0 +1,169 @@
+package admin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"time"
+)
+
+// The admin socket: operator commands (adb-connector devices | pair |
+// approve | unbind) reach the running server over a Unix socket in the data
+// directory. File permissions are the access control: the socket is 0600,
+// owned by the user running serve. The server is the only database writer.
+//
+// Wire format: one JSON object per line each way.
+//
+//	-> {"op":"devices"}
+//	<- {"ok":true,"devices":[{"serial":"...","endpoint":"...","state":"device","model":"...","bound":false}]}
+//	-> {"op":"pair","serial":"R58M123ABC","ttl":"15m"}
+//	<- {"ok":true,"code":"7K3M-Q9XD"}
+//	-> {"op":"approve","code":"K7Q-M2X","serial":""}
+//	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
+//	-> {"op":"unbind","serial":"R58M123ABC"}
+//	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
+//	<- {"error":{"code":"device_in_use","message":"device is in use by another channel"}}
+
+// SocketName is the admin socket's file name in the data directory.
+const SocketName = "admin.sock"
+
+// SocketPath returns the admin socket's path for a data directory.
+func SocketPath(dataDir string) string { return filepath.Join(dataDir, SocketName) }
+
+// Admin operations.
+const (
+	OpDevices = "devices"
+	OpPair    = "pair"
+	OpApprove = "approve"
+	OpUnbind  = "unbind"
+)
+
+// maxLine bounds one request or response line.
+const maxLine = 1 << 20
+
+// DeviceRow is one device as `adb-connector devices` shows it.
+type DeviceRow struct {
+	Serial   string `json:"serial"`
+	Endpoint string `json:"endpoint"`
+	State    string `json:"state"` // adb's word: device, offline, unauthorized, ...
+	Model    string `json:"model"`
+	Bound    bool   `json:"bound"`
+}
+
+// Request is one request line on the admin socket.
+type Request struct {
+	Op     string `json:"op"`
+	Serial string `json:"serial,omitempty"`
+	Code   string `json:"code,omitempty"`
+	TTL    string `json:"ttl,omitempty"` // Go duration, e.g. "15m"; empty means the default
+}
+
+// Response is one response line: OK with the op's result, or Error.
+type Response struct {
+	OK      bool        `json:"ok,omitempty"`
+	Devices []DeviceRow `json:"devices,omitempty"`
+	Code    string      `json:"code,omitempty"`   // pair: the one-time code
+	Device  string      `json:"device,omitempty"` // approve, unbind: "endpoint/serial"
+	Error   *Error      `json:"error,omitempty"`
+}
+
+// Error is a failed admin request: a stable code and a message safe to print.
+type Error struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+	// Err is the server-side cause (errors.Is sees through it); it never
+	// travels.
+	Err error `json:"-"`
+}
+
+func (e *Error) Error() string { return e.Message }
+
+// Unwrap returns the server-side cause, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Handler answers admin requests; an error that is an *Error reaches the
+// operator as it is, any other is answered "internal" and logged. The
+// Profile implements it with
+// live device data, usually by embedding or wrapping *AdminService. Methods
+// are called concurrently.
+type Handler interface {
+	Devices(ctx context.Context) ([]DeviceRow, error)
+	// Pair issues a one-time pairing code for the device (ttl 0: default).
+	Pair(ctx context.Context, serial string, ttl time.Duration) (code string, err error)
+	// Approve answers a device_request code; it returns the bound device key.
+	Approve(ctx context.Context, code, serial string) (deviceKey string, err error)
+	// Unbind revokes the device's binding; it returns the device key.
+	Unbind(ctx context.Context, serial string) (deviceKey string, err error)
+}
+
+// Bounds of operator input: longer is invalid_argument.
+const (
+	MaxSerialLen = 256
+	MaxCodeLen   = 64
+)
+
+// Admin error codes a Handler's *Error may carry (stable strings the CLI
+// and scripts branch on).
+const (
+	CodeInvalidArgument = "invalid_argument"
+	CodeUnknownDevice   = "unknown_device"
+	CodeAmbiguousSerial = "ambiguous_serial"
+	CodeDeviceInUse     = "device_in_use"
+	CodeChannelBound    = "channel_bound"
+	CodeNotBound        = "not_bound"
+	CodeInvalidCode     = "invalid_code"
+	CodeNoFreeDevice    = "no_free_device"
+	CodeInternal        = "internal"
+)
+
+// invalid is a request refused before it reaches the Handler.
+func invalid(msg string) *Error {
+	return &Error{Code: CodeInvalidArgument, Message: "invalid argument: " + msg}
+}
+
+// ErrSocketInUse: another live server already answers on the socket.
+var ErrSocketInUse = errors.New("admin socket is in use by a running server")
+
+// DecodeRequest parses and checks one request line.
+func DecodeRequest(line []byte) (Request, time.Duration, error) {
+	var req Request
+	if err := json.Unmarshal(line, &req); err != nil {
+		return Request{}, 0, invalid("request is not a JSON object")
+	}
+	if len(req.Serial) > MaxSerialLen || len(req.Code) > MaxCodeLen {
+		return Request{}, 0, invalid("serial or code too long")
+	}
+	var ttl time.Duration
+	switch req.Op {
+	case OpDevices:
+	case OpPair, OpUnbind:
+		if req.Serial == "" {
+			return Request{}, 0, invalid(req.Op + " needs a serial")
+		}
+		if req.Op == OpPair && req.TTL != "" {
+			d, err := time.ParseDuration(req.TTL)
+			if err != nil || d <= 0 {
+				return Request{}, 0, invalid("ttl must be a positive duration such as 15m")
+			}
+			ttl = d
+		}
+	case OpApprove:
+		if req.Code == "" {
+			return Request{}, 0, invalid("approve needs a code")
+		}
+	default:
+		return Request{}, 0, invalid("unknown op")
+	}
+	return req, ttl, nil
+}
+
+// errorFor is the wire form of a Handler's error: its *Error as it is, or
+// "internal" without the detail.
+func errorFor(err error) *Error {
+	var e *Error
+	if errors.As(err, &e) {
+		return e
+	}
+	return &Error{Code: CodeInternal, Message: "internal error, see the server log"}
+}

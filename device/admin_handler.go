@@ -1,0 +1,153 @@
+package device
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/binding"
+)
+
+// AdminService implements admin.Handler over the binding table and the two
+// auth flows; its errors are *admin.Error (adminErrorFor). ListDevices
+// supplies live adb data (nil: no devices). Safe for concurrent use once
+// its fields are set.
+type AdminService struct {
+	Bindings    *binding.Table
+	Pairing     *auth.Pairing
+	Requests    *auth.Requests
+	ListDevices func() []auth.DeviceInfo
+}
+
+var _ admin.Handler = (*AdminService)(nil)
+
+// Devices implements admin.Handler.
+func (s *AdminService) Devices(ctx context.Context) ([]admin.DeviceRow, error) {
+	rows, err := s.devices(ctx)
+	return rows, adminErrorFor(err)
+}
+
+// Pair implements admin.Handler.
+func (s *AdminService) Pair(ctx context.Context, serial string, ttl time.Duration) (string, error) {
+	code, err := s.pair(ctx, serial, ttl)
+	return code, adminErrorFor(err)
+}
+
+// Approve implements admin.Handler.
+func (s *AdminService) Approve(ctx context.Context, code, serial string) (string, error) {
+	key, err := s.approve(ctx, code, serial)
+	return key, adminErrorFor(err)
+}
+
+// Unbind implements admin.Handler.
+func (s *AdminService) Unbind(ctx context.Context, serial string) (string, error) {
+	key, err := s.unbind(ctx, serial)
+	return key, adminErrorFor(err)
+}
+
+// adminErrorFor is the one place admin error codes are chosen: a known
+// flow or binding error keeps its message (written for the operator); any
+// other stays as it is, which the admin server answers "internal" and logs.
+func adminErrorFor(err error) error {
+	if err == nil {
+		return nil
+	}
+	for _, m := range []struct {
+		err  error
+		code string
+	}{
+		{auth.ErrInvalidArgument, admin.CodeInvalidArgument},
+		{auth.ErrUnknownDevice, admin.CodeUnknownDevice},
+		{auth.ErrAmbiguousSerial, admin.CodeAmbiguousSerial},
+		{binding.ErrDeviceInUse, admin.CodeDeviceInUse},
+		{binding.ErrChannelBound, admin.CodeChannelBound},
+		{binding.ErrNotBound, admin.CodeNotBound},
+		{auth.ErrInvalidRequestCode, admin.CodeInvalidCode},
+		{auth.ErrNoFreeDevice, admin.CodeNoFreeDevice},
+	} {
+		if errors.Is(err, m.err) {
+			return &admin.Error{Code: m.code, Message: err.Error(), Err: err}
+		}
+	}
+	return err
+}
+
+func (s *AdminService) seen() []auth.DeviceInfo {
+	if s.ListDevices == nil {
+		return nil
+	}
+	return s.ListDevices()
+}
+
+// Devices lists what adb sees, marked bound or not, then bound devices adb
+// does not see (state "offline"), so the operator can unbind them.
+func (s *AdminService) devices(ctx context.Context) ([]admin.DeviceRow, error) {
+	bindings, err := s.Bindings.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	bound := map[string]bool{}
+	for _, b := range bindings {
+		if b.State == binding.Bound {
+			bound[b.DeviceKey] = true
+		}
+	}
+	rows := []admin.DeviceRow{}
+	for _, d := range s.seen() {
+		rows = append(rows, admin.DeviceRow{Serial: d.Serial, Endpoint: d.Endpoint, State: d.State, Model: d.Model, Bound: bound[d.Key]})
+		delete(bound, d.Key)
+	}
+	for _, b := range bindings {
+		if bound[b.DeviceKey] {
+			ep, serial := binding.SplitKey(b.DeviceKey)
+			rows = append(rows, admin.DeviceRow{Serial: serial, Endpoint: ep, State: "offline", Bound: true})
+		}
+	}
+	return rows, nil
+}
+
+// Pair issues a pairing code for a device adb sees (bare serial or
+// "endpoint/serial").
+func (s *AdminService) pair(ctx context.Context, serial string, ttl time.Duration) (string, error) {
+	d, err := auth.FindDevice(s.seen(), serial)
+	if err != nil {
+		return "", err
+	}
+	return s.Pairing.IssuePairingCode(ctx, d.Key, ttl)
+}
+
+// Approve answers a device_request code (see auth.Requests.Approve).
+func (s *AdminService) approve(ctx context.Context, code, serial string) (string, error) {
+	a, err := s.Requests.Approve(ctx, code, serial)
+	return a.DeviceKey, err
+}
+
+// Unbind revokes the binding of the device with this serial (bare or
+// "endpoint/serial"), seen by adb or not.
+func (s *AdminService) unbind(ctx context.Context, serial string) (string, error) {
+	bindings, err := s.Bindings.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	var keys []auth.DeviceInfo
+	for _, b := range bindings {
+		if b.State == binding.Bound {
+			ep, sr := binding.SplitKey(b.DeviceKey)
+			keys = append(keys, auth.DeviceInfo{Key: b.DeviceKey, Endpoint: ep, Serial: sr})
+		}
+	}
+	d, err := auth.FindDevice(keys, serial)
+	if errors.Is(err, auth.ErrUnknownDevice) {
+		return "", fmt.Errorf("unbind: %w", binding.ErrNotBound)
+	}
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.Bindings.Revoke(ctx, d.Key); err != nil {
+		return "", err
+	}
+	return d.Key, nil
+}

@@ -1,0 +1,188 @@
+package device
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/internal/testkit"
+)
+
+// startAdmin serves a real AdminService from env on a socket in its data dir.
+func startAdmin(t *testing.T, e *testEnv) string {
+	t.Helper()
+	path := admin.SocketPath(e.dir)
+	svc := &AdminService{Bindings: e.bindings, Pairing: e.pairing, Requests: e.requests, ListDevices: e.listDevices}
+	closeFn, err := admin.Serve(context.Background(), path, svc, admin.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := closeFn(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+		if err := closeFn(); err != nil {
+			t.Errorf("second close: %v", err)
+		}
+		if _, err := os.Lstat(path); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("socket left behind: %v", err)
+		}
+	})
+	return path
+}
+
+type rawConn struct {
+	c net.Conn
+	r *bufio.Reader
+}
+
+func dialRaw(t *testing.T, path string) *rawConn {
+	t.Helper()
+	c, err := net.Dial("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return &rawConn{c, bufio.NewReader(c)}
+}
+
+func (rc *rawConn) roundTrip(t *testing.T, line string) admin.Response {
+	t.Helper()
+	if _, err := rc.c.Write([]byte(line + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := rc.r.ReadBytes('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp admin.Response
+	if err := json.Unmarshal(b, &resp); err != nil {
+		t.Fatalf("response %q: %v", b, err)
+	}
+	return resp
+}
+
+func TestAdminSocketFlows(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	e.setDevices(dev("127.0.0.1:5037", "S1", "device"), dev("127.0.0.1:5037", "S2", "unauthorized"))
+	path := startAdmin(t, e)
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode().Perm() != 0o600 || fi.Mode()&os.ModeSocket == 0 {
+		t.Fatalf("socket mode = %v, %v; want a 0600 socket", fi.Mode(), err)
+	}
+	if left, _ := filepath.Glob(filepath.Join(e.dir, ".admin-*")); len(left) != 0 {
+		t.Errorf("temp dirs left: %v", left)
+	}
+	rc := dialRaw(t, path)
+
+	resp := rc.roundTrip(t, `{"op":"pair","serial":"S1","ttl":"5m"}`)
+	if !resp.OK || resp.Code == "" {
+		t.Fatalf("pair = %+v", resp)
+	}
+	if _, err := e.pairing.RedeemPairing(ctx, "chA", "S1", resp.Code); err != nil {
+		t.Fatalf("redeem the code from the socket: %v", err)
+	}
+	s, err := e.requests.StartRequest(ctx, "chB")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp = rc.roundTrip(t, `{"op":"approve","code":"`+strings.ToLower(s.Code)+`","serial":"S2"}`)
+	if !resp.OK || resp.Device != "127.0.0.1:5037/S2" {
+		t.Fatalf("approve = %+v", resp)
+	}
+	resp = rc.roundTrip(t, `{"op":"devices"}`)
+	want := []admin.DeviceRow{
+		{Serial: "S1", Endpoint: "127.0.0.1:5037", State: "device", Model: "Pixel 7", Bound: true},
+		{Serial: "S2", Endpoint: "127.0.0.1:5037", State: "unauthorized", Model: "Pixel 7", Bound: true},
+	}
+	if diff := cmp.Diff(want, resp.Devices); diff != "" || !resp.OK {
+		t.Fatalf("devices (-want +got):\n%s", diff)
+	}
+	resp = rc.roundTrip(t, `{"op":"unbind","serial":"S1"}`)
+	if !resp.OK || resp.Device != "127.0.0.1:5037/S1" {
+		t.Fatalf("unbind = %+v", resp)
+	}
+	if bd, err := e.bindings.ByChannel(ctx, "chA"); err != nil || bd.State != binding.Revoked {
+		t.Fatalf("after unbind chA = %+v, %v; want revoked", bd, err)
+	}
+	// A bound device adb no longer sees is still listed, as offline.
+	e.setDevices()
+	resp = rc.roundTrip(t, `{"op":"devices"}`)
+	if diff := cmp.Diff([]admin.DeviceRow{{Serial: "S2", Endpoint: "127.0.0.1:5037", State: "offline", Bound: true}}, resp.Devices); diff != "" {
+		t.Fatalf("devices with S2 gone (-want +got):\n%s", diff)
+	}
+}
+
+func TestAdminLogsNoSecrets(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	e.setDevices(dev("127.0.0.1:5037", "S1", "device"))
+	var logBuf testkit.LogBuffer
+	log := logBuf.TextLogger()
+	path := filepath.Join(e.dir, "logged.sock")
+	svc := &AdminService{Bindings: e.bindings, Pairing: e.pairing, Requests: e.requests, ListDevices: e.listDevices}
+	closeFn, err := admin.Serve(ctx, path, svc, admin.Options{Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := dialRaw(t, path)
+	pair := rc.roundTrip(t, `{"op":"pair","serial":"S1"}`)
+	s, err := e.requests.StartRequest(ctx, "ch")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc.roundTrip(t, `{"op":"approve","code":"`+s.Code+`","serial":"NOPE"}`) // refused, logged at Debug
+	rc.roundTrip(t, `{"op":"approve","code":"`+s.Code+`","serial":"S1"}`)
+	rc.roundTrip(t, `{"op":"pair","serial":"S1","ttl":"x`+pair.Code+`"}`)
+	if err := closeFn(); err != nil {
+		t.Fatal(err)
+	}
+	out := logBuf.String()
+	if !strings.Contains(out, "refused") {
+		t.Fatalf("expected Debug lines for refusals, log:\n%s", out)
+	}
+	for _, secret := range []string{pair.Code, s.Code, strings.ReplaceAll(pair.Code, "-", ""), strings.ReplaceAll(s.Code, "-", "")} {
+		if strings.Contains(out, secret) {
+			t.Fatalf("log holds a code %q:\n%s", secret, out)
+		}
+	}
+}
+
+func TestAdminSocketErrors(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.setDevices(dev("e1", "S1", "device"), dev("e2", "S1", "device"))
+	rc := dialRaw(t, startAdmin(t, e))
+	for _, tt := range []struct{ line, code string }{
+		{`not json`, "invalid_argument"},
+		{`{"op":"reboot"}`, "invalid_argument"},
+		{`{"op":"pair"}`, "invalid_argument"},
+		{`{"op":"pair","serial":"S1","ttl":"soon"}`, "invalid_argument"},
+		{`{"op":"pair","serial":"e1/S1","ttl":"72h"}`, "invalid_argument"},
+		{`{"op":"pair","serial":"S1"}`, "ambiguous_serial"},
+		{`{"op":"pair","serial":"NOPE"}`, "unknown_device"},
+		{`{"op":"approve"}`, "invalid_argument"},
+		{`{"op":"approve","code":"AAA-AAA"}`, "invalid_code"},
+		{`{"op":"unbind","serial":"S1"}`, "not_bound"},
+	} {
+		t.Run(tt.line, func(t *testing.T) {
+			resp := rc.roundTrip(t, tt.line)
+			if resp.OK || resp.Error == nil || resp.Error.Code != tt.code || resp.Error.Message == "" {
+				t.Fatalf("%s -> %+v, want error %s", tt.line, resp, tt.code)
+			}
+		})
+	}
+}

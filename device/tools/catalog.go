@@ -1,0 +1,241 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/files"
+	"github.com/adb-connector/adb-connector/internal/ratelimit"
+	"github.com/adb-connector/adb-connector/store"
+)
+
+// ProfileID is the Device Profile every android_* tool belongs to.
+const ProfileID = "xagent.device.v1"
+
+// SkillID is the primary Skill the tools point agents to.
+const SkillID = "connector-device-adb"
+
+// Resolver finds the device bound to a channel. device.Service
+// implements it; tests use a resolver over adbtest devices.
+type Resolver interface {
+	// DeviceFor returns the bound, online, authorized device of channelID,
+	// or an error: ErrNotBound (=> connection_not_authenticated),
+	// adb.ErrDeviceOffline (=> device_offline), adb.ErrUnauthorized
+	// (=> device_unauthorized). It must be safe for concurrent use.
+	DeviceFor(ctx context.Context, channelID string) (*adb.Device, Meta, error)
+}
+
+// Meta describes the resolved device for audit rows, logs and metrics.
+type Meta struct {
+	Key   string // "endpoint/serial": internal only, never sent nor logged
+	Model string
+	Hint  string // redacted display hint (SerialHint), never the full serial
+	// Transport is how tracking last saw the device attached (usb, tcp).
+	Transport adb.Transport
+}
+
+// Defaults of Config.
+const (
+	DefaultRatePerMinute  = 120
+	DefaultProgressAfter  = time.Second
+	DefaultIdempotencyTTL = 24 * time.Hour
+	// DefaultAuditRetention is how long audit rows are kept; older ones are
+	// pruned (at most once an hour, as calls are written).
+	DefaultAuditRetention = 90 * 24 * time.Hour
+	DefaultScreenCacheTTL = 2 * time.Second
+	// MaxArgumentsBytes bounds tool.invoke arguments; larger is invalid_arguments.
+	MaxArgumentsBytes = 64 << 10
+)
+
+// Config configures Tools. Resolver and DB are required; the zero value
+// of every other field means its default.
+type Config struct {
+	// Resolver maps a channel to its bound device. Required.
+	Resolver Resolver
+	// Files stores screenshots. When nil, android_screenshot is not
+	// registered (a tool is in the Card only if it works).
+	Files *files.Store
+	// DB holds the audit trail and the idempotency records. Required.
+	DB *store.DB
+	// Logger receives Debug lines per call and Warn lines for unexpected
+	// failures. Default: discard.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// RatePerMinute is the per-channel tool call budget (token bucket, burst
+	// of the same size). Default DefaultRatePerMinute.
+	RatePerMinute int
+	// ProgressAfter is when a running call starts sending tool.progress.push
+	// (then once per ProgressAfter until the ack). Default DefaultProgressAfter.
+	ProgressAfter time.Duration
+	// IdempotencyTTL is how long a completed call's ack is kept for repeated
+	// tool_call_ids. Default DefaultIdempotencyTTL.
+	IdempotencyTTL time.Duration
+	// AuditRetention is how long audit rows are kept. Default
+	// DefaultAuditRetention.
+	AuditRetention time.Duration
+	// ScreenCacheTTL is how long android_tap trusts a device's screen size
+	// for its bounds check. Default DefaultScreenCacheTTL; negative: always
+	// ask the device.
+	ScreenCacheTTL time.Duration
+}
+
+// Tools is the android_* tool set and the tool.invoke pipeline that runs
+// them (validation, idempotency, rate limit, progress, audit). Safe for
+// concurrent use.
+type Tools struct {
+	cfg     Config
+	log     *slog.Logger
+	defs    []*toolDef
+	idem    *idempotency
+	limit   *ratelimit.Limiter
+	screens *screenCache
+	trees   treeCache
+	metrics *toolMetrics
+	// persistTimeout bounds writing a call's audit row and idempotency
+	// record (defaultPersistTimeout; tests shorten it).
+	persistTimeout time.Duration
+
+	sweepMu        sync.Mutex
+	lastAuditSweep time.Time // when audit rows past AuditRetention were last pruned
+}
+
+// toolDef is one tool: its Card declaration, the schema compiled from the
+// very input_schema the Card publishes, and how to run and audit it.
+type toolDef struct {
+	tool   connector.Tool // Handler is set by Register
+	schema *compiledSchema
+	// run executes the call on the resolved device.
+	run func(ctx context.Context, inv *invocation) (any, error)
+	// needsDevice is false only for test tools that run without a device.
+	needsDevice bool
+}
+
+// New checks cfg and builds the tool set. It starts no goroutine.
+func New(cfg Config) (*Tools, error) {
+	if cfg.Resolver == nil {
+		return nil, errors.New("device tools: nil Resolver")
+	}
+	if cfg.DB == nil {
+		return nil, errors.New("device tools: nil DB")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.RatePerMinute <= 0 {
+		cfg.RatePerMinute = DefaultRatePerMinute
+	}
+	if cfg.ProgressAfter <= 0 {
+		cfg.ProgressAfter = DefaultProgressAfter
+	}
+	if cfg.IdempotencyTTL <= 0 {
+		cfg.IdempotencyTTL = DefaultIdempotencyTTL
+	}
+	if cfg.AuditRetention <= 0 {
+		cfg.AuditRetention = DefaultAuditRetention
+	}
+	if cfg.ScreenCacheTTL == 0 {
+		cfg.ScreenCacheTTL = DefaultScreenCacheTTL
+	}
+	t := &Tools{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		idem:    newIdempotency(cfg.DB, cfg.IdempotencyTTL, cfg.Now),
+		limit:   ratelimit.New(ratelimit.Rate{Burst: cfg.RatePerMinute, Per: time.Minute}),
+		screens: newScreenCache(cfg.ScreenCacheTTL, cfg.Now),
+		metrics: newToolMetrics(),
+
+		persistTimeout: defaultPersistTimeout,
+	}
+	for _, spec := range toolSpecs {
+		if !spec.offered(cfg.set()) {
+			continue
+		}
+		if err := t.add(spec.build(t)); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// Set is the optional part of a deployment's tool set: a tool is in the
+// Card only if it works there.
+type Set struct {
+	// Files: a file store exists, so android_screenshot is offered.
+	Files bool
+}
+
+func (c Config) set() Set { return Set{Files: c.Files != nil} }
+
+// toolSpecs is the catalogue: every tool in Card order, and when it is
+// offered. Adding a tool is a file with its build function and a line here.
+var toolSpecs = []struct {
+	build   func(*Tools) *toolDef
+	offered func(Set) bool
+}{
+	{statusTool, always},
+	{screenshotTool, func(s Set) bool { return s.Files }},
+	{tapTool, always},
+	{uiElementsTool, always},
+	{waitTool, always},
+	{observeTool, func(s Set) bool { return s.Files }},
+}
+
+func always(Set) bool { return true }
+
+// IDs returns the ids of the tools offered with s, in Card order, known
+// without a running Service or Tools: the Descriptor's tools[] are wired
+// from it before either exists.
+func IDs(s Set) []string {
+	var ids []string
+	var t Tools
+	for _, spec := range toolSpecs {
+		if spec.offered(s) {
+			ids = append(ids, spec.build(&t).tool.ID)
+		}
+	}
+	return ids
+}
+
+// add compiles d's published input_schema and appends it.
+func (t *Tools) add(d *toolDef) error {
+	s, err := compileInputSchema(d.tool.ID, connector.WithConnectorChannelIDInputSchema(d.tool.InputSchema))
+	if err != nil {
+		return fmt.Errorf("device tools: %w", err)
+	}
+	d.schema = s
+	d.tool.Profile = ProfileID
+	d.tool.RelatedSkillIDs = []string{SkillID}
+	d.tool.Handler = t.handler(d)
+	t.defs = append(t.defs, d)
+	return nil
+}
+
+// Register adds the tools to reg in a fixed order: android_device_status,
+// android_screenshot (when Files is set), android_tap.
+func (t *Tools) Register(reg *connector.Registry) error {
+	for _, d := range t.defs {
+		if err := reg.Register(d.tool); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// IDs returns the registered tool ids in Card order (for the Descriptor).
+func (t *Tools) IDs() []string {
+	ids := make([]string, len(t.defs))
+	for i, d := range t.defs {
+		ids[i] = d.tool.ID
+	}
+	return ids
+}

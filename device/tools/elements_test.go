@@ -1,0 +1,199 @@
+package tools
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/adb/parse"
+)
+
+// loadScreen parses a uiautomator dump fixture of package adb/parse (real
+// dumps from public sources; see its testdata/SOURCES.md).
+func loadScreen(t testing.TB, name string) *screen {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "adb", "parse", "testdata", "uidump", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, err := parse.UIDump(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newScreen(root)
+}
+
+func TestElementsFilters(t *testing.T) {
+	t.Parallel()
+	s := loadScreen(t, "api33_login_tty.xml")
+	all, omitted := s.elements(FilterAll, "", DefaultMaxElements)
+	if len(all) != 5 || omitted != 0 {
+		t.Fatalf("all: %d elements, %d omitted", len(all), omitted)
+	}
+	want := []Element{
+		{Ref: "e1", Class: "EditText", ClassName: "android.widget.EditText", Text: "user@example.com", ResourceID: "com.example.login:id/email",
+			Bounds: [4]int{600, 200, 1800, 320}, Center: [2]int{1200, 260}, Clickable: true, LongClickable: true, Editable: true, Focused: true},
+		{Ref: "e2", Class: "EditText", ClassName: "android.widget.EditText", Text: "••••••", ResourceID: "com.example.login:id/password",
+			Bounds: [4]int{600, 360, 1800, 480}, Center: [2]int{1200, 420}, Clickable: true, LongClickable: true, Editable: true, Password: true},
+		{Ref: "e3", Class: "Button", ClassName: "android.widget.Button", Text: "Sign in", ResourceID: "com.example.login:id/submit",
+			Bounds: [4]int{600, 540, 1800, 660}, Center: [2]int{1200, 600}, Clickable: true, Disabled: true},
+		{Ref: "e4", Class: "ImageButton", ClassName: "android.widget.ImageButton", ContentDesc: "Show password\ntoggle",
+			Bounds: [4]int{1700, 380, 1780, 460}, Center: [2]int{1740, 420}, Clickable: true},
+	}
+	got, _ := s.elements(FilterMeaningful, "", DefaultMaxElements)
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("meaningful (-want +got):\n%s", diff)
+	}
+	// The disabled button cannot be acted on.
+	got, _ = s.elements(FilterInteractive, "", DefaultMaxElements)
+	if refs := refsOf(got); !cmp.Equal(refs, []string{"e1", "e2", "e4"}) {
+		t.Errorf("interactive = %v", refs)
+	}
+	got, omitted = s.elements(FilterMeaningful, "", 2)
+	if refs := refsOf(got); !cmp.Equal(refs, []string{"e1", "e2"}) || omitted != 2 {
+		t.Errorf("max 2 = %v, omitted %d", refs, omitted)
+	}
+	if got, _ = s.elements(FilterAll, "com.android.systemui", 10); len(got) != 0 {
+		t.Errorf("other package: %v", refsOf(got))
+	}
+	if g := s.geometry(adbScreen(1080, 2400, 0)); g != (UIScreen{Width: 2400, Height: 1080, Rotation: 90}) {
+		t.Errorf("geometry of a rotation=1 dump = %+v", g)
+	}
+}
+
+func refsOf(es []Element) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Ref)
+	}
+	return out
+}
+
+func TestScreenID(t *testing.T) {
+	t.Parallel()
+	a, b := loadScreen(t, "api33_login_tty.xml"), loadScreen(t, "api33_login_tty.xml")
+	if a.id != b.id || !strings.HasPrefix(a.id, "s") || len(a.id) != 25 {
+		t.Fatalf("same tree, ids %q %q", a.id, b.id)
+	}
+	b.nodes[3].Enabled = true // the button became enabled
+	if screenID(b.root, b.nodes) == a.id {
+		t.Error("a state change kept the screen_id")
+	}
+	if loadScreen(t, "api26_settings.xml").id == a.id {
+		t.Error("two screens share an id")
+	}
+}
+
+func TestSelectorCompile(t *testing.T) {
+	t.Parallel()
+	one := 1
+	for _, tc := range []struct {
+		name  string
+		sel   Selector
+		field string // of the *ArgError; "-" for none
+	}{
+		{"text", Selector{Text: "OK"}, "-"},
+		{"ref", Selector{Ref: "e3", ScreenID: "sabc"}, "-"},
+		{"@ref", Selector{Ref: "@e3", ScreenID: "sabc"}, "-"},
+		{"regex", Selector{Text: "^Sign", Match: MatchRegex}, "-"},
+		{"nothing", Selector{}, ""},
+		{"index alone", Selector{Index: &one}, "index"},
+		{"two targets", Selector{Text: "a", ResourceID: "b"}, ""},
+		{"ref without screen", Selector{Ref: "e3"}, "screen_id"},
+		{"bad ref", Selector{Ref: "button", ScreenID: "s"}, "ref"},
+		{"screen without ref", Selector{Text: "a", ScreenID: "s"}, "screen_id"},
+		{"ref with index", Selector{Ref: "e1", ScreenID: "s", Index: &one}, "ref"},
+		{"bad regex", Selector{Text: "(", Match: MatchRegex}, "match"},
+		{"long regex", Selector{Text: strings.Repeat("a", MaxRegexBytes+1), Match: MatchRegex}, "match"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := tc.sel.compile("")
+			var ae *ArgError
+			switch {
+			case tc.field == "-" && err != nil:
+				t.Fatalf("error %v", err)
+			case tc.field != "-" && (!errors.As(err, &ae) || ae.Field != tc.field):
+				t.Fatalf("error %v, want an ArgError on %q", err, tc.field)
+			}
+		})
+	}
+}
+
+func TestResolve(t *testing.T) {
+	t.Parallel()
+	s := loadScreen(t, "api33_login_tty.xml")
+	zero, nine := 0, 9
+	for _, tc := range []struct {
+		name string
+		sel  Selector
+		want string // ref, or an error code
+	}{
+		{"text exact", Selector{Text: "Sign in"}, "e3"},
+		{"resource id short", Selector{ResourceID: "password"}, "e2"},
+		{"resource id full", Selector{ResourceID: "com.example.login:id/email"}, "e1"},
+		{"content desc contains", Selector{ContentDesc: "SHOW PASS", Match: MatchContains}, "e4"},
+		{"regex", Selector{ResourceID: `id/(email|password)$`, Match: MatchRegex}, CodeElementAmbiguous},
+		{"regex index", Selector{ResourceID: `id/(email|password)$`, Match: MatchRegex, Index: &zero}, "e1"},
+		{"index past the matches", Selector{Text: "Sign in", Index: &nine}, CodeElementNotFound},
+		{"no match", Selector{Text: "Sign"}, CodeElementNotFound},
+		{"ref", Selector{Ref: "e2", ScreenID: s.id}, "e2"},
+		{"ref past the end", Selector{Ref: "e99", ScreenID: s.id}, CodeElementNotFound},
+		{"ref of an unknown screen", Selector{Ref: "e2", ScreenID: "sgone"}, CodeElementNotFound},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := tc.sel.compile("")
+			if err != nil {
+				t.Fatal(err)
+			}
+			i, err := s.resolve(c, nil)
+			got := ref(i)
+			var ee *ElementError
+			if errors.As(err, &ee) {
+				got = ee.Code
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if got != tc.want {
+				t.Fatalf("resolve = %s (%v), want %s", got, err, tc.want)
+			}
+		})
+	}
+	c, _ := Selector{Text: "Sign"}.compile("")
+	_, err := s.resolve(c, nil)
+	if !strings.Contains(err.Error(), `near: e3 text="Sign in"`) {
+		t.Errorf("not-found message lists no near match: %v", err)
+	}
+}
+
+// TestStaleRef: a ref from an earlier screen is found again on the new one
+// by identity when only one element is it; otherwise the error says the
+// screen changed.
+func TestStaleRef(t *testing.T) {
+	t.Parallel()
+	old := loadScreen(t, "api33_login_tty.xml")
+	moved := loadScreen(t, "api33_login_tty.xml")
+	for i := range moved.nodes { // the form scrolled up by 100 px
+		moved.nodes[i].Bounds.Top -= 100
+		moved.nodes[i].Bounds.Bottom -= 100
+		moved.nodes[i].Center.Y -= 100
+	}
+	moved.id = screenID(moved.root, moved.nodes)
+	c, _ := Selector{Ref: "e3", ScreenID: old.id}.compile("")
+	if i, err := moved.resolve(c, old); err != nil || i != 3 {
+		t.Fatalf("stale ref = %d, %v", i, err)
+	}
+	other := loadScreen(t, "api26_settings.xml")
+	if _, err := other.resolve(c, old); err == nil || !strings.Contains(err.Error(), "screen changed") {
+		t.Fatalf("stale ref on another screen: %v", err)
+	}
+}
+
+// adbScreen is a ScreenInfo of a w x h (natural) screen at rotation r.
+func adbScreen(w, h, r int) adb.ScreenInfo {
+	return adb.ScreenInfo{Width: w, Height: h, PhysicalWidth: w, PhysicalHeight: h, Rotation: r, RotationKnown: true}
+}

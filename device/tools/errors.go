@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/internal/ratelimit"
+)
+
+// Tool error codes of the android_* tools that package connector does not
+// define. Stable strings, sent in tool.invoke.ack error.code.
+const (
+	CodeDeviceOffline      = "device_offline"
+	CodeDeviceUnauthorized = "device_unauthorized"
+	CodeDeviceBusy         = "device_busy"
+	CodeElementNotFound    = "element_not_found"
+	CodeNotPermitted       = "not_permitted"
+	CodeRateLimited        = connector.CodeRateLimited
+)
+
+// ErrNotBound: the channel holds no device (not bound, or revoked); a
+// Resolver returns it and the call is answered connection_not_authenticated.
+var ErrNotBound = errors.New("no device is bound to this channel")
+
+// ErrNotPermitted: operator policy refuses the call (not_permitted). A
+// wrapped ErrNotPermitted is sent with a generic message; return a
+// *PolicyError to choose the message the agent sees.
+var ErrNotPermitted = errors.New("not permitted by the operator's policy")
+
+// ArgError is an argument that failed validation (invalid_arguments). Field
+// names the argument ("x", "screen.width"; empty for the whole object) and
+// Reason says what is wrong without echoing the value.
+type ArgError struct {
+	Field  string
+	Reason string
+}
+
+func (e *ArgError) Error() string {
+	if e.Field == "" {
+		return "invalid arguments: " + e.Reason
+	}
+	return "invalid argument " + e.Field + ": " + e.Reason
+}
+
+// PolicyError is a call refused by policy; Message is sent to the agent.
+// It matches ErrNotPermitted with errors.Is.
+type PolicyError struct{ Message string }
+
+func (e *PolicyError) Error() string { return "not permitted: " + e.Message }
+
+// Is reports whether target is ErrNotPermitted.
+func (e *PolicyError) Is(target error) bool { return target == ErrNotPermitted }
+
+// Messages sent with each code. They carry no internal detail.
+const (
+	msgNotBound     = "no device is bound to this channel: authenticate first (device_pairing or device_request)"
+	msgOffline      = "the bound device is offline (unplugged, or its adb server is down); retry when the descriptor says connected"
+	msgUnauthorized = "USB debugging is not authorized on the bound device; the operator must accept the prompt on the phone"
+	msgBusy         = "the device is busy with other operations; retry shortly"
+	msgTimeout      = "the device did not answer in time"
+	msgFailed       = "tool invocation failed"
+	msgNotPermitted = "refused by the operator's policy"
+	msgCanceled     = "the operation was canceled"
+)
+
+// WireError is the one mapping from device and adb errors to tool.invoke.ack
+// errors (one mapping for every tool). Handlers return Go errors; this
+// picks the stable code and a message safe to send: never err's own text,
+// except the Field/Reason of an *ArgError and the Message of a *PolicyError
+// or *connector.Error, which are written for the agent. nil maps to nil.
+func WireError(err error) *connector.Error {
+	if err == nil {
+		return nil
+	}
+	var (
+		ce *connector.Error
+		ae *ArgError
+		pe *PolicyError
+		ee *ElementError
+		ue *UIUnavailableError
+		re *ratelimit.Error
+	)
+	switch {
+	case errors.As(err, &ce):
+		return &connector.Error{Code: ce.Code, Message: ce.Message}
+	case errors.As(err, &ae):
+		return &connector.Error{Code: connector.CodeInvalidArguments, Message: ae.Error()}
+	case errors.As(err, &ee):
+		return &connector.Error{Code: ee.Code, Message: ee.Message}
+	case errors.As(err, &ue):
+		return &connector.Error{Code: CodeUIUnavailable, Message: ue.Error()}
+	case errors.As(err, &pe):
+		return &connector.Error{Code: CodeNotPermitted, Message: pe.Message}
+	case errors.Is(err, ErrNotPermitted):
+		return &connector.Error{Code: CodeNotPermitted, Message: msgNotPermitted}
+	case errors.As(err, &re):
+		return &connector.Error{Code: CodeRateLimited, Message: rateLimitMessage(re.RetryAfter)}
+	case errors.Is(err, ratelimit.ErrLimited):
+		return &connector.Error{Code: CodeRateLimited, Message: rateLimitMessage(time.Second)}
+	case errors.Is(err, ErrNotBound):
+		return &connector.Error{Code: connector.CodeConnectionNotAuthenticated, Message: msgNotBound}
+	case errors.Is(err, adb.ErrUnauthorized):
+		return &connector.Error{Code: CodeDeviceUnauthorized, Message: msgUnauthorized}
+	case errors.Is(err, adb.ErrDeviceOffline), errors.Is(err, adb.ErrDeviceNotFound),
+		errors.Is(err, adb.ErrServerUnavailable):
+		return &connector.Error{Code: CodeDeviceOffline, Message: msgOffline}
+	case errors.Is(err, adb.ErrBusy):
+		return &connector.Error{Code: CodeDeviceBusy, Message: msgBusy}
+	case errors.Is(err, adb.ErrTimeout), errors.Is(err, context.DeadlineExceeded):
+		return &connector.Error{Code: connector.CodeToolTimeout, Message: msgTimeout}
+	case errors.Is(err, context.Canceled):
+		return &connector.Error{Code: connector.CodeToolInvokeFailed, Message: msgCanceled}
+	}
+	return &connector.Error{Code: connector.CodeToolInvokeFailed, Message: msgFailed}
+}
+
+// rateLimitMessage is the rate_limited message of tool calls, with its
+// retry hint (retrySeconds).
+func rateLimitMessage(retry time.Duration) string {
+	return fmt.Sprintf("too many tool calls on this channel; retry after %d s", ratelimit.RetrySeconds(retry))
+}

@@ -1,0 +1,241 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/connector"
+)
+
+// Tap argument bounds.
+const (
+	// LongPressFrom is the duration_ms from which android_tap long-presses.
+	LongPressFrom = 500
+	// MaxTapDuration is the largest duration_ms.
+	MaxTapDuration = 10000
+)
+
+// TapResult is android_tap's result: the point tapped, the element when
+// the tap targeted one, and the verification when asked for.
+type TapResult struct {
+	Tapped    TapPoint `json:"tapped"`
+	LongPress bool     `json:"long_press"`
+	Double    bool     `json:"double,omitempty"`
+	Element   *Element `json:"element,omitempty"`
+	*Verified
+}
+
+// TapPoint is a point in device pixels.
+type TapPoint struct {
+	X int `json:"x"`
+	Y int `json:"y"`
+}
+
+func tapTool(t *Tools) *toolDef {
+	props := selectorProperties()
+	props["x"] = map[string]any{"type": "integer", "minimum": 0, "description": "Horizontal device pixel, 0 at the left edge (with y)."}
+	props["y"] = map[string]any{"type": "integer", "minimum": 0, "description": "Vertical device pixel, 0 at the top edge (with x)."}
+	props["duration_ms"] = map[string]any{"type": "integer", "minimum": 0, "maximum": MaxTapDuration,
+		"description": "Press duration; 500 or more is a long press. Default: a short tap."}
+	props["double"] = map[string]any{"type": "boolean", "description": "Tap twice (a double tap)."}
+	for k, v := range verifyProperties() {
+		props[k] = v
+	}
+	return &toolDef{
+		tool: connector.Tool{
+			ID:    "android_tap",
+			Title: "Tap the Android screen",
+			Description: "Taps the bound phone's screen, at x,y in device pixels of the current orientation (origin top-left; " +
+				"from a scaled screenshot multiply by its scale), or on an element: exactly one of ref (with its screen_id), " +
+				"text, resource_id or content_desc, compared by match (exact, contains, regex) with index to pick among " +
+				"several. No match: element_not_found with near matches; several without index: element_ambiguous with " +
+				"the candidates. duration_ms >= 500 long-presses; double taps twice. verify: true waits up to settle_ms " +
+				"for the UI to change and reports ui_changed, foreground and the new screen_id. A point outside the " +
+				"screen is refused with invalid_arguments and nothing is touched. Repeating a call with the same " +
+				"tool_call_id returns the first result without tapping again.",
+			InputSchema: map[string]any{
+				"type":                 "object",
+				"properties":           props,
+				"additionalProperties": false,
+			},
+			OutputSchema: map[string]any{"type": "object"},
+		},
+		needsDevice: true,
+		run:         t.runTap,
+	}
+}
+
+// tapArgs are android_tap's arguments (its input_schema bounds them): a
+// point (X and Y) or a Selector.
+type tapArgs struct {
+	X          *int `json:"x"`
+	Y          *int `json:"y"`
+	DurationMS int  `json:"duration_ms"` // 0: a tap
+	Double     bool `json:"double"`
+	Selector
+	verifyArgs
+}
+
+// target checks that the call names exactly one target, before anything
+// touches the phone: a point, or a compiled selector.
+func (a *tapArgs) target() (*compiled, error) {
+	point := a.X != nil || a.Y != nil
+	switch {
+	case point && (a.X == nil || a.Y == nil):
+		field := "y"
+		if a.X == nil {
+			field = "x"
+		}
+		return nil, &ArgError{Field: field, Reason: "is required"}
+	case point && !a.Selector.empty():
+		return nil, &ArgError{Reason: "give either x and y or one element selector, not both"}
+	case point && a.Index != nil:
+		return nil, &ArgError{Field: "index", Reason: "needs a selector (ref, text, resource_id or content_desc)"}
+	case point:
+		return nil, nil
+	case a.Selector.empty() && a.Index == nil:
+		return nil, &ArgError{Field: "x", Reason: "is required (or one of ref, text, resource_id, content_desc)"}
+	}
+	return a.Selector.compile("")
+}
+
+// runTap checks the target before touching the device: a point against the
+// current screen size, a selector against the current UI tree; then taps,
+// double-taps or long-presses (inputs are serialized per device by package
+// adb; a full queue is device_busy), and verifies when asked.
+func (t *Tools) runTap(ctx context.Context, inv *invocation) (any, error) {
+	a, err := decodeArgs[tapArgs](inv)
+	if err != nil {
+		return nil, err
+	}
+	sel, err := a.target()
+	if err != nil {
+		return nil, err
+	}
+	if err := a.verifyArgs.check(); err != nil {
+		return nil, err
+	}
+	var (
+		res    TapResult
+		before *screen
+	)
+	if sel != nil {
+		s, err := t.dump(ctx, inv.dev)
+		if err != nil {
+			return nil, err
+		}
+		i, err := s.resolve(sel, t.trees.get(inv.dev.Key(), sel.ScreenID))
+		if err != nil {
+			return nil, err
+		}
+		e := s.element(i)
+		res.Element, before = &e, s
+		res.Tapped = TapPoint{X: e.Center[0], Y: e.Center[1]}
+	} else {
+		res.Tapped = TapPoint{X: *a.X, Y: *a.Y}
+		if err := t.checkPoint(ctx, inv.dev, res.Tapped); err != nil {
+			return nil, err
+		}
+	}
+	if a.Verify && before == nil {
+		if before, err = t.dump(ctx, inv.dev); err != nil {
+			return nil, err
+		}
+	}
+	x, y, dur := res.Tapped.X, res.Tapped.Y, a.DurationMS
+	res.LongPress, res.Double = dur >= LongPressFrom, a.Double && dur < LongPressFrom
+	switch {
+	case res.LongPress:
+		err = inv.dev.LongPress(ctx, x, y, time.Duration(dur)*time.Millisecond)
+	case res.Double:
+		err = inv.dev.DoubleTap(ctx, x, y)
+	default:
+		err = inv.dev.Tap(ctx, x, y)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if a.Verify {
+		v, err := t.verify(ctx, inv.dev, before, a.settle())
+		if err != nil {
+			return nil, err
+		}
+		res.Verified = v
+	}
+	return res, nil
+}
+
+// checkPoint refuses a point off the current screen.
+func (t *Tools) checkPoint(ctx context.Context, d *adb.Device, p TapPoint) error {
+	si, err := t.screenInfo(ctx, d)
+	if err != nil {
+		return err
+	}
+	w, h := si.Oriented()
+	if w > 0 && p.X >= w {
+		return &ArgError{Field: "x", Reason: fmt.Sprintf("is outside the screen (width %d px, valid 0..%d)", w, w-1)}
+	}
+	if h > 0 && p.Y >= h {
+		return &ArgError{Field: "y", Reason: fmt.Sprintf("is outside the screen (height %d px, valid 0..%d)", h, h-1)}
+	}
+	return nil
+}
+
+// screenInfo returns the device's screen geometry, cached for
+// ScreenCacheTTL so a burst of taps costs one query.
+func (t *Tools) screenInfo(ctx context.Context, d *adb.Device) (adb.ScreenInfo, error) {
+	if si, ok := t.screens.get(d.Key()); ok {
+		return si, nil
+	}
+	si, err := d.ScreenInfo(ctx)
+	if err != nil {
+		return adb.ScreenInfo{}, err
+	}
+	t.screens.put(d.Key(), si)
+	return si, nil
+}
+
+// screenCache keeps recent ScreenInfo per device key. Safe for concurrent use.
+type screenCache struct {
+	ttl time.Duration
+	now func() time.Time
+	mu  sync.Mutex
+	m   map[string]cachedScreen
+}
+
+type cachedScreen struct {
+	si adb.ScreenInfo
+	at time.Time
+}
+
+func newScreenCache(ttl time.Duration, now func() time.Time) *screenCache {
+	return &screenCache{ttl: ttl, now: now, m: map[string]cachedScreen{}}
+}
+
+func (c *screenCache) get(key string) (adb.ScreenInfo, bool) {
+	if c.ttl <= 0 {
+		return adb.ScreenInfo{}, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.m[key]
+	if !ok || c.now().Sub(e.at) >= c.ttl {
+		return adb.ScreenInfo{}, false
+	}
+	return e.si, true
+}
+
+func (c *screenCache) put(key string, si adb.ScreenInfo) {
+	if c.ttl <= 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) > 1024 {
+		clear(c.m)
+	}
+	c.m[key] = cachedScreen{si: si, at: c.now()}
+}

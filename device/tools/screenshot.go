@@ -1,0 +1,126 @@
+package tools
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/imageproc"
+	"github.com/adb-connector/adb-connector/files"
+)
+
+// Screenshot argument bounds and defaults.
+const (
+	MinScreenshotSide  = 64
+	MaxScreenshotSide  = 4096
+	DefaultJPEGQuality = 80
+)
+
+// ScreenshotResult is android_screenshot's result: the file fields every
+// tool result with a file carries (files.Ref) plus Scale, which maps image pixels to device
+// pixels (device_px = image_px * scale; 1 when not resized).
+type ScreenshotResult struct {
+	FileRef     string  `json:"file_ref"`
+	DownloadURL string  `json:"download_url"`
+	MIMEType    string  `json:"mime_type"`
+	Filename    string  `json:"filename"`
+	ByteSize    int64   `json:"byte_size"`
+	Width       int     `json:"width"`
+	Height      int     `json:"height"`
+	ExpiresAt   int64   `json:"expires_at"` // Unix milliseconds, as files.Ref
+	Scale       float64 `json:"scale"`
+}
+
+func screenshotTool(t *Tools) *toolDef {
+	return &toolDef{
+		tool: connector.Tool{
+			ID:    "android_screenshot",
+			Title: "Android screenshot",
+			Description: "Captures the bound phone's screen and returns a file_ref with a relative download_url (the image " +
+				"is never inline). width/height are the image's pixels; multiply image coordinates by scale to get device " +
+				"pixels for android_tap. Optional max_side shrinks the longest side (64-4096); format png (default, " +
+				"lossless) or jpeg with quality 1-100 (default 80). The file expires at expires_at.",
+			InputSchema: map[string]any{
+				"type":                 "object",
+				"properties":           screenshotProperties(),
+				"additionalProperties": false,
+			},
+			OutputSchema: map[string]any{"type": "object"},
+		},
+		needsDevice: true,
+		run:         t.runScreenshot,
+	}
+}
+
+// screenshotProperties are android_screenshot's arguments, which
+// android_observe takes too.
+func screenshotProperties() map[string]any {
+	return map[string]any{
+		"max_side": map[string]any{"type": "integer", "minimum": MinScreenshotSide, "maximum": MaxScreenshotSide,
+			"description": "Longest side of the returned image in pixels; never enlarged. Default: device size."},
+		"format": map[string]any{"type": "string", "enum": []any{"png", "jpeg"}, "default": "png",
+			"description": "Image format."},
+		"quality": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": DefaultJPEGQuality,
+			"description": "JPEG quality (jpeg only)."},
+	}
+}
+
+// screenshotArgs are android_screenshot's arguments.
+type screenshotArgs struct {
+	MaxSide int    `json:"max_side"` // 0: full size
+	Format  string `json:"format"`   // "": png
+	Quality *int   `json:"quality"`  // nil: DefaultJPEGQuality
+}
+
+func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error) {
+	a, err := decodeArgs[screenshotArgs](inv)
+	if err != nil {
+		return nil, err
+	}
+	if err := a.check(); err != nil {
+		return nil, err
+	}
+	return t.capture(ctx, inv, a)
+}
+
+// check refuses a quality without jpeg before anything runs.
+func (a screenshotArgs) check() error {
+	if a.Quality != nil && cmp.Or(a.Format, imageproc.FormatPNG) != imageproc.FormatJPEG {
+		return &ArgError{Field: "quality", Reason: "applies to format jpeg only"}
+	}
+	return nil
+}
+
+// capture takes the screenshot a asks for and stores it for download.
+func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) (ScreenshotResult, error) {
+	maxSide, format, quality := a.MaxSide, cmp.Or(a.Format, imageproc.FormatPNG), DefaultJPEGQuality
+	if a.Quality != nil {
+		quality = *a.Quality
+	}
+	png, err := inv.dev.ScreencapPNG(ctx)
+	if err != nil {
+		return ScreenshotResult{}, err
+	}
+	img, w, h, scale, err := imageproc.Resize(png, maxSide, format, quality)
+	if err != nil {
+		if errors.Is(err, imageproc.ErrInvalidArgument) {
+			return ScreenshotResult{}, &ArgError{Reason: "format or quality not supported"}
+		}
+		return ScreenshotResult{}, fmt.Errorf("screenshot: %w", err)
+	}
+	mime, ext := "image/png", ".png"
+	if format == imageproc.FormatJPEG {
+		mime, ext = "image/jpeg", ".jpg"
+	}
+	name := "screenshot-" + t.cfg.Now().UTC().Format("20060102-150405.000") + ext
+	ref, err := t.cfg.Files.PutBytes(ctx, inv.call.Channel.ID, files.Meta{MIMEType: mime, Filename: name, Width: w, Height: h}, img)
+	if err != nil {
+		return ScreenshotResult{}, fmt.Errorf("screenshot: %w", err)
+	}
+	return ScreenshotResult{
+		FileRef: ref.FileRef, DownloadURL: ref.DownloadURL, MIMEType: ref.MIMEType, Filename: ref.Filename,
+		ByteSize: ref.ByteSize, Width: w, Height: h, ExpiresAt: ref.ExpiresAt.UnixMilli(), Scale: scale,
+	}, nil
+}

@@ -1,0 +1,170 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/adb-connector/adb-connector/connector"
+)
+
+// android_wait_for conditions and bounds.
+const (
+	ConditionAppears    = "appears"
+	ConditionDisappears = "disappears"
+	ConditionIdle       = "idle"
+
+	DefaultWaitTimeout = 5000 * time.Millisecond
+	MinWaitTimeoutMS   = 100
+	MaxWaitTimeoutMS   = 60000
+	DefaultStableCount = 2
+	MaxStableCount     = 10
+	// waitPoll is the pause between two looks at the screen.
+	waitPoll = 250 * time.Millisecond
+)
+
+// WaitResult is android_wait_for's result. Not meeting the condition in
+// time is a result (met false), not an error.
+type WaitResult struct {
+	Met      bool     `json:"met"`
+	WaitedMS int64    `json:"waited_ms"`
+	Element  *Element `json:"element,omitempty"`   // appears: the element that appeared
+	ScreenID string   `json:"screen_id,omitempty"` // of the last screen looked at, for the element's ref
+}
+
+// waitArgs are android_wait_for's arguments: a condition, the selector
+// fields flat (appears, disappears), a timeout and, for idle, how many
+// equal trees in a row count as idle.
+type waitArgs struct {
+	Condition   string `json:"condition"`
+	TimeoutMS   *int   `json:"timeout_ms"`
+	StableCount *int   `json:"stable_count"`
+	Selector
+}
+
+func waitTool(t *Tools) *toolDef {
+	props := selectorProperties()
+	props["condition"] = map[string]any{"type": "string", "enum": []any{ConditionAppears, ConditionDisappears, ConditionIdle},
+		"description": "appears / disappears: until an element matching the selector is on screen / gone; idle: until the UI tree is the same stable_count times in a row."}
+	props["timeout_ms"] = map[string]any{"type": "integer", "minimum": MinWaitTimeoutMS, "maximum": MaxWaitTimeoutMS,
+		"description": "How long to wait at most (default 5000)."}
+	props["stable_count"] = map[string]any{"type": "integer", "minimum": 2, "maximum": MaxStableCount,
+		"description": "idle: equal trees in a row (default 2)."}
+	delete(props, "ref")
+	delete(props, "screen_id")
+	return &toolDef{
+		tool: connector.Tool{
+			ID:    "android_wait_for",
+			Title: "Wait for the Android screen",
+			Description: "Waits until an element appears or disappears (text, resource_id or content_desc, compared by " +
+				"match, index among several) or the screen is idle (the UI tree unchanged stable_count times in a row), " +
+				"at most timeout_ms. Sends progress while waiting. The result says met true or false, waited_ms, and " +
+				"for appears the element with the screen_id of its ref. Not meeting the condition is a result, not an " +
+				"error. Read-only.",
+			InputSchema: map[string]any{
+				"type":                 "object",
+				"properties":           props,
+				"required":             []any{"condition"},
+				"additionalProperties": false,
+			},
+			OutputSchema: map[string]any{"type": "object"},
+		},
+		needsDevice: true,
+		run:         t.runWait,
+	}
+}
+
+func (t *Tools) runWait(ctx context.Context, inv *invocation) (any, error) {
+	a, err := decodeArgs[waitArgs](inv)
+	if err != nil {
+		return nil, err
+	}
+	var sel *compiled
+	switch {
+	case a.Condition == ConditionIdle && (!a.Selector.empty() || a.Index != nil || a.Match != ""):
+		return nil, &ArgError{Field: "condition", Reason: "idle takes no selector"}
+	case a.Condition != ConditionIdle && a.StableCount != nil:
+		return nil, &ArgError{Field: "stable_count", Reason: "applies to condition idle only"}
+	case a.Condition != ConditionIdle:
+		if sel, err = a.Selector.compile(""); err != nil {
+			return nil, err
+		}
+	}
+	timeout, stable := DefaultWaitTimeout, DefaultStableCount
+	if a.TimeoutMS != nil {
+		timeout = time.Duration(*a.TimeoutMS) * time.Millisecond
+	}
+	if a.StableCount != nil {
+		stable = *a.StableCount
+	}
+	start := time.Now()
+	deadline := start.Add(timeout)
+	// A dump that starts just before the deadline may finish a moment
+	// after it; none starts later.
+	ctx, cancel := context.WithDeadline(ctx, deadline.Add(time.Second))
+	defer cancel()
+	var (
+		res  WaitResult
+		last string
+		same int
+	)
+	for {
+		s, err := t.dump(ctx, inv.dev)
+		var ue *UIUnavailableError
+		switch {
+		case errors.As(err, &ue):
+			// An animating screen is not idle and shows nothing yet.
+			last, same = "", 0
+		case err != nil:
+			return nil, err
+		default:
+			res.ScreenID = s.id
+			res.Met, res.Element = t.waitMet(s, a.Condition, sel)
+			if a.Condition == ConditionIdle {
+				if s.id == last {
+					same++
+				} else {
+					last, same = s.id, 1
+				}
+				res.Met = same >= stable
+			}
+		}
+		if res.Met || time.Until(deadline) < waitPoll || !sleepCtx(ctx, waitPoll) {
+			break
+		}
+	}
+	res.WaitedMS = time.Since(start).Milliseconds()
+	return res, nil
+}
+
+// waitMet says whether an appears or disappears condition holds on s, and
+// the element that appeared (the first match, or the one index names).
+func (t *Tools) waitMet(s *screen, condition string, sel *compiled) (bool, *Element) {
+	if sel == nil {
+		return false, nil
+	}
+	i, err := s.resolve(sel, nil)
+	var ee *ElementError
+	if errors.As(err, &ee) && ee.Code == CodeElementAmbiguous {
+		i, err = s.first(sel), nil
+	}
+	found := err == nil
+	if condition == ConditionDisappears {
+		return !found, nil
+	}
+	if !found {
+		return false, nil
+	}
+	e := s.element(i)
+	return true, &e
+}
+
+// first is the first node sel matches in document order.
+func (s *screen) first(sel *compiled) int {
+	for i := range s.nodes {
+		if sel.matches(&s.nodes[i]) {
+			return i
+		}
+	}
+	return -1
+}

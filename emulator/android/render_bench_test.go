@@ -1,0 +1,23 @@
+package android
+
+import "testing"
+
+// BenchmarkRenderFrame renders one frame of a text-heavy screen (the list
+// scenario), without PNG encoding.
+func BenchmarkRenderFrame(b *testing.B) {
+	d := newDevice(b, Config{Scenario: "list"})
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for b.Loop() {
+		d.renderLocked()
+	}
+}
+
+// BenchmarkDecodeFont is the one-time cost of the first text drawn.
+func BenchmarkDecodeFont(b *testing.B) {
+	for b.Loop() {
+		if _, err := decodeFont(unifontGz); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
