@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -71,7 +72,7 @@ func splitLines(data []byte) [][]byte {
 
 // cmdGrep is toybox grep (toys/posix/grep.c): basic regular expressions
 // unless -E (or -F fixed strings); -c -l -L -q -s -n -H -h -o -v -i -w -x
-// -m, context -A -B -C (context lines use "-" where matches use ":",
+// -m, -r/-R through directories, context -A -B -C (context lines use "-" where matches use ":",
 // "--" separates groups); several files prefix matches with "FILE:"; status 0 on a match, 1
 // on none, 2 on an error (TOYFLAG_ARGFAIL(2), toys.exitval = 2 until a
 // file was searched).
@@ -144,6 +145,15 @@ func cmdGrep(c *cmdCtx) int {
 	stderr := c.stderr
 	if a.has('s') {
 		c.stderr = io.Discard
+	}
+	if a.has('r') || a.has('R') {
+		if len(files) == 0 {
+			files = []string{"."}
+		}
+		walked := c.walkFiles(files)
+		// "grep -r onefile" shows no name, files found in a directory do.
+		showName = showName || !slices.Equal(walked, files) && !a.has('h')
+		files = walked
 	}
 	ins, readAll := c.loopFiles(files)
 	c.stderr = stderr
@@ -258,6 +268,24 @@ func cmdGrep(c *cmdCtx) int {
 		return 1
 	}
 	return 0
+}
+
+// walkFiles expands directory operands into the files below them, as
+// grep -r visits them (dirtree: depth first; here in name order).
+func (c *cmdCtx) walkFiles(names []string) []string {
+	var out []string
+	for _, n := range names {
+		fi, err := c.d.fs.Stat(c.abs(n))
+		if err != nil || !isDir(fi) {
+			out = append(out, n)
+			continue
+		}
+		ents, _ := c.d.fs.ReadDir(c.abs(n))
+		for _, e := range ents {
+			out = append(out, c.walkFiles([]string{strings.TrimSuffix(n, "/") + "/" + e.Name})...)
+		}
+	}
+	return out
 }
 
 // breToERE rewrites a POSIX basic regular expression for Go's RE2 syntax:
