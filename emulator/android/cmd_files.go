@@ -112,6 +112,12 @@ func cmdRm(c *cmdCtx) int {
 			status = 1
 			continue
 		}
+		if _, ok := linkAt(c.dir, p); ok {
+			// rm removes the link itself, which lives on the read-only root.
+			c.toyPerror(shellMay(c.abs(p)), "%s", p)
+			status = 1
+			continue
+		}
 		fi, err := c.d.fs.Stat(c.abs(p))
 		if err != nil {
 			if a.has('f') && errors.Is(err, fs.ErrNotExist) {

@@ -38,7 +38,14 @@ func cmdLs(c *cmdCtx) int {
 	}
 	status := 0
 	var top []lsEntry
+	// Operands that are symbolic links are followed unless -l, -d or -F
+	// (without -L or -H) ask about the link itself (ls_main's "sym").
+	follow := !(a.has('l') || a.has('d') || a.has('F')) || a.has('L') || a.has('H')
 	for _, p := range operands {
+		if target, ok := linkAt(c.dir, p); ok && !follow {
+			top = append(top, lsEntry{name: p, path: "/", fi: linkInfo(path.Base(p), target), link: target})
+			continue
+		}
 		fi, err := c.d.fs.Stat(c.abs(p))
 		if err != nil {
 			c.toyPerror(err, "%s", p) // perror_msg_raw(*s)
@@ -76,6 +83,7 @@ type lsEntry struct {
 	name string // as displayed: the operand, or the directory entry name
 	path string // absolute
 	fi   adbd.FileInfo
+	link string // a symbolic link's target (see rootLinks)
 }
 
 // lister carries ls's output state across directories.
@@ -113,6 +121,9 @@ func (l *lister) sort(es []lsEntry) {
 
 func (l *lister) owner(e lsEntry) (user, group string) {
 	u, uid, g, gid := owner(e.path)
+	if e.link != "" {
+		u, uid, g, gid = "root", 0, "root", 0
+	}
 	if l.a.has('n') {
 		return strconv.Itoa(uid), strconv.Itoa(gid)
 	}
@@ -123,7 +134,7 @@ func (l *lister) widths(es []lsEntry) lsWidths {
 	var w lsWidths
 	for _, e := range es {
 		u, g := l.owner(e)
-		w.links = max(w.links, len(strconv.Itoa(l.c.d.fs.nlink(e.path))))
+		w.links = max(w.links, len(strconv.Itoa(l.nlink(e))))
 		w.user = max(w.user, len(u))
 		w.group = max(w.group, len(g))
 		w.size = max(w.size, len(l.size(e.fi.Size, 1)))
@@ -131,6 +142,20 @@ func (l *lister) widths(es []lsEntry) lsWidths {
 		w.blocks = max(w.blocks, len(l.size(blocks(e.fi), 1024)))
 	}
 	return w
+}
+
+func (l *lister) mode(e lsEntry) uint32 {
+	if e.link != "" {
+		return e.fi.Mode
+	}
+	return shownMode(e.path, e.fi.Mode)
+}
+
+func (l *lister) nlink(e lsEntry) int {
+	if e.link != "" {
+		return 1
+	}
+	return l.c.d.fs.nlink(e.path)
 }
 
 // size is print_with_h: a number of units as is, or with -h the bytes it
@@ -175,7 +200,7 @@ func (l *lister) entry(e lsEntry, w lsWidths) {
 	}
 	if l.long {
 		u, g := l.owner(e)
-		fmt.Fprintf(&b, "%s %*d", modeString(shownMode(e.path, e.fi.Mode)), w.links, l.c.d.fs.nlink(e.path))
+		fmt.Fprintf(&b, "%s %*d", modeString(l.mode(e)), w.links, l.nlink(e))
 		if !l.a.has('g') {
 			fmt.Fprintf(&b, " %-*s", w.user, u)
 		}
@@ -185,9 +210,15 @@ func (l *lister) entry(e lsEntry, w lsWidths) {
 		fmt.Fprintf(&b, " %*s %s ", w.size, l.size(e.fi.Size, 1), e.fi.ModTime.UTC().Format("2006-01-02 15:04"))
 	}
 	b.WriteString(e.name)
-	if (l.a.has('F') || l.a.has('p')) && isDir(e.fi) {
+	if l.long && e.link != "" {
+		b.WriteString(" -> " + e.link)
+	}
+	switch {
+	case (l.a.has('F') || l.a.has('p')) && isDir(e.fi):
 		b.WriteByte('/')
-	} else if l.a.has('F') && e.fi.Mode&0o111 != 0 && !isDir(e.fi) {
+	case l.a.has('F') && e.link != "":
+		b.WriteByte('@')
+	case l.a.has('F') && e.fi.Mode&0o111 != 0:
 		b.WriteByte('*')
 	}
 	l.titled = true
@@ -234,7 +265,11 @@ func (l *lister) listDir(dir lsEntry, titled bool) {
 		if strings.HasPrefix(fi.Name, ".") && !l.a.has('a') && !l.a.has('A') && !l.a.has('f') {
 			continue
 		}
-		es = append(es, lsEntry{name: fi.Name, path: path.Join(dir.path, fi.Name), fi: fi})
+		e := lsEntry{name: fi.Name, path: path.Join(dir.path, fi.Name), fi: fi}
+		if target, ok := linkAt(dir.path, fi.Name); ok {
+			e.fi, e.link = linkInfo(fi.Name, target), target
+		}
+		es = append(es, e)
 	}
 	if titled {
 		if l.titled {

@@ -456,7 +456,7 @@ func inode(p string) uint64 {
 // blocks is st_blocks (512-byte units) of a file on a 4 KiB-block file
 // system, as ls -s/-l's "total" and stat %b count it.
 func blocks(fi adbd.FileInfo) int64 {
-	if fi.Size == 0 {
+	if fi.Size == 0 || fi.Mode&0o170000 == 0o120000 { // empty, or a fast symlink
 		return 0
 	}
 	return (fi.Size + 4095) / 4096 * 8
@@ -491,12 +491,18 @@ func cmdStat(c *cmdCtx) int {
 	}
 	status := 0
 	for _, name := range a.args {
-		p := c.abs(name)
-		fi, err := c.d.fs.Stat(p)
-		if err != nil {
-			c.toyPerror(err, "'%s'", name)
-			status = 1
-			continue
+		t := statTarget{name: name, path: c.abs(name)}
+		if target, ok := linkAt(c.dir, name); ok && !a.has('L') {
+			t.fi, t.link, t.nlink = linkInfo(path.Base(name), target), target, 1 // lstat
+		} else {
+			fi, err := c.d.fs.Stat(t.path)
+			if err != nil {
+				c.toyPerror(err, "'%s'", name)
+				status = 1
+				continue
+			}
+			t.fi, t.nlink = fi, c.d.fs.nlink(t.path)
+			t.fi.Mode = shownMode(t.path, fi.Mode)
 		}
 		var b strings.Builder
 		for i := 0; i < len(format); i++ {
@@ -517,7 +523,7 @@ func cmdStat(c *cmdCtx) int {
 				c.toyErr("bad %s", format[i:])
 				return 1
 			}
-			b.WriteString(statField(format[j], format[i+1:j], name, p, fi, c.d.fs.nlink(p)))
+			b.WriteString(statField(format[j], format[i+1:j], t))
 			i = j
 		}
 		c.printf("%s\n", b.String())
@@ -525,17 +531,29 @@ func cmdStat(c *cmdCtx) int {
 	return status
 }
 
+// statTarget is what stat describes: an operand, its absolute path, its
+// file info, and a symbolic link's target when it is one.
+type statTarget struct {
+	name, path string
+	fi         adbd.FileInfo
+	nlink      int
+	link       string
+}
+
 // statField renders one stat escape with its printf flags and width.
-func statField(conv byte, pat, name, p string, fi adbd.FileInfo, nlink int) string {
+func statField(conv byte, pat string, t statTarget) string {
 	pat = strings.ReplaceAll(pat, "'", "") // grouping: no effect in the C locale
 	num := func(verb string, v int64) string { return fmt.Sprintf("%"+pat+verb, v) }
 	str := func(v string) string { return fmt.Sprintf("%"+pat+"s", v) }
-	user, uid, group, gid := owner(p)
+	user, uid, group, gid := owner(t.path)
+	if t.link != "" {
+		user, uid, group, gid = "root", 0, "root", 0
+	}
 	stamp := func(t time.Time) string {
 		return t.UTC().Format("2006-01-02 15:04:05.000000000 -0700")
 	}
+	fi, p, nlink := t.fi, t.path, t.nlink
 	dev := int64(devNumber(p))
-	fi.Mode = shownMode(p, fi.Mode)
 	switch conv {
 	case 'a':
 		return num("o", int64(fi.Mode&0o7777))
@@ -553,6 +571,8 @@ func statField(conv byte, pat, name, p string, fi adbd.FileInfo, nlink int) stri
 		return num("x", int64(fi.Mode))
 	case 'F':
 		switch {
+		case t.link != "":
+			return str("symbolic link")
 		case isDir(fi):
 			return str("directory")
 		case fi.Size == 0:
@@ -567,8 +587,13 @@ func statField(conv byte, pat, name, p string, fi adbd.FileInfo, nlink int) stri
 		return num("d", int64(nlink))
 	case 'i':
 		return num("d", int64(inode(p)))
-	case 'n', 'N':
-		return str(name)
+	case 'n':
+		return str(t.name)
+	case 'N':
+		if t.link != "" {
+			return t.name + " -> '" + t.link + "'"
+		}
+		return t.name
 	case 'o':
 		return num("d", 4096)
 	case 's':

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/adbd"
 )
 
 // The file operations below answer with the errno values the Linux system
@@ -109,6 +111,40 @@ func (f *FS) Touch(p string, mtime time.Time, create bool) error {
 	}
 	f.nodes[p] = &fsNode{perm: 0o666, mtime: mtime}
 	return nil
+}
+
+// rootLinks are the symbolic links a phone has on the way to shared
+// storage (AOSP rootdir: /sdcard -> /storage/self/primary, a link to the
+// user's /storage/emulated/N). The file system maps those paths to
+// /sdcard; tools that do not follow a link named as an operand (ls -l/-d/
+// -F, stat, rm) and listings of their directory show the link itself.
+var rootLinks = map[string]string{
+	"/sdcard":               "/storage/self/primary",
+	"/storage/self/primary": "/storage/emulated/0",
+}
+
+// linkTime is the mtime of files in Android's system image: the build
+// stamps them 2009-01-01 00:00:00 UTC.
+var linkTime = time.Date(2009, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// linkAt reports whether operand (relative to cwd) names one of the
+// rootLinks itself, not a path through it ("/sdcard/" follows the link).
+func linkAt(cwd, operand string) (target string, ok bool) {
+	if strings.HasSuffix(operand, "/") {
+		return "", false
+	}
+	p := operand
+	if !strings.HasPrefix(p, "/") {
+		p = cwd + "/" + p
+	}
+	target, ok = rootLinks[path.Clean(p)]
+	return target, ok
+}
+
+// linkInfo describes a root link as lstat(2) does: lrw-r--r--, root's,
+// its size the length of its target.
+func linkInfo(name, target string) adbd.FileInfo {
+	return adbd.FileInfo{Name: name, Mode: 0o120644, Size: int64(len(target)), ModTime: linkTime}
 }
 
 // Errors of writes the shell user may not make.

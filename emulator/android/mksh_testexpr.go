@@ -274,8 +274,11 @@ func (te *testEnv) eval(op, a, b string) bool {
 			te.failed = true
 		}
 		return false // adb shell with a command has no terminal
-	case "-b", "-c", "-p", "-S", "-h", "-L", "-H", "-o", "-v":
-		return false // no devices, FIFOs, sockets or links here; -o/-v: shell state
+	case "-h", "-L":
+		_, link := linkAt(te.c.dir, a)
+		return link
+	case "-b", "-c", "-p", "-S", "-H", "-o", "-v":
+		return false // no devices, FIFOs or sockets here; -o/-v: shell state
 	case "=", "==":
 		return a == b
 	case "!=":
