@@ -36,6 +36,8 @@ func errText(err error) string {
 		return "Device or resource busy"
 	case errors.Is(err, syscall.EROFS):
 		return "Read-only file system"
+	case errors.Is(err, syscall.EXDEV):
+		return "Cross-device link"
 	}
 	return err.Error()
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
@@ -135,9 +136,14 @@ func (c *cmdCtx) copyTree(src, target string, recursive bool, a toyArgs) error {
 		return nil
 	}
 	if !recursive {
-		// perror_msg("Skipped dir '%s'") after the failed stat of the
-		// (missing) destination left errno at ENOENT.
-		c.toyPerror(fs.ErrNotExist, "Skipped dir '%s'", src)
+		// cp_node reports perror_msg("Skipped dir '%s'") with the
+		// destination's name; errno is what the last call left: ENOENT
+		// from stat'ing a missing destination, else cp_main's EXDEV.
+		var errno error = syscall.EXDEV
+		if _, err := c.d.fs.Stat(c.abs(target)); err != nil {
+			errno = fs.ErrNotExist
+		}
+		c.toyPerror(errno, "Skipped dir '%s'", target)
 		return fs.ErrInvalid
 	}
 	if strings.HasPrefix(c.abs(target)+"/", c.abs(src)+"/") {
