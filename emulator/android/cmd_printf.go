@@ -141,7 +141,7 @@ func cmdPrintf(c *cmdCtx) int {
 				default:
 					c.printf("%s", out.String())
 					out.Reset()
-					c.toyErr("bad %%%c@%d", conv, j-1)
+					c.toyErr("bad %%%c@%d", conv, j) // f has passed the conversion
 					return 1
 				}
 				i = j
