@@ -579,6 +579,8 @@ func statField(conv byte, pat string, t statTarget) string {
 		switch {
 		case t.link != "":
 			return str("symbolic link")
+		case fi.Mode&0o170000 == modeCharDev:
+			return str("character device")
 		case isDir(fi):
 			return str("directory")
 		case fi.Size == 0:
@@ -605,7 +607,11 @@ func statField(conv byte, pat string, t statTarget) string {
 	case 's':
 		return num("d", fi.Size)
 	case 't', 'T':
-		return num("x", 0)
+		major, minor, _ := charDevice(p)
+		if conv == 'T' {
+			return num("x", int64(minor))
+		}
+		return num("x", int64(major))
 	case 'u':
 		return num("d", int64(uid))
 	case 'U':

@@ -191,11 +191,26 @@ func (f *FS) nlink(p string) int {
 	return links
 }
 
+// modeCharDev is S_IFCHR.
+const modeCharDev = 0o020000
+
+// charDevice reports the device number of p if it is a character device:
+// /dev/null is 1,3 on Linux.
+func charDevice(p string) (major, minor int, ok bool) {
+	if p == "/dev/null" {
+		return 1, 3, true
+	}
+	return 0, 0, false
+}
+
 // shownMode is the st_mode ls and stat show for p. Shared storage is
 // MediaProvider's FUSE view, which presents every directory as drwxrws---
 // and every file as -rw-rw---- whatever mode it was given; elsewhere the
 // mode is the node's own.
 func shownMode(p string, mode uint32) uint32 {
+	if _, _, ok := charDevice(p); ok {
+		return modeCharDev | 0o666
+	}
 	if p != "/sdcard" && !strings.HasPrefix(p, "/sdcard/") {
 		return mode
 	}

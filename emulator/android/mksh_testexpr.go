@@ -277,7 +277,9 @@ func (te *testEnv) eval(op, a, b string) bool {
 	case "-h", "-L":
 		_, link := linkAt(te.c.dir, a)
 		return link
-	case "-b", "-c", "-p", "-S", "-H", "-o", "-v":
+	case "-c":
+		return ok && typ == modeCharDev
+	case "-b", "-p", "-S", "-H", "-o", "-v":
 		return false // no devices, FIFOs or sockets here; -o/-v: shell state
 	case "=", "==":
 		return a == b
