@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // process is one entry of the phone's process table, as ps and pidof see
@@ -16,9 +17,15 @@ type process struct {
 	vsz, rss  int64 // KiB
 	wchan     string
 	state     byte
-	name      string // argv[0]: a daemon's path or an app's package
-	kernelThr bool   // kernel threads have no argv: NAME shows "[comm]"
+	name      string    // argv[0]: a daemon's path or an app's package
+	kernelThr bool      // kernel threads have no argv: NAME shows "[comm]"
+	cpu       int       // seconds of CPU time used
+	start     time.Time // boot, or now for this command line's sh and ps
 }
+
+// uptime is how long the phone has been up: boot processes started this
+// long before the phone's clock.
+const uptime = 3*time.Hour + 17*time.Minute
 
 // Fixed pids of the system processes the process table always has.
 const (
@@ -30,19 +37,19 @@ const (
 // systemProcesses are the daemons and system apps of an Android 13 Pixel
 // that tools look for (init, zygote, system_server, adbd, SystemUI...).
 var systemProcesses = []process{
-	{user: "root", uid: 0, pid: 1, ppid: 0, vsz: 10931372, rss: 10820, wchan: "do_epoll_wait", state: 'S', name: "init"},
-	{user: "root", uid: 0, pid: 2, ppid: 0, wchan: "kthreadd", state: 'S', name: "kthreadd", kernelThr: true},
-	{user: "root", uid: 0, pid: 3, ppid: 2, wchan: "rescuer_thread", state: 'I', name: "rcu_gp", kernelThr: true},
-	{user: "root", uid: 0, pid: 312, ppid: 1, vsz: 10829360, rss: 3584, wchan: "do_epoll_wait", state: 'S', name: "ueventd"},
-	{user: "logd", uid: 1036, pid: 498, ppid: 1, vsz: 10975616, rss: 8164, wchan: "__do_sys_rt_sigsuspend", state: 'S', name: "/system/bin/logd"},
-	{user: "system", uid: 1000, pid: 503, ppid: 1, vsz: 10837012, rss: 3832, wchan: "do_epoll_wait", state: 'S', name: "/system/bin/servicemanager"},
-	{user: "root", uid: 0, pid: pidZygote64, ppid: 1, vsz: 15494576, rss: 107232, wchan: "do_sys_poll", state: 'S', name: "zygote64"},
-	{user: "root", uid: 0, pid: 653, ppid: 1, vsz: 1852452, rss: 93360, wchan: "do_sys_poll", state: 'S', name: "zygote"},
-	{user: "system", uid: 1000, pid: 701, ppid: 1, vsz: 11471888, rss: 30572, wchan: "do_epoll_wait", state: 'S', name: "/system/bin/surfaceflinger"},
-	{user: "shell", uid: 2000, pid: pidAdbd, ppid: 1, vsz: 10948744, rss: 4652, wchan: "do_epoll_wait", state: 'S', name: "/apex/com.android.adbd/bin/adbd"},
-	{user: "system", uid: 1000, pid: 1433, ppid: pidZygote64, vsz: 19847432, rss: 364880, wchan: "do_epoll_wait", state: 'S', name: "system_server"},
-	{user: "u0_a178", uid: 10178, pid: 1862, ppid: pidZygote64, vsz: 17933632, rss: 236040, wchan: "do_epoll_wait", state: 'S', name: "com.android.systemui"},
-	{user: "radio", uid: 1001, pid: 2199, ppid: pidZygote64, vsz: 16089532, rss: 109556, wchan: "do_epoll_wait", state: 'S', name: "com.android.phone"},
+	{user: "root", uid: 0, pid: 1, ppid: 0, vsz: 10931372, rss: 10820, wchan: "do_epoll_wait", state: 'S', name: "init", cpu: 4},
+	{user: "root", uid: 0, pid: 2, ppid: 0, wchan: "kthreadd", state: 'S', name: "kthreadd", kernelThr: true, cpu: 0},
+	{user: "root", uid: 0, pid: 3, ppid: 2, wchan: "rescuer_thread", state: 'I', name: "rcu_gp", kernelThr: true, cpu: 0},
+	{user: "root", uid: 0, pid: 312, ppid: 1, vsz: 10829360, rss: 3584, wchan: "do_epoll_wait", state: 'S', name: "ueventd", cpu: 1},
+	{user: "logd", uid: 1036, pid: 498, ppid: 1, vsz: 10975616, rss: 8164, wchan: "__do_sys_rt_sigsuspend", state: 'S', name: "/system/bin/logd", cpu: 9},
+	{user: "system", uid: 1000, pid: 503, ppid: 1, vsz: 10837012, rss: 3832, wchan: "do_epoll_wait", state: 'S', name: "/system/bin/servicemanager", cpu: 2},
+	{user: "root", uid: 0, pid: pidZygote64, ppid: 1, vsz: 15494576, rss: 107232, wchan: "do_sys_poll", state: 'S', name: "zygote64", cpu: 3},
+	{user: "root", uid: 0, pid: 653, ppid: 1, vsz: 1852452, rss: 93360, wchan: "do_sys_poll", state: 'S', name: "zygote", cpu: 1},
+	{user: "system", uid: 1000, pid: 701, ppid: 1, vsz: 11471888, rss: 30572, wchan: "do_epoll_wait", state: 'S', name: "/system/bin/surfaceflinger", cpu: 47},
+	{user: "shell", uid: 2000, pid: pidAdbd, ppid: 1, vsz: 10948744, rss: 4652, wchan: "do_epoll_wait", state: 'S', name: "/apex/com.android.adbd/bin/adbd", cpu: 6},
+	{user: "system", uid: 1000, pid: 1433, ppid: pidZygote64, vsz: 19847432, rss: 364880, wchan: "do_epoll_wait", state: 'S', name: "system_server", cpu: 131},
+	{user: "u0_a178", uid: 10178, pid: 1862, ppid: pidZygote64, vsz: 17933632, rss: 236040, wchan: "do_epoll_wait", state: 'S', name: "com.android.systemui", cpu: 58},
+	{user: "radio", uid: 1001, pid: 2199, ppid: pidZygote64, vsz: 16089532, rss: 109556, wchan: "do_epoll_wait", state: 'S', name: "com.android.phone", cpu: 7},
 }
 
 // processes returns the process table: the system processes, a process
@@ -61,12 +68,16 @@ func (d *Device) processes() []process {
 	for _, pkg := range running {
 		pid, uid := d.appIDs(pkg)
 		procs = append(procs, process{user: userName(uid), uid: uid, pid: pid, ppid: pidZygote64,
-			vsz: 16392184, rss: 151000 + int64(pid%97)*1024, wchan: "do_epoll_wait", state: 'S', name: pkg})
+			vsz: 16392184, rss: 151000 + int64(pid%97)*1024, wchan: "do_epoll_wait", state: 'S', name: pkg, cpu: 2 + pid%7})
 	}
 	slices.SortFunc(procs, func(a, b process) int { return a.pid - b.pid })
+	now := d.now()
+	for i := range procs {
+		procs[i].start = now.Add(-uptime)
+	}
 	return append(procs,
-		process{user: "shell", uid: 2000, pid: shellPIDs, ppid: pidAdbd, vsz: 10884524, rss: 3396, wchan: "do_wait", state: 'S', name: "sh"},
-		process{user: "shell", uid: 2000, pid: shellPIDs + 2, ppid: shellPIDs, vsz: 10909308, rss: 4096, wchan: "0", state: 'R', name: "ps"},
+		process{user: "shell", uid: 2000, pid: shellPIDs, ppid: pidAdbd, vsz: 10884524, rss: 3396, wchan: "do_wait", state: 'S', name: "sh", start: now},
+		process{user: "shell", uid: 2000, pid: shellPIDs + 2, ppid: shellPIDs, vsz: 10909308, rss: 4096, wchan: "0", state: 'R', name: "ps", start: now},
 	)
 }
 
@@ -131,7 +142,9 @@ var psFields = map[string]psField{
 	"COMM":    {"COMM", -27, func(p process) string { return lastSlash(p.argv0()) }},
 	"CMD":     {"CMD", -15, func(p process) string { return comm(p) }},
 	"TTY":     {"TTY", -8, func(p process) string { return "?" }},
-	"TIME":    {"TIME", 8, func(p process) string { return "00:00:00" }},
+	"TIME":    {"TIME", 8, func(p process) string { return fmt.Sprintf("%02d:%02d:%02d", p.cpu/3600, p.cpu/60%60, p.cpu%60) }},
+	"C":       {"C", 1, func(p process) string { return "0" }},
+	"STIME":   {"STIME", 5, func(p process) string { return p.start.UTC().Format("15:04") }},
 }
 
 // psAliases are the alternate names ps accepts (parse_ko).
@@ -160,7 +173,8 @@ func comm(p process) string {
 // with a command) it shows every process without a controlling tty, which
 // is all of them, like -A; -p PIDS and extra operands select pids; -o
 // picks columns (default on Android USER,PID,PPID,VSIZE,RSS,WCHAN:10,
-// ADDR:10,S,NAME). Columns are padded as show_ps does: numbers overflow
+// ADDR:10,S,NAME; -f USER:12=UID,PID,PPID,C,STIME,TTY,TIME,ARGS=CMD).
+// Columns are padded as show_ps does: numbers overflow
 // their width and later columns give the excess back; the last column is
 // not padded. Status 1 when nothing matched.
 func cmdPs(c *cmdCtx) int {
@@ -169,6 +183,9 @@ func cmdPs(c *cmdCtx) int {
 		return st
 	}
 	cols := "USER,PID,PPID,VSIZE,RSS,WCHAN:10,ADDR:10,S,NAME"
+	if a.has('f') {
+		cols = "USER:12=UID,PID,PPID,C,STIME,TTY,TIME,ARGS=CMD"
+	}
 	if a.has('o') {
 		cols = strings.Join(a.vals['o'], ",")
 	}
