@@ -171,25 +171,32 @@ func (d *Device) LongKeyEvent(ctx context.Context, keys ...string) error {
 	return d.keyEvent(ctx, true, keys)
 }
 
+// KeyCombination presses keys together (`input keycombination`, Android
+// 13+; older phones fail it with an *ExitError). Serialized with other
+// inputs. Default timeout: DefaultInputTimeout.
+func (d *Device) KeyCombination(ctx context.Context, keys ...string) error {
+	argv, err := keyArgv([]string{"input", "keycombination"}, keys)
+	if err != nil {
+		return err
+	}
+	cmd, err := QuoteArgs(argv...)
+	if err != nil {
+		return err
+	}
+	if err := d.input(ctx, 0, cmd); err != nil {
+		return fmt.Errorf("keycombination: %w", err)
+	}
+	return nil
+}
+
 func (d *Device) keyEvent(ctx context.Context, long bool, keys []string) error {
-	if len(keys) == 0 {
-		return errors.New("adb: no key")
-	}
-	argv := []string{"input", "keyevent"}
+	head := []string{"input", "keyevent"}
 	if long {
-		argv = append(argv, "--longpress")
+		head = append(head, "--longpress")
 	}
-	for _, k := range keys {
-		k = strings.ToUpper(strings.TrimSpace(k))
-		if _, err := strconv.Atoi(k); err != nil {
-			if !validKeyName(k) {
-				return fmt.Errorf("adb: bad key %q", k)
-			}
-			if !strings.HasPrefix(k, "KEYCODE_") {
-				k = "KEYCODE_" + k
-			}
-		}
-		argv = append(argv, k)
+	argv, err := keyArgv(head, keys)
+	if err != nil {
+		return err
 	}
 	cmd, err := QuoteArgs(argv...)
 	if err != nil {
@@ -199,6 +206,28 @@ func (d *Device) keyEvent(ctx context.Context, long bool, keys []string) error {
 		return fmt.Errorf("keyevent: %w", err)
 	}
 	return nil
+}
+
+// keyArgv appends keys to head as input takes them: key code numbers, or
+// names with their KEYCODE_ prefix.
+func keyArgv(head, keys []string) ([]string, error) {
+	if len(keys) == 0 {
+		return nil, errors.New("adb: no key")
+	}
+	argv := head
+	for _, k := range keys {
+		k = strings.ToUpper(strings.TrimSpace(k))
+		if _, err := strconv.Atoi(k); err != nil {
+			if !validKeyName(k) {
+				return nil, fmt.Errorf("adb: bad key %q", k)
+			}
+			if !strings.HasPrefix(k, "KEYCODE_") {
+				k = "KEYCODE_" + k
+			}
+		}
+		argv = append(argv, k)
+	}
+	return argv, nil
 }
 
 func validKeyName(k string) bool {

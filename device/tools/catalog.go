@@ -188,6 +188,8 @@ var toolSpecs = []struct {
 	{uiElementsTool, always},
 	{waitTool, always},
 	{observeTool, func(s Set) bool { return s.Files }},
+	{keyTool, always},
+	{typeTool, always},
 }
 
 func always(Set) bool { return true }
