@@ -132,6 +132,9 @@ func playTranscripts(t *testing.T, dir string) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			if !regexp.MustCompile(`(?m)^# source: `).Match(text) {
+				t.Fatalf("%s names no source (a \"# source:\" line)", f)
+			}
 			cfg, steps := parseTranscript(t, string(text))
 			d := startTranscriptPhone(t, env, cfg)
 			for _, st := range steps {
