@@ -12,7 +12,7 @@ import (
 // as far as it got and reports "printf: bad %d ARG" (status 1); an
 // unknown conversion is "printf: bad %C@POS".
 func cmdPrintf(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{min: 1, max: -1, stopEarly: true})
+	a, st, ok := c.toyParse(toySpec{min: 1, max: -1, stopEarly: true, passUnknown: true})
 	if !ok {
 		return st
 	}
