@@ -179,7 +179,7 @@ func (c *cmdCtx) rmTree(name, p string, fi adbd.FileInfo, verbose bool) bool {
 // "mkdir: 'DIR': strerror"; -p makes parents and accepts existing
 // directories; -v reports each directory made on stderr; -m sets the mode.
 func cmdMkdir(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "vpm:Z:", long: map[string]rune{"parent": 'p', "parents": 'p', "mode": 'm', "verbose": 'v'}, min: 1, max: -1})
+	a, st, ok := c.toyParse(toySpec{opts: "vpm:Z:", long: map[string]rune{"parent": 'p', "parents": 'p'}, min: 1, max: -1})
 	if !ok {
 		return st
 	}

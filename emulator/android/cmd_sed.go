@@ -15,9 +15,14 @@ import (
 // cannot parse is "sed: bad pattern 'COMMAND'@POS (CHAR)", as
 // parse_pattern reports it.
 func cmdSed(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "e:f:inErsz", attached: "i", long: map[string]rune{"null-data": 'z', "regexp-extended": 'E', "quiet": 'n', "silent": 'n', "in-place": 'i', "expression": 'e'}, max: -1})
+	a, st, ok := c.toyParse(toySpec{opts: "e:f:inErsz", attached: "i", long: map[string]rune{"null-data": 'z', "version": 0x1, "help": 0x2, "tarxform": 0x3}, max: -1})
 	if !ok {
 		return st
+	}
+	if a.has(0x1) {
+		// sed_main: "Lie to autoconf when it asks stupid questions".
+		c.printf("This is not GNU sed version 9.0\n")
+		return 0
 	}
 	ere := a.has('E') || a.has('r')
 	scripts := a.vals['e']

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"slices"
 	"strconv"
@@ -78,9 +79,10 @@ func splitLines(data []byte) [][]byte {
 // file was searched).
 func cmdGrep(c *cmdCtx) int {
 	a, st, ok := c.toyParse(toySpec{
-		opts: "ZzEFHIabhinorRsvwcLlqe:f:C#B#A#m#x",
+		opts: "S:M:\x03:ZzEFHIabhinorRsvwcLlqe:f:C#B#A#m#x",
 		long: map[string]rune{"count": 'c', "files-without-match": 'L', "files-with-matches": 'l', "quiet": 'q', "silent": 'q',
-			"no-filename": 'h', "only-matching": 'o', "byte-offset": 'b', "color": 0x1, "line-buffered": 0x2},
+			"no-filename": 'h', "only-matching": 'o', "byte-offset": 'b', "color": 0x1, "line-buffered": 0x2,
+			"exclude": 'S', "include": 'M', "exclude-dir": 0x3},
 		max: -1, argfail: 2,
 	})
 	if !ok {
@@ -150,7 +152,7 @@ func cmdGrep(c *cmdCtx) int {
 		if len(files) == 0 {
 			files = []string{"."}
 		}
-		walked := c.walkFiles(files)
+		walked := c.walkFiles(files, a.vals[0x3], a.vals['S'], a.vals['M'])
 		// "grep -r onefile" shows no name, files found in a directory do.
 		showName = showName || !slices.Equal(walked, files) && !a.has('h')
 		files = walked
@@ -271,18 +273,29 @@ func cmdGrep(c *cmdCtx) int {
 }
 
 // walkFiles expands directory operands into the files below them, as
-// grep -r visits them (dirtree: depth first; here in name order).
-func (c *cmdCtx) walkFiles(names []string) []string {
+// do_grep_r visits them (dirtree: depth first; here in name order),
+// skipping directories matching --exclude-dir and files matching
+// --exclude (-S) or, with --include (-M), matching none of those.
+func (c *cmdCtx) walkFiles(names, excludeDirs, exclude, include []string) []string {
+	matches := func(globs []string, name string) bool {
+		return slices.ContainsFunc(globs, func(g string) bool { ok, _ := path.Match(g, name); return ok })
+	}
 	var out []string
 	for _, n := range names {
 		fi, err := c.d.fs.Stat(c.abs(n))
 		if err != nil || !isDir(fi) {
-			out = append(out, n)
+			base := path.Base(n)
+			if !matches(exclude, base) && (len(include) == 0 || matches(include, base)) {
+				out = append(out, n)
+			}
+			continue
+		}
+		if matches(excludeDirs, path.Base(n)) {
 			continue
 		}
 		ents, _ := c.d.fs.ReadDir(c.abs(n))
 		for _, e := range ents {
-			out = append(out, c.walkFiles([]string{strings.TrimSuffix(n, "/") + "/" + e.Name})...)
+			out = append(out, c.walkFiles([]string{strings.TrimSuffix(n, "/") + "/" + e.Name}, excludeDirs, exclude, include)...)
 		}
 	}
 	return out

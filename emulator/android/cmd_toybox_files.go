@@ -20,10 +20,10 @@ import (
 // directory ("'DEST' not directory"); a source that cannot be renamed or
 // read is "bad 'SRC': strerror"; a failed create names the destination.
 func mvcp(c *cmdCtx, mv bool) int {
-	spec := toySpec{opts: "vnFfiTt:", long: map[string]rune{"verbose": 'v', "remove-destination": 'F', "target-directory": 't'}, min: 1, max: -1}
+	spec := toySpec{opts: "vnFfiTt:", long: map[string]rune{"verbose": 'v', "remove-destination": 'F'}, min: 1, max: -1}
 	if !mv {
 		spec.opts = "DRHLPprudaslvnFfiTt:"
-		spec.long = map[string]rune{"parents": 'D', "remove-destination": 'F', "target-directory": 't'}
+		spec.long = map[string]rune{"parents": 'D', "remove-destination": 'F', "preserve": 0x1}
 	}
 	a, st, ok := c.toyParse(spec)
 	if !ok {
