@@ -193,8 +193,8 @@ func cmdChmod(c *cmdCtx) int {
 		return 1
 	}
 	status := 0
-	var apply func(p string, top bool)
-	apply = func(p string, top bool) {
+	var apply func(p string)
+	apply = func(p string) {
 		fi, err := c.d.fs.Stat(c.abs(p))
 		if err != nil {
 			c.toyPerror(err, "%s", p)
@@ -223,19 +223,19 @@ func cmdChmod(c *cmdCtx) int {
 		if flags['R'] && isDir(fi) {
 			ents, _ := c.d.fs.ReadDir(c.abs(p))
 			for _, e := range ents {
-				apply(p+"/"+e.Name, false)
+				apply(p + "/" + e.Name)
 			}
 		}
 	}
 	for _, p := range args[1:] {
-		apply(p, true)
+		apply(p)
 	}
 	return status
 }
 
 // stringToMode is toybox's string_to_mode (lib/lib.c): an octal mode, or
-// comma-separated [ugoa]*[=+-][rwxXst]* clauses applied to mode. The adb
-// shell's umask is 0, so a clause without "who" acts as "a".
+// comma-separated [ugoa]*[=+-][rwxXst]* clauses applied to mode. The model
+// applies no umask, so a clause without "who" acts as "a".
 func stringToMode(s string, mode uint32, dir bool) (uint32, bool) {
 	if s == "" {
 		return 0, false

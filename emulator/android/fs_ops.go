@@ -87,8 +87,8 @@ func (f *FS) Chmod(p string, perm uint32) error {
 }
 
 // Touch sets the modification time of p; with create, a missing file is
-// created empty (mode 0666 less the shell's umask 077? no: Android's shell
-// umask is 0, and toybox touch opens with 0666).
+// created empty with mode 0666 (toybox touch opens with 0666; the model
+// applies no umask).
 func (f *FS) Touch(p string, mtime time.Time, create bool) error {
 	p = cleanPath("/", p)
 	f.mu.Lock()
