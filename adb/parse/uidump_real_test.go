@@ -24,6 +24,8 @@ var realDumps = []struct {
 	{"bluestacks_rotation1_portrait.xml", 126, 1, 3, ""},
 	{"prefix_dumped_to.xml", 10, 0, 0, "当前群聊人数较多。为减少打扰，对方同意后才会进入群聊，现在邀请？"},
 	{"bom.xml", 12, 0, 0, "OK"},
+	{"androidtv_philo_search.xml", 136, 0, 2, "SPACE"},
+	{"car_ivi_korean.xml", 48, 0, 5, "터널 진입"},
 }
 
 func readDump(t testing.TB, name string) []byte {

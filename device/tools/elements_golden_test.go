@@ -63,6 +63,29 @@ var realDumps = []struct {
 		},
 	},
 	{
+		// A TV: landscape is its natural orientation, D-pad focus is on a
+		// tab, and the on-screen keyboard's keys are one-letter texts.
+		file: "androidtv_philo_search.xml", natural: [2]int{1920, 1080},
+		sels: []goldenSelector{
+			{sel: Selector{Text: "a"}, ref: "e13"},
+			{sel: Selector{Text: "a", Match: MatchContains}, code: CodeElementAmbiguous},
+			{sel: Selector{ContentDesc: "backspace"}, ref: "e52"},
+			{sel: Selector{ContentDesc: "ALF: The Animated Series"}, ref: "e59"},
+			{sel: Selector{ResourceID: "tab_search"}, ref: "e130"},
+		},
+	},
+	{
+		// A car head unit: one window that does not start at the origin,
+		// Korean labels beside unlabelled (NAF) Compose switches.
+		file: "car_ivi_korean.xml",
+		sels: []goldenSelector{
+			{sel: Selector{Text: "터널 진입"}, ref: "e37"},
+			{sel: Selector{Text: "자동 건조", Match: MatchContains}, ref: "e46"},
+			{sel: Selector{Text: "공조"}, ref: "e21"},
+			{sel: Selector{Text: "^공조", Match: MatchRegex}, code: CodeElementAmbiguous},
+		},
+	},
+	{
 		file: "bom.xml",
 		sels: []goldenSelector{
 			{sel: Selector{Text: "OK"}, ref: "e11"},
