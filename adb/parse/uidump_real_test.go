@@ -26,6 +26,7 @@ var realDumps = []struct {
 	{"bom.xml", 12, 0, 0, "OK"},
 	{"androidtv_philo_search.xml", 136, 0, 2, "SPACE"},
 	{"car_ivi_korean.xml", 48, 0, 5, "터널 진입"},
+	{"landscape_rotation1_cjk.xml", 52, 1, 3, "GPU 识别（高性能设备）"},
 }
 
 func readDump(t testing.TB, name string) []byte {

@@ -86,6 +86,17 @@ var realDumps = []struct {
 		},
 	},
 	{
+		// A phone turned to landscape: rotation 1 and landscape bounds.
+		// "暂停" (Pause) sits in a disabled button; the text node itself is
+		// enabled, as uiautomator reports it.
+		file: "landscape_rotation1_cjk.xml", natural: [2]int{1272, 2800},
+		sels: []goldenSelector{
+			{sel: Selector{Text: "暂停"}, ref: "e15"},
+			{sel: Selector{Text: "GPU 识别", Match: MatchContains}, ref: "e30"},
+			{sel: Selector{Text: `^(开始|停止)$`, Match: MatchRegex, Index: ptr(1)}, ref: "e18"},
+		},
+	},
+	{
 		file: "bom.xml",
 		sels: []goldenSelector{
 			{sel: Selector{Text: "OK"}, ref: "e11"},
