@@ -15,7 +15,7 @@ import (
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
-var update = flag.Bool("update", false, "rewrite testdata/elements/*.golden.json from the current element lists")
+var updateGoldens = flag.Bool("update", false, "rewrite testdata/elements/*.golden.json from the current element lists")
 
 // realDumps are the adb/parse fixtures captured on real devices and
 // emulators (their testdata/SOURCES.md says where each comes from), with a
@@ -23,7 +23,8 @@ var update = flag.Bool("update", false, "rewrite testdata/elements/*.golden.json
 var realDumps = []struct {
 	file string
 	// natural is the display size in its natural orientation (as wm size
-	// prints it) when the source says; zero when unknown.
+	// prints it) where the dump shows it (a full-screen window); zero when
+	// it does not.
 	natural [2]int
 	sels    []goldenSelector
 }{
@@ -41,7 +42,7 @@ var realDumps = []struct {
 		sels: []goldenSelector{
 			// "消息" (Messages) is the title and a bottom tab.
 			{sel: Selector{Text: "消息"}, code: CodeElementAmbiguous},
-			{sel: Selector{Text: "消息", Index: ptr(1)}, ref: "e148"},
+			{sel: Selector{Text: "消息", Index: selIndex(1)}, ref: "e148"},
 			{sel: Selector{Text: "日程", Match: MatchContains}, ref: "e46"},
 			{sel: Selector{ResourceID: "czy"}, ref: "e31"}, // the message list, by its short id
 		},
@@ -93,7 +94,7 @@ var realDumps = []struct {
 		sels: []goldenSelector{
 			{sel: Selector{Text: "暂停"}, ref: "e15"},
 			{sel: Selector{Text: "GPU 识别", Match: MatchContains}, ref: "e30"},
-			{sel: Selector{Text: `^(开始|停止)$`, Match: MatchRegex, Index: ptr(1)}, ref: "e18"},
+			{sel: Selector{Text: `^(开始|停止)$`, Match: MatchRegex, Index: selIndex(1)}, ref: "e18"},
 		},
 	},
 	{
@@ -139,7 +140,7 @@ func TestElementsGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				path := filepath.Join("testdata", "elements", name+"."+filter+".golden.json")
-				testkit.Golden(t, path, got, *update)
+				testkit.Golden(t, path, got, *updateGoldens)
 			}
 			if tc.natural != [2]int{} {
 				g := s.geometry(adbScreen(tc.natural[0], tc.natural[1], 0))
@@ -151,8 +152,9 @@ func TestElementsGolden(t *testing.T) {
 	}
 }
 
-// checkElements: refs name the node they list (e<N> is nodes[N]) in
-// document order, and flags are only ever the true ones.
+// checkElements: refs come in document order and each element describes
+// the node its ref names (e<N> is nodes[N]), which is what lets an agent
+// act on a ref it read.
 func checkElements(t *testing.T, s *screen, els []Element) {
 	t.Helper()
 	last := -1
@@ -178,7 +180,7 @@ func windowExtent(s *screen) [2]int {
 	return w
 }
 
-func ptr(i int) *int { return &i }
+func selIndex(i int) *int { return &i }
 
 func TestResolveRealDumps(t *testing.T) {
 	t.Parallel()
