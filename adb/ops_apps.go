@@ -121,8 +121,15 @@ func (d *Device) Installed(ctx context.Context, pkg string) (bool, error) {
 	return true, nil
 }
 
-// Launchable reports which of pkgs have a launcher activity, with one
-// resolve-activity per package in one shell round trip. Default timeout:
+// launcherQuery lists every launcher activity in one binder call (AOSP
+// PackageManagerShellCommand runQueryIntentActivities: with --components,
+// one "pkg/.Class" per line, or "No activities found").
+const launcherQuery = "cmd package query-activities --brief --components -a android.intent.action.MAIN -c android.intent.category.LAUNCHER"
+
+// Launchable reports which of pkgs have a launcher activity: from one
+// query-activities, or where the phone's package manager lacks it (before
+// Android 8) or prints something else, with one resolve-activity per
+// package in one more shell round trip. Default timeout:
 // DefaultQueryTimeout.
 func (d *Device) Launchable(ctx context.Context, pkgs []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(pkgs))
@@ -136,8 +143,17 @@ func (d *Device) Launchable(ctx context.Context, pkgs []string) (map[string]bool
 		}
 		cmds[i], _ = QuoteArgs("cmd", "package", "resolve-activity", "--brief", "-c", "android.intent.category.LAUNCHER", p)
 	}
-	parts, err := d.runParts(ctx, cmds...)
+	parts, err := d.runParts(ctx, launcherQuery)
 	if err != nil {
+		return nil, fmt.Errorf("query-activities: %w", err)
+	}
+	if all, ok := launcherPackages(parts[0]); ok {
+		for _, p := range pkgs {
+			out[p] = all[p]
+		}
+		return out, nil
+	}
+	if parts, err = d.runParts(ctx, cmds...); err != nil {
 		return nil, fmt.Errorf("resolve-activity: %w", err)
 	}
 	for i, p := range pkgs {
@@ -145,6 +161,30 @@ func (d *Device) Launchable(ctx context.Context, pkgs []string) (map[string]bool
 		out[p] = err == nil
 	}
 	return out, nil
+}
+
+// launcherPackages reads the output of launcherQuery: the packages with a
+// launcher activity, and false when the output is not that (an unknown
+// command, an error, nothing at all).
+func launcherPackages(out string) (map[string]bool, bool) {
+	pkgs := map[string]bool{}
+	seen := false
+	for line := range strings.SplitSeq(out, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "WARNING:"):
+			continue
+		case line == "No activities found":
+			seen = true
+			continue
+		}
+		c, err := parse.ParseComponent(line)
+		if err != nil {
+			return nil, false
+		}
+		pkgs[c.Package], seen = true, true
+	}
+	return pkgs, seen
 }
 
 // Launch starts pkg: activity when given ("pkg/.Act" or ".Act"), else its
