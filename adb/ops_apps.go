@@ -127,9 +127,9 @@ func (d *Device) Installed(ctx context.Context, pkg string) (bool, error) {
 const launcherQuery = "cmd package query-activities --brief --components -a android.intent.action.MAIN -c android.intent.category.LAUNCHER"
 
 // Launchable reports which of pkgs have a launcher activity: from one
-// query-activities, or where the phone's package manager lacks it (before
-// Android 8) or prints something else, with one resolve-activity per
-// package in one more shell round trip. Default timeout:
+// query-activities, or where the phone's package manager lacks it or its
+// --components option (older Android versions) or prints something else,
+// with one resolve-activity per package in one more shell round trip. Default timeout:
 // DefaultQueryTimeout.
 func (d *Device) Launchable(ctx context.Context, pkgs []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(pkgs))
