@@ -129,8 +129,8 @@ const launcherQuery = "cmd package query-activities --brief --components -a andr
 // Launchable reports which of pkgs have a launcher activity: from one
 // query-activities, or where the phone's package manager lacks it or its
 // --components option (older Android versions) or prints something else,
-// with one resolve-activity per package in one more shell round trip. Default timeout:
-// DefaultQueryTimeout.
+// with one resolve-activity per package in one more shell round trip.
+// Default timeout: DefaultQueryTimeout.
 func (d *Device) Launchable(ctx context.Context, pkgs []string) (map[string]bool, error) {
 	out := make(map[string]bool, len(pkgs))
 	if len(pkgs) == 0 {

@@ -36,8 +36,9 @@ func TestSwipeListFlow(t *testing.T) {
 	f := newFlow(t, "list")
 	before := len(f.inputs())
 	var res swipeResult
-	f.call("android_swipe", map[string]any{"direction": "up", "until": map[string]any{"text": "Item 80"}}, &res)
-	if res.Found == nil || !*res.Found || res.Element == nil || res.Element.Text != "Item 80" || res.Swipes < 1 || res.Swipes > 10 {
+	f.call("android_swipe", map[string]any{"direction": "up", "until": map[string]any{"text": "Item 80"}, "verify": true}, &res)
+	if res.Found == nil || !*res.Found || res.Element == nil || res.Element.Text != "Item 80" || res.Swipes < 1 || res.Swipes > 10 ||
+		res.UIChanged == nil || !*res.UIChanged {
 		t.Fatalf("until Item 80: %+v", res)
 	}
 	swipes := f.inputs()[before:]

@@ -25,7 +25,8 @@ const (
 
 // SwipeResult is android_swipe's result. Found and Element are set only
 // with until (Found is a pointer so that it is absent otherwise);
-// ScreenID is the screen the element's ref belongs to.
+// ScreenID is the screen the element's ref belongs to, which is also the
+// verified screen (it shadows Verified's field of the same name).
 type SwipeResult struct {
 	Swipes   int      `json:"swipes"`
 	Found    *bool    `json:"found,omitempty"`
@@ -227,11 +228,11 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 		}
 		res.Swipes = 1
 	} else {
-		max := DefaultMaxSwipes
+		limit := DefaultMaxSwipes
 		if a.MaxSwipes != nil {
-			max = *a.MaxSwipes
+			limit = *a.MaxSwipes
 		}
-		found, e, last, err := t.swipeUntil(ctx, inv, before, until, max, func() error {
+		found, e, last, err := t.swipeUntil(ctx, inv, before, until, limit, func() error {
 			res.Swipes++
 			return inv.dev.Swipe(ctx, from[0], from[1], to[0], to[1], dur)
 		})
@@ -243,8 +244,13 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 	if res.Verified, err = t.afterAction(ctx, inv, a.verifyArgs, before); err != nil {
 		return nil, err
 	}
-	if res.Verified != nil {
-		res.ScreenID = res.Verified.ScreenID
+	if v := res.Verified; v != nil && until != nil && v.ScreenID != res.ScreenID {
+		// The list moved on after the last look: one screen_id in the
+		// result, so the element is looked up again on verify's screen.
+		if s := t.trees.get(inv.dev.Key(), v.ScreenID); s != nil {
+			found, e := t.waitMet(s, ConditionAppears, until)
+			res.Found, res.Element, res.ScreenID = &found, e, s.id
+		}
 	}
 	return res, nil
 }
@@ -268,16 +274,16 @@ func (t *Tools) swipeArea(ctx context.Context, inv *invocation, s *screen, withi
 	return area{0, 0, w, h}, nil
 }
 
-// swipeUntil swipes until sel matches on screen, at most max times, and
+// swipeUntil swipes until sel matches on screen, at most limit times, and
 // stops when a swipe leaves the screen as it was (the end of the list).
 // It returns whether it found the element, the element and the last
 // screen looked at.
-func (t *Tools) swipeUntil(ctx context.Context, inv *invocation, s *screen, sel *compiled, max int, swipe func() error) (bool, *Element, *screen, error) {
+func (t *Tools) swipeUntil(ctx context.Context, inv *invocation, s *screen, sel *compiled, limit int, swipe func() error) (bool, *Element, *screen, error) {
 	for n := 0; ; n++ {
 		if ok, e := t.waitMet(s, ConditionAppears, sel); ok {
 			return true, e, s, nil
 		}
-		if n == max {
+		if n == limit {
 			return false, nil, s, nil
 		}
 		if err := swipe(); err != nil {
