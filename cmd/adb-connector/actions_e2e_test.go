@@ -153,6 +153,9 @@ func TestAppFlows(t *testing.T) {
 	if !stop.Stopped || !stop.UIChanged {
 		t.Errorf("stop: %+v", stop)
 	}
+	if am := f.ran("am"); am[len(am)-1] != "am force-stop com.android.settings" {
+		t.Errorf("am ran %q", am[len(am)-1])
+	}
 	if pkg, _ := f.d.Android().Foreground(); pkg == "com.android.settings" {
 		t.Errorf("settings still in front after force-stop")
 	}
@@ -189,6 +192,12 @@ func TestOpenURLFlow(t *testing.T) {
 	}
 	if pkg, _ := f.d.Android().Foreground(); pkg != "com.android.chrome" {
 		t.Errorf("%s in front after opening a web page", pkg)
+	}
+	// Characters a shell treats specially reach am as one argument.
+	tricky := "https://example.com/a?q=x';reboot;'&b=$(id)`id`|x>y"
+	f.call("android_open_url", map[string]any{"url": tricky}, &res)
+	if am := f.ran("am"); !strings.HasSuffix(am[len(am)-1], " -d "+tricky) {
+		t.Errorf("am ran %q", am[len(am)-1])
 	}
 	before := len(f.ran("am"))
 	for _, u := range []string{

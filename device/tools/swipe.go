@@ -76,7 +76,7 @@ func swipeTool(t *Tools) *toolDef {
 			ID:    "android_swipe",
 			Title: "Swipe on the Android screen",
 			Description: "Swipes on the bound phone: from [x,y] to [x,y] in device pixels over duration_ms, or in a " +
-				"direction (up, down, left, right: the way the finger moves; up scrolls a list down) over distance " +
+				"direction (up, down, left, right: the way the finger moves; up scrolls a list towards its end) over distance " +
 				"(a fraction of the screen, or of the within element). until (a selector) repeats the swipe, at most " +
 				"max_swipes times, until that element is on screen, and stops early at the end of a list (the screen " +
 				"no longer changes); the result says swipes, found and the element with its screen_id. verify: true " +

@@ -95,7 +95,7 @@ func checkURL(raw string, schemes []string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme == "" {
-		return &ArgError{Field: "url", Reason: "is not an absolute URL (scheme://host/path)"}
+		return &ArgError{Field: "url", Reason: "is not a valid absolute URL (scheme://host/path, percent-encoded)"}
 	}
 	scheme := strings.ToLower(u.Scheme)
 	if !slices.Contains(schemes, scheme) {
