@@ -3,9 +3,12 @@ package tools
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"unicode"
+
+	"github.com/adb-connector/adb-connector/adb"
 )
 
 // packageCases are package names and whether they are valid.
@@ -117,5 +120,15 @@ func TestAppSchemas(t *testing.T) {
 		if !errors.As(err, &ae) || ae.Field != tc.field {
 			t.Errorf("%s %s: %v, want an error on %s", tc.def.tool.ID, tc.args, err, tc.field)
 		}
+	}
+}
+
+// TestNotInstalledWireError: a package that is not on the phone is
+// app_not_installed, whatever wraps it, and the message does not echo it.
+func TestNotInstalledWireError(t *testing.T) {
+	t.Parallel()
+	e := WireError(fmt.Errorf("launch com.secret.app: %w", adb.ErrNotInstalled))
+	if e.Code != CodeAppNotInstalled || strings.Contains(e.Message, "com.secret.app") {
+		t.Errorf("WireError = %+v", e)
 	}
 }
