@@ -260,6 +260,11 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 func (t *Tools) swipeArea(ctx context.Context, inv *invocation, s *screen, within *compiled) (area, error) {
 	if within != nil {
 		i, err := s.resolve(within, t.trees.get(inv.dev.Key(), within.ScreenID))
+		var ee *ElementError
+		if errors.As(err, &ee) {
+			// Name the argument: until and within are both selectors.
+			return area{}, &ElementError{Code: ee.Code, Message: "within: " + ee.Message}
+		}
 		if err != nil {
 			return area{}, err
 		}
