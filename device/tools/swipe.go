@@ -191,11 +191,6 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 		before   *screen
 		from, to [2]int
 	)
-	if within != nil || until != nil || a.Verify {
-		if before, err = t.dump(ctx, inv.dev); err != nil {
-			return nil, err
-		}
-	}
 	if a.From != nil {
 		from, to = *a.From, *a.To
 		for _, p := range []struct {
@@ -210,7 +205,13 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 				return nil, err
 			}
 		}
-	} else {
+	}
+	if within != nil || until != nil || a.Verify {
+		if before, err = t.dump(ctx, inv.dev); err != nil {
+			return nil, err
+		}
+	}
+	if a.From == nil {
 		ar, err := t.swipeArea(ctx, inv, before, within)
 		if err != nil {
 			return nil, err
