@@ -141,7 +141,9 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultUIDumpTimeout)
 	defer cancel()
 	f := tmpName("adbc-ui-", ".xml")
-	script := fmt.Sprintf("uiautomator dump %s && cat %s; rm -f %s", f, f, f)
+	// ";" not "&&": uiautomator can be killed after it wrote the file
+	// (it then exits non-zero), and that dump is still whole.
+	script := fmt.Sprintf("uiautomator dump %s; cat %s; rm -f %s", f, f, f)
 	res, err := d.shellScript(ctx, opInput, script)
 	if err != nil && !isExit(err) {
 		return nil, fmt.Errorf("ui dump: %w", err)
@@ -151,7 +153,9 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	if i < 0 {
 		msg := strings.TrimSpace(string(clip(append(out, res.Stderr...))))
 		switch {
-		case strings.Contains(msg, "could not get idle state"):
+		case strings.Contains(msg, "could not get idle state"), strings.HasPrefix(msg, "Killed"):
+			// "Killed": the phone stopped uiautomator (low memory, a
+			// watchdog); a later dump may work.
 			return nil, fmt.Errorf("ui dump: %w: %s", ErrUIBusy, msg)
 		case strings.Contains(msg, "null root node"):
 			return nil, fmt.Errorf("ui dump: %w: %s", ErrScreenOff, msg)

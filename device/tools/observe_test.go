@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 )
@@ -70,5 +72,26 @@ func BenchmarkObserveParts(b *testing.B) {
 				mustOK(b, e.call(b, b.Context(), devChannel(0), tool, `{}`, fmt.Sprint(tool, i), nil), nil)
 			}
 		})
+	}
+}
+
+// TestDumpNotIdle: a screen that is not idle for uiautomator ("could not
+// get idle state") is asked again within the call's time; one that never
+// settles is ui_unavailable with the reason.
+func TestDumpNotIdle(t *testing.T) {
+	e := newToolsEnv(t, 1, nil)
+	phone := e.device(0).Android()
+	phone.FailDumpNotIdle(2, 10*time.Millisecond)
+	var ui UIElementsResult
+	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "busy1", nil), &ui)
+	if len(ui.Elements) == 0 {
+		t.Fatal("no elements after the screen settled")
+	}
+	phone.FailDumpNotIdle(-1, 10*time.Millisecond)
+	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+	defer cancel()
+	a := e.call(t, ctx, devChannel(0), "android_ui_elements", `{}`, "busy2", nil)
+	if a.Err == nil || a.Err.Code != CodeUIUnavailable || !strings.Contains(a.Err.Message, "animating") {
+		t.Fatalf("a screen that never settles: %+v", a.Err)
 	}
 }

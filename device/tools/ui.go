@@ -21,14 +21,23 @@ type UIUnavailableError struct{ Reason string }
 
 func (e *UIUnavailableError) Error() string { return "the UI tree is unavailable: " + e.Reason }
 
-// dumpRetry is the pause between dumps of a screen that is not idle.
-const dumpRetry = 300 * time.Millisecond
+// dumpRetry is the pause between dumps of a screen that is not idle;
+// dumpBudget bounds the retries of a call that has no deadline of its own.
+const (
+	dumpRetry  = 300 * time.Millisecond
+	dumpBudget = 15 * time.Second
+)
 
 // dump takes the device's UI tree. A screen that never goes idle is asked
 // again until ctx's deadline (animations end); then, like a screen that is
 // off, it is a *UIUnavailableError. The screen is remembered per device so
 // a ref from it can be found again on a later screen.
 func (t *Tools) dump(ctx context.Context, d *adb.Device) (*screen, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, dumpBudget)
+		defer cancel()
+	}
 	for {
 		root, err := d.UIDump(ctx)
 		switch {
