@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"time"
 )
 
 // Limits bounds the work in flight on one device. Zero fields take defaults.
@@ -55,6 +56,27 @@ func newLimiter(l Limits) *limiter {
 // acquire takes a slot of kind, waiting while ctx allows. The returned
 // function releases it.
 func (l *limiter) acquire(ctx context.Context, kind opKind) (func(), error) {
+	return l.acquireFor(ctx, kind, 0)
+}
+
+// acquireFor is acquire for an operation that takes need on the device (a
+// gesture held that long): when, once its turn comes, less than need is
+// left before ctx's deadline, it gives its turn back and fails with ErrBusy
+// rather than start an action certain to be cut off half-done.
+func (l *limiter) acquireFor(ctx context.Context, kind opKind, need time.Duration) (func(), error) {
+	release, err := l.wait(ctx, kind)
+	if err != nil || need <= 0 {
+		return release, err
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < need {
+		release()
+		return nil, fmt.Errorf("wait for device: %w: too little time left to finish a %s gesture", ErrBusy, need)
+	}
+	return release, nil
+}
+
+// wait takes a slot of kind, queueing while the device is busy.
+func (l *limiter) wait(ctx context.Context, kind opKind) (func(), error) {
 	sem := l.reads
 	if kind == opInput {
 		sem = l.input

@@ -66,3 +66,26 @@ func TestLimiterBusyAndSerialized(t *testing.T) {
 		t.Fatalf("err = %v, want ErrBusy wrapping DeadlineExceeded", err)
 	}
 }
+
+// TestAcquireForRefusesWhatCannotFinish: a gesture whose turn comes with
+// less time left than it takes is refused (ErrBusy: never started), and its
+// turn is given back; with time enough it runs.
+func TestAcquireForRefusesWhatCannotFinish(t *testing.T) {
+	t.Parallel()
+	l := newLimiter(Limits{MaxReads: 1, MaxQueue: 4})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, err := l.acquireFor(ctx, opInput, time.Minute); !errors.Is(err, ErrBusy) {
+		t.Fatalf("a one-minute gesture with 100 ms left: %v, want ErrBusy", err)
+	}
+	release, err := l.acquireFor(ctx, opInput, time.Millisecond)
+	if err != nil {
+		t.Fatalf("the slot was not given back: %v", err)
+	}
+	release()
+	if release, err := l.acquireFor(context.Background(), opInput, time.Minute); err != nil {
+		t.Fatalf("no deadline: %v", err)
+	} else {
+		release()
+	}
+}

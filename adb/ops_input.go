@@ -30,7 +30,7 @@ const adbKeyboardIME = "com.android.adbkeyboard/.AdbIME"
 func (d *Device) input(ctx context.Context, extra time.Duration, cmd string) error {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultInputTimeout+extra)
 	defer cancel()
-	if _, err := d.shellScript(ctx, opInput, cmd); err != nil {
+	if _, err := d.shellScriptFor(ctx, opInput, extra, cmd); err != nil {
 		return err
 	}
 	return nil

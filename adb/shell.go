@@ -82,9 +82,15 @@ func (d *Device) Shell(ctx context.Context, argv ...string) (Result, error) {
 // shellScript runs a trusted command line (built from constants and
 // QuoteArgs output) under the limiter.
 func (d *Device) shellScript(ctx context.Context, kind opKind, cmd string) (Result, error) {
+	return d.shellScriptFor(ctx, kind, 0, cmd)
+}
+
+// shellScriptFor is shellScript for a command that takes need on the device
+// (see limiter.acquireFor).
+func (d *Device) shellScriptFor(ctx context.Context, kind opKind, need time.Duration, cmd string) (Result, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultShellTimeout)
 	defer cancel()
-	release, err := d.lim.acquire(ctx, kind)
+	release, err := d.lim.acquireFor(ctx, kind, need)
 	if err != nil {
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
