@@ -84,6 +84,10 @@ type Config struct {
 	// for its bounds check. Default DefaultScreenCacheTTL; negative: always
 	// ask the device.
 	ScreenCacheTTL time.Duration
+	// MaxRecordDuration caps android_screen_record's duration_ms (the
+	// operator's policy). Default DefaultMaxRecord; at most
+	// adb.MaxScreenRecord, screenrecord's own limit.
+	MaxRecordDuration time.Duration
 }
 
 // Tools is the android_* tool set and the tool.invoke pipeline that runs
@@ -146,6 +150,10 @@ func New(cfg Config) (*Tools, error) {
 	if cfg.ScreenCacheTTL == 0 {
 		cfg.ScreenCacheTTL = DefaultScreenCacheTTL
 	}
+	if cfg.MaxRecordDuration <= 0 {
+		cfg.MaxRecordDuration = DefaultMaxRecord
+	}
+	cfg.MaxRecordDuration = min(max(cfg.MaxRecordDuration, MinRecordMS*time.Millisecond), adb.MaxScreenRecord)
 	t := &Tools{
 		cfg:     cfg,
 		log:     cfg.Logger,
@@ -190,6 +198,7 @@ var toolSpecs = []struct {
 	{observeTool, func(s Set) bool { return s.Files }},
 	{keyTool, always},
 	{typeTool, always},
+	{recordTool, func(s Set) bool { return s.Files }},
 }
 
 func always(Set) bool { return true }
