@@ -12,7 +12,7 @@ STATICCHECK := .bin/staticcheck
 FUZZTIME ?= 3s
 RUN_FLAGS ?= --virtual-devices 2
 
-.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit fuzz bench deps clean
+.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit fuzz bench soak deps clean
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/adb-connector
@@ -54,6 +54,13 @@ fuzz:
 # Benchmarks: Go benchmarks plus the scripts under bench/, results in bench/results/.
 bench: deps build
 	@scripts/bench.sh
+
+# The soak: the real server under load, floods and adb server kills for 3 minutes, then its
+# goroutines, FDs and RSS against where it started (bench/results/soak-<time>.json). Not part
+# of test. SOAK_FLAGS="-short" for a quick run, "-strict" to fail on a leak or unexpected outcome.
+SOAK_FLAGS ?=
+soak: deps build
+	$(GO) run ./bench/soak -bin $(BIN) $(SOAK_FLAGS)
 
 clean:
 	rm -rf bin .bin

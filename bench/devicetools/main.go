@@ -31,7 +31,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -154,7 +153,7 @@ func run() (err error) {
 	}
 	tb.Cleanup(func() { os.RemoveAll(tmp) })
 	if *bin == "" {
-		if *bin, err = build(tmp); err != nil {
+		if *bin, err = benchtb.Build(tmp); err != nil {
 			return err
 		}
 	}
@@ -164,11 +163,11 @@ func run() (err error) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	srv, err := startConnector(ctx, *bin, filepath.Join(tmp, "data"), env.ServerAddr)
+	srv, err := benchtb.StartServe(ctx, benchtb.ServeOptions{Bin: *bin, DataDir: filepath.Join(tmp, "data"), Args: []string{"--adb", env.ServerAddr}})
 	if err != nil {
 		return err
 	}
-	tb.Cleanup(srv.stop)
+	tb.Cleanup(srv.Stop)
 	ag, err := newAgent(ctx, srv, serial)
 	if err != nil {
 		return err
@@ -217,7 +216,7 @@ func run() (err error) {
 			return err
 		}
 		rep.ScreenshotBytes = r.Size
-		return srv.download(ctx, r.URL, r.Size)
+		return srv.Download(ctx, r.URL, r.Size)
 	}
 	shotRaw := func() error {
 		b, err := rawExec(ctx, env.ServerAddr, serial, "screencap -p")
@@ -290,20 +289,4 @@ func printTable(w io.Writer, rep Report) {
 		}
 	}
 	fmt.Fprintf(w, "screenshot %d bytes; cpus %d, loadavg %s\n", rep.ScreenshotBytes, rep.CPUs, rep.Loadavg)
-}
-
-// build compiles ./cmd/adb-connector of this module into dir.
-func build(dir string) (string, error) {
-	gomod, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
-	}
-	root := filepath.Dir(strings.TrimSpace(string(gomod)))
-	bin := filepath.Join(dir, "adb-connector")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/adb-connector")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/adb-connector: %v\n%s", err, out)
-	}
-	return bin, nil
 }

@@ -318,3 +318,11 @@ func (c *Client) Close() error {
 	<-c.done
 	return err
 }
+
+// CloseNow drops the connection without a close frame, as a peer that
+// vanishes mid-call does, and waits for the reader. Idempotent.
+func (c *Client) CloseNow() error {
+	err := c.ws.CloseNow()
+	<-c.done
+	return err
+}

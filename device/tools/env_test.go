@@ -65,13 +65,13 @@ type toolsEnv struct {
 	reg      *connector.Registry
 }
 
-func newToolsEnv(t *testing.T, devices int, tune func(*Config)) *toolsEnv {
+func newToolsEnv(t testing.TB, devices int, tune func(*Config)) *toolsEnv {
 	t.Helper()
 	return newToolsEnvLimits(t, devices, adb.Limits{}, tune)
 }
 
 // newToolsEnvLimits is newToolsEnv with per-device adb limits.
-func newToolsEnvLimits(t *testing.T, devices int, limits adb.Limits, tune func(*Config)) *toolsEnv {
+func newToolsEnvLimits(t testing.TB, devices int, limits adb.Limits, tune func(*Config)) *toolsEnv {
 	t.Helper()
 	env := adbtest.Start(t, adbtest.Options{Devices: devices})
 	dir := t.TempDir()
@@ -116,12 +116,12 @@ type ackOf struct {
 // call invokes a tool through the registry like connector does: args is
 // the arguments object (connector_channel_id added), callID the
 // context.tool_call_id ("" for none).
-func (e *toolsEnv) call(t *testing.T, ctx context.Context, channelID, toolID, args, callID string, progress func(string, float64)) ackOf {
+func (e *toolsEnv) call(t testing.TB, ctx context.Context, channelID, toolID, args, callID string, progress func(string, float64)) ackOf {
 	t.Helper()
 	return invokeTool(t, ctx, e.reg, channelID, toolID, args, callID, progress)
 }
 
-func invokeTool(t *testing.T, ctx context.Context, reg *connector.Registry, channelID, toolID, args, callID string, progress func(string, float64)) ackOf {
+func invokeTool(t testing.TB, ctx context.Context, reg *connector.Registry, channelID, toolID, args, callID string, progress func(string, float64)) ackOf {
 	t.Helper()
 	tool, ok := reg.Lookup(toolID)
 	if !ok {
@@ -163,7 +163,7 @@ func withChannelArg(args, channelID string) string {
 }
 
 // mustOK fails unless a is a success and decodes its result into v.
-func mustOK(t *testing.T, a ackOf, v any) {
+func mustOK(t testing.TB, a ackOf, v any) {
 	t.Helper()
 	if a.Err != nil {
 		t.Fatalf("ack error %s: %s", a.Err.Code, a.Err.Message)

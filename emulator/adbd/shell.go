@@ -61,9 +61,11 @@ func serveShell(ctx context.Context, srv *Server, st *stream, name string) {
 		return
 	}
 	runWithStdin(st, copyShellStdin, func(stdin io.Reader) {
-		out := &packetWriter{st: st, id: shellStdout}
-		errw := &packetWriter{st: st, id: shellStderr}
+		out := newCoalescer(&packetWriter{st: st, id: shellStdout}, shellMaxPacket)
+		errw := newCoalescer(&packetWriter{st: st, id: shellStderr}, shellMaxPacket)
 		code := srv.backend.Run(ctx, req.command, stdin, out, errw)
+		out.Close()
+		errw.Close()
 		if ctx.Err() == nil {
 			st.Write(shellPacket(shellExit, []byte{byte(code)}))
 		}
@@ -83,7 +85,13 @@ func runRaw(ctx context.Context, srv *Server, st *stream, cmdline string, stdout
 		return err
 	}
 	runWithStdin(st, copyRaw, func(stdin io.Reader) {
-		srv.backend.Run(ctx, cmdline, stdin, stdout, stderr)
+		out := newCoalescer(stdout, shellMaxPacket)
+		errw := io.Writer(out)
+		if stderr != stdout {
+			errw = stderr
+		}
+		srv.backend.Run(ctx, cmdline, stdin, out, errw)
+		out.Close()
 	})
 }
 

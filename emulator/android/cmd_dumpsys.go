@@ -25,13 +25,14 @@ func cmdDumpsys(c *cmdCtx) int {
 	case "input":
 		d.dumpInput(c)
 	case "display":
-		ds := d.displaySize()
-		c.printf("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n")
-		c.printf("  mDefaultViewport=DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:0', physicalPort=0, orientation=%d, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}\n",
-			d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, ds.X, ds.Y)
-		c.printf("  mScreenState=%s\n", map[bool]string{true: "ON", false: "OFF"}[d.st.screenOn])
+		d.dumpDisplay(c)
+	case "SurfaceFlinger":
+		d.dumpSurfaceFlinger(c, c.args[2:])
+	case "input_method":
+		d.dumpInputMethod(c)
 	default:
-		// Real dumpsys: "Can't find service: NAME" on stderr... and status 0.
+		// frameworks/native/cmds/dumpsys/dumpsys.cpp: "Can't find
+		// service: NAME" on stderr, and the status stays 0.
 		c.errorf("Can't find service: %s\n", c.args[1])
 	}
 	return 0
@@ -216,8 +217,8 @@ func (d *Device) dumpInput(c *cmdCtx) {
 	c.printf("INPUT MANAGER (dumpsys input)\n\n")
 	if d.cfg.SDK >= 33 {
 		c.printf("Input Manager Service (Java) State:\n  Touch Associations:\nInput Reader State (Nums of device: 1):\n  Viewports:\n")
-		c.printf("    Viewport INTERNAL: displayId=0, uniqueId=local:4619827259835644672, port=0, orientation=%d, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n",
-			d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, d.screen.Width, d.screen.Height)
+		c.printf("    Viewport INTERNAL: displayId=0, uniqueId=local:%d, port=0, orientation=%d, logicalFrame=[0, 0, %d, %d], physicalFrame=[0, 0, %d, %d], deviceSize=[%d, %d], isActive=[1]\n",
+			physicalDisplayID, d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, d.screen.Width, d.screen.Height)
 		return
 	}
 	c.printf("Input Reader State:\n  Device 5: virtual_touchscreen\n    Touch Input Mapper (mode - DIRECT):\n")

@@ -2,8 +2,11 @@ package android
 
 import (
 	"encoding/base64"
+	"errors"
+	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 )
 
 // The ADB Keyboard IME (package com.android.adbkeyboard) is how labs type
@@ -16,8 +19,19 @@ const (
 	adbIME   = "com.android.adbkeyboard/.AdbIME"
 )
 
-// imeList returns the installed input method ids (d.mu held or immutable).
-func (d *Device) imeList() []string {
+// IME state lives in the secure settings, as on a phone, so `settings get
+// secure ...` and the ime/dumpsys commands agree: default_input_method is
+// the selected IME, enabled_input_methods the ':'-separated enabled ones.
+// Until something writes enabled_input_methods, the enabled set is the
+// selected IME plus ADB Keyboard when the scenario installs it: a lab phone
+// set up for typing has run `ime enable` for it once.
+const (
+	settingIME        = "secure/default_input_method"
+	settingEnabledIME = "secure/enabled_input_methods"
+)
+
+// imeInstalled returns the installed input method ids (immutable).
+func (d *Device) imeInstalled() []string {
 	ids := []string{latinIME}
 	if _, ok := d.sc.app("com.android.adbkeyboard"); ok {
 		ids = append(ids, adbIME)
@@ -25,42 +39,242 @@ func (d *Device) imeList() []string {
 	return ids
 }
 
-// cmdIme: `ime list [-s] [-a]`, `ime enable ID`, `ime set ID`.
-func cmdIme(c *cmdCtx) int {
-	if len(c.args) < 2 {
-		c.errorf("usage: ime list [-a] [-s]\n       ime enable ID\n       ime set ID\n")
-		return 1
+// imeEnabled returns the enabled input method ids (d.mu held).
+func (d *Device) imeEnabled() []string {
+	v, ok := d.st.settings[settingEnabledIME]
+	if !ok {
+		v = d.st.settings[settingIME]
+		if _, adb := d.sc.app("com.android.adbkeyboard"); adb && v != adbIME {
+			v += ":" + adbIME
+		}
+	}
+	var ids []string
+	for _, id := range strings.Split(v, ":") {
+		id, _, _ = strings.Cut(id, ";") // subtype ids follow ';'
+		if id != "" {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// keyboardShown reports whether the soft keyboard is up: a text field has
+// focus on an unlocked, lit screen (d.mu held).
+func (d *Device) keyboardShown() bool {
+	return d.st.focus != "" && d.st.screenOn && !d.st.locked
+}
+
+// cmdIme is /system/bin/ime, a script running `cmd input_method ime "$@"`.
+func cmdIme(c *cmdCtx) int { return inputMethodCommand(c, append([]string{"ime"}, c.args[1:]...)) }
+
+// inputMethodCommand is InputMethodManagerService.ShellCommandImpl
+// (frameworks/base/services/core/java/com/android/server/inputmethod/
+// InputMethodManagerService.java, Android 13/14): `ime list [-a] [-s]`,
+// `ime enable|disable|set [--user N] ID`, `ime reset`. Failures go to
+// stderr with status -1 (255); unknown subcommands to stdout.
+func inputMethodCommand(c *cmdCtx, args []string) int {
+	s := &shellArgs{args: args}
+	cmd, _ := s.nextArg()
+	if cmd != "ime" {
+		if cmd == "" || cmd == "help" || cmd == "-h" {
+			imeServiceHelp(c)
+			return 255 // handleDefaultCommands returns -1 after the help
+		}
+		c.printf("Unknown command: %s\n", cmd)
+		return 255
+	}
+	sub, _ := s.nextArg()
+	var status int
+	var err error
+	switch sub {
+	case "", "-h", "help":
+		imeHelp(c)
+		return 0
+	case "list":
+		status = imeListCmd(c, s)
+	case "enable", "disable", "set":
+		status, err = imeChange(c, s, sub)
+	case "reset":
+		c.d.mu.Lock()
+		c.d.st.settings[settingIME] = latinIME
+		c.d.st.settings[settingEnabledIME] = latinIME // the system IMEs only
+		c.d.mu.Unlock()
+		c.printf("Reset current and enabled IMEs for user #0\n  Selected: %s\n   Enabled: %s\n", latinIME, latinIME)
+	default:
+		c.printf("Unknown command: %s\n", sub)
+		return 255
+	}
+	if e := (*shellError)(nil); errors.As(err, &e) {
+		return javaException(c, "ime", e,
+			"com.android.modules.utils.BasicShellCommandHandler.getNextArgRequired(BasicShellCommandHandler.java:295)",
+			"com.android.server.inputmethod.InputMethodManagerService$ShellCommandImpl.onCommandWithSystemIdentity(InputMethodManagerService.java:6114)",
+			"com.android.server.inputmethod.InputMethodManagerService$ShellCommandImpl.onCommand(InputMethodManagerService.java:6045)")
+	}
+	return status
+}
+
+// imeHelp is the ShellCommandImpl's "ime help": an IndentingPrintWriter
+// ("  " per level, wrap length 100), which cuts the long "reset" line hard
+// at 96 characters.
+func imeHelp(c *cmdCtx) {
+	c.printf("ime <command>:\n" +
+		"  list [-a] [-s]\n    prints all enabled input methods.\n      -a: see all input methods\n      -s: only a single summary line of each\n" +
+		"  enable [--user <USER_ID>] <ID>\n    allows the given input method ID to be used.\n      --user <USER_ID>: Specify which user to enable. Assumes the current user if not specified.\n" +
+		"  disable [--user <USER_ID>] <ID>\n    disallows the given input method ID to be used.\n      --user <USER_ID>: Specify which user to disable. Assumes the current user if not specified.\n" +
+		"  set [--user <USER_ID>] <ID>\n    switches to the given input method ID.\n      --user <USER_ID>: Specify which user to enable. Assumes the current user if not specified.\n" +
+		"  reset [--user <USER_ID>]\n    reset currently selected/enabled IMEs to the default ones as if the device is initially booted w\n    ith the current locale.\n      --user <USER_ID>: Specify which user to reset. Assumes the current user if not specified.\n")
+}
+
+// imeServiceHelp is ShellCommandImpl.onHelp, printed (status -1) for
+// `cmd input_method` without a command.
+func imeServiceHelp(c *cmdCtx) {
+	c.printf("InputMethodManagerService commands:\n  help\n    Prints this help text.\n  dump [options]\n    Synonym of dumpsys.\n" +
+		"  ime <command> [options]\n    Manipulate IMEs.  Run \"ime help\" for details.\n" +
+		"  tracing <command>\n    start: Start tracing.\n    stop : Stop tracing.\n    help : Show help.\n")
+}
+
+// imeListCmd is handleShellCommandListInputMethods; unknown options are
+// ignored, as there.
+func imeListCmd(c *cmdCtx, s *shellArgs) int {
+	all, brief := false, false
+	for {
+		opt, err := s.nextOption()
+		if err != nil || opt == "" {
+			break
+		}
+		switch opt {
+		case "-a":
+			all = true
+		case "-s":
+			brief = true
+		case "-u", "--user":
+			s.nextArg()
+		}
+	}
+	c.d.mu.Lock()
+	ids := c.d.imeEnabled()
+	c.d.mu.Unlock()
+	if all {
+		ids = c.d.imeInstalled()
+	}
+	for _, id := range ids {
+		if brief {
+			c.printf("%s\n", id)
+			continue
+		}
+		c.printf("%s:\n", id)
+		imeInfoDump(c, id, "  ")
+	}
+	return 0
+}
+
+// imeInfoDump prints InputMethodInfo.dump's leading lines (Android 13).
+func imeInfoDump(c *cmdCtx, id, prefix string) {
+	pkg, cls, _ := strings.Cut(id, "/")
+	c.printf("%smId=%s mSettingsActivityName=null mIsVrOnly=false mSupportsSwitchingToNextInputMethod=false mInlineSuggestionsEnabled=false mSupportsInlineSuggestionsWithTouchExploration=false mSuppressesSpellChecker=false mShowInInputMethodPicker=true mSupportsStylusHandwriting=false\n", prefix, id)
+	c.printf("%smIsDefaultResId=0x0\n%sService:\n", prefix, prefix)
+	c.printf("%s  priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n%s  ServiceInfo:\n", prefix, prefix)
+	c.printf("%s    name=%s\n%s    packageName=%s\n%s    enabled=true exported=true directBootAware=false\n%s    permission=android.permission.BIND_INPUT_METHOD\n",
+		prefix, fullActivity(pkg, cls), prefix, pkg, prefix, prefix)
+}
+
+// imeChange is handleShellCommandEnableDisableInputMethod and
+// handleShellCommandSetInputMethod: setting needs an installed and enabled
+// IME, enabling an installed one.
+func imeChange(c *cmdCtx, s *shellArgs, sub string) (int, error) {
+	for {
+		opt, err := s.nextOption()
+		if err != nil {
+			return 0, err
+		}
+		if opt == "" {
+			break
+		}
+		if opt == "--user" || opt == "-u" {
+			if _, err := s.nextArgRequired(); err != nil {
+				return 0, err
+			}
+		}
+	}
+	id, err := s.nextArgRequired()
+	if err != nil {
+		return 0, err
 	}
 	d := c.d
-	ids := d.imeList()
-	switch c.args[1] {
-	case "list":
-		for _, id := range ids {
-			c.printf("%s\n", id)
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	installed := slices.Contains(d.imeInstalled(), id)
+	enabled := d.imeEnabled()
+	was := slices.Contains(enabled, id)
+	switch sub {
+	case "set":
+		if !installed || !was {
+			c.errorf("Unknown input method %s cannot be selected for user #0\n", id)
+			return 255, nil
 		}
-		return 0
-	case "enable", "set":
-		if len(c.args) < 3 {
-			c.errorf("Error: no input method id\n")
-			return 255
-		}
-		id := c.args[2]
-		if !slices.Contains(ids, id) {
-			c.printf("Unknown input method %s cannot be %s for user #0\n", id, map[string]string{"set": "selected", "enable": "enabled"}[c.args[1]])
-			return 255
-		}
-		if c.args[1] == "enable" {
-			c.printf("Input method %s: already enabled for user #0\n", id)
-			return 0
-		}
-		d.mu.Lock()
-		d.st.settings["secure/default_input_method"] = id
-		d.mu.Unlock()
+		d.st.settings[settingIME] = id
+		d.changed()
 		c.printf("Input method %s selected for user #0\n", id)
-		return 0
+		return 0, nil
+	case "enable":
+		if !installed {
+			c.errorf("Unknown input method %s cannot be enabled for user #0\n", id)
+			return 255, nil
+		}
+		if !was {
+			enabled = append(enabled, id)
+		}
+	case "disable":
+		enabled = slices.DeleteFunc(enabled, func(e string) bool { return e == id })
 	}
-	c.errorf("Unknown command: %s\n", c.args[1])
-	return 255
+	d.st.settings[settingEnabledIME] = strings.Join(enabled, ":")
+	state := map[bool]string{true: "already ", false: "now "}[was == (sub == "enable")]
+	c.printf("Input method %s: %s%sd for user #0\n", id, state, sub)
+	return 0, nil
+}
+
+// dumpInputMethod is InputMethodManagerService.dumpAsStringNoCheck
+// (Android 13; 14 where noted) cut to the lines tools read (mCurMethodId, mCurId,
+// mInputShown, mEnabledInputMethodsStrCache), then the IME's own
+// InputMethodService.dump (mIsInputViewShown). d.mu held.
+func (d *Device) dumpInputMethod(c *cmdCtx) {
+	cur := d.st.settings[settingIME]
+	enabled := d.imeEnabled()
+	shown := d.keyboardShown()
+	pkg, _ := d.foreground()
+	uid := appUID(d, pkg)
+	client := fmt.Sprintf("ClientState{%s uid %d pid %d}", objID("client", pkg), uid, 4000+uid%1000)
+	c.printf("Current Input Method Manager state:\n  Input Methods: mMethodMapUpdateCount=%d\n", len(d.imeInstalled()))
+	for i, id := range d.imeInstalled() {
+		c.printf("  InputMethod #%d:\n", i)
+		imeInfoDump(c, id, "    ")
+	}
+	c.printf("  mCurMethodId=%s\n", cur)
+	c.printf("  mCurSeq=%d mCurClient=%s\n", 10+d.st.version%1000, client)
+	c.printf("  mCurFocusedWindow=Window{%s u0 %s} softInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE|IS_FORWARD_NAVIGATION client=%s\n", objID("w", pkg), pkg, client)
+	c.printf("  mCurId=%s mHaveConnection=true mBoundToMethod=true mVisibleBound=%t\n", cur, shown)
+	c.printf("  mCurToken=android.os.Binder@%s\n  mCurTokenDisplayId=0\n  mCurHostInputToken=null\n", objID("token", cur))
+	c.printf("  mCurIntent=Intent { act=android.view.InputMethod cmp=%s (has extras) }\n", cur)
+	if d.cfg.SDK >= 34 {
+		// Android 14 moved the visibility state to
+		// ImeVisibilityStateComputer.dump, mInputShown on its own line.
+		c.printf(" mRequestedShowExplicitly=false mShowForced=false\n  mImeHiddenByDisplayPolicy=false\n  mInputShown=%t\n", shown)
+	} else {
+		c.printf("  mShowRequested=%t mShowExplicitlyRequested=false mShowForced=false mInputShown=%t\n", shown, shown)
+	}
+	c.printf("  mInFullscreenMode=false\n  mSystemReady=true mInteractive=%t\n", d.st.screenOn)
+	c.printf("  mSettingsObserver=SettingsObserver{mUserId=0 mRegistered=true mLastEnabled=%s}\n", strings.Join(enabled, ":"))
+	if d.cfg.SDK < 34 {
+		c.printf("  mImeHiddenByDisplayPolicy=false\n")
+	}
+	c.printf("  mSettings:\n    mCurrentUserId=0\n    mCurrentProfileIds=[0]\n    mCopyOnWrite=false\n")
+	c.printf("    mEnabledInputMethodsStrCache=%s\n", strings.Join(enabled, ":"))
+	imePkg, imeCls, _ := strings.Cut(cur, "/")
+	c.printf("\nInput method service state for %s@%s:\n", fullActivity(imePkg, imeCls), objID("ims", cur))
+	c.printf("  mWindowCreated=true mWindowAdded=true\n  mWindowVisible=%t mWindowWasVisible=%t mInShowWindow=false\n", shown, shown)
+	c.printf("  mInputStarted=true mInputViewStarted=%t mCandidatesViewStarted=false\n", shown)
+	c.printf("  mShowInputRequested=%t mLastShowInputRequested=%t mShowInputFlags=0x0\n", shown, shown)
+	c.printf("  mIsInputViewShown=%t mStatusIcon=0\n", shown)
 }
 
 // amBroadcast handles `am broadcast -a ACTION [--es k v] [--ei k n]`.
@@ -89,7 +303,7 @@ func amBroadcast(c *cmdCtx) int {
 	c.printf("Broadcasting: Intent { act=%s %s }\n", action, flags)
 	d := c.d
 	d.mu.Lock()
-	if d.st.settings["secure/default_input_method"] == adbIME {
+	if d.st.settings[settingIME] == adbIME {
 		switch action {
 		case "ADB_INPUT_TEXT":
 			d.typeLocked(extras["msg"])

@@ -2,23 +2,50 @@ package android
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 )
 
-// logEntry is one line of the device log (the main buffer).
+// logID is a log buffer, liblog's log_id_t (system/logging/liblog/include/
+// android/log.h): the value logcat -B writes in logger_entry.lid.
+type logID uint32
+
+const (
+	logMain logID = iota
+	logRadio
+	logEvents
+	logSystem
+	logCrash
+	logStats
+	logSecurity
+	logKernel
+)
+
+var logIDNames = [...]string{"main", "radio", "events", "system", "crash", "stats", "security", "kernel"}
+
+// defaultLogMask is what logcat reads without -b: main, system, crash and
+// kernel (empty on a user build).
+const defaultLogMask = 1<<logMain | 1<<logSystem | 1<<logCrash | 1<<logKernel
+
+// logEntry is one record of the device log.
 type logEntry struct {
 	seq      uint64
 	t        time.Time
 	pid, tid int
+	uid      int
+	lid      logID
 	level    byte // V D I W E F
 	tag, msg string
 }
 
+// systemServerPID is the pid of system_server in the model; it logs with
+// Slog, to the system buffer, as uid 1000.
+const systemServerPID = 567
+
 const maxLogEntries = 5000
 
-var levelRank = map[byte]int{'V': 2, 'D': 3, 'I': 4, 'W': 5, 'E': 6, 'F': 7, 'S': 8}
+// logPriority is liblog's android_LogPriority for a level letter.
+var logPriority = map[byte]int{'V': 2, 'D': 3, 'I': 4, 'W': 5, 'E': 6, 'F': 7, 'S': 8}
 
 func (d *Device) seedLogcat() {
 	for _, l := range d.sc.Logcat {
@@ -30,13 +57,22 @@ func (d *Device) seedLogcat() {
 		if pid == 0 {
 			pid = 1234
 		}
-		d.appendLog(logEntry{t: d.now(), pid: pid, tid: pid, level: lv, tag: l.Tag, msg: l.Message})
+		e := logEntry{t: d.now(), pid: pid, tid: pid, level: lv, tag: l.Tag, msg: l.Message, uid: 10100}
+		// An uncaught exception (AndroidRuntime, E or F) goes to the crash
+		// buffer; system_server logs with Slog, to system, as uid 1000.
+		switch {
+		case pid == systemServerPID:
+			e.lid, e.uid = logSystem, 1000
+		case e.tag == "AndroidRuntime" && logPriority[lv] >= logPriority['E']:
+			e.lid = logCrash
+		}
+		d.appendLog(e)
 	}
 }
 
-// logf appends a line to the device log (d.mu held).
+// logf appends a line system_server logs (d.mu held).
 func (d *Device) logf(level byte, tag, format string, a ...any) {
-	d.appendLog(logEntry{t: d.now(), pid: 567, tid: 890, level: level, tag: tag, msg: fmt.Sprintf(format, a...)})
+	d.appendLog(logEntry{t: d.now(), pid: systemServerPID, tid: 890, uid: 1000, lid: logSystem, level: level, tag: tag, msg: fmt.Sprintf(format, a...)})
 }
 
 // appendLog adds an entry and wakes followers (d.mu held).
@@ -68,132 +104,93 @@ func (d *Device) logActivityStart() {
 	d.logf('I', "ActivityTaskManager", "START u0 {flg=0x10000000 cmp=%s} from uid 2000", shortActivity(pkg, act))
 }
 
-// Log appends a line to the device log, as an app would (for tests).
+// Log appends a line to the device log as an app would: the main buffer,
+// system_server's pid (kept for the tests that read it).
 func (d *Device) Log(level byte, tag, msg string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.logf(level, tag, "%s", msg)
+	d.appendLog(logEntry{t: d.now(), pid: systemServerPID, tid: 890, uid: 10100, lid: logMain, level: level, tag: tag, msg: msg})
 }
 
-// cmdLogcat: `logcat -d [-t N] [-v brief|threadtime|time|tag] [-s] [-b B]
-// [TAG:LEVEL ...]`. Without -d (or -t) a real logcat follows the log
-// forever; here it prints what there is and then waits for the stream to
-// close, printing new lines as they are logged. Default format threadtime
-// (Android 7+).
+// cmdLogcat is system/logging/logcat/logcat.cpp: the options tools use
+// (-d, -t N|TIME, -T N|TIME, -v FORMAT[,MODIFIERS], -b BUFFERS, -s, -c,
+// -D, -B, -g, -e REGEX, -m N, --pid) and filterspecs (TAG:P, *:S). Without -d/-t it prints the log
+// and then follows it until the stream closes, as a phone does. Errors are
+// logcat's error(3) lines on stderr ("logcat: ..."), status 1.
 func cmdLogcat(c *cmdCtx) int {
-	format := "threadtime"
-	tail := -1
-	dump := false
-	silent := false
-	var specs []string
-	args := c.args[1:]
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		next := func() (string, bool) {
-			if i+1 < len(args) {
-				i++
-				return args[i], true
-			}
-			return "", false
-		}
-		switch {
-		case a == "-d":
-			dump = true
-		case a == "-c":
-			c.d.mu.Lock()
-			c.d.logcat = nil
-			c.d.mu.Unlock()
-			return 0
-		case a == "-t" || a == "-T":
-			v, ok := next()
-			n, err := strconv.Atoi(v)
-			if !ok || err != nil || n < 0 {
-				c.errorf("logcat: -t %q not a number\n", v)
-				return 1
-			}
-			tail, dump = n, a == "-t" || dump
-		case a == "-v":
-			v, _ := next()
-			format = v
-		case a == "-b":
-			next()
-		case a == "-s":
-			silent = true
-		case strings.HasPrefix(a, "-v") && len(a) > 2:
-			format = a[2:]
-		case strings.HasPrefix(a, "-t") && len(a) > 2:
-			n, err := strconv.Atoi(a[2:])
-			if err != nil {
-				return 1
-			}
-			tail, dump = n, true
-		case strings.HasPrefix(a, "-"):
-		default:
-			specs = append(specs, a)
-		}
-	}
-	switch format {
-	case "brief", "threadtime", "time", "tag", "process", "raw", "long":
-	default:
-		c.errorf("Invalid parameter \"%s\" to -v.\n", format)
+	o, err := parseLogcatArgs(c.args[1:], c.d.now())
+	if err != "" {
+		c.errorf("logcat: %s\n", err)
 		return 1
 	}
-	filter := map[string]int{"*": levelRank['V']}
-	if silent {
-		filter["*"] = levelRank['S']
+	for _, w := range o.warnings {
+		c.errorf("%s\n", w)
 	}
-	for _, s := range specs {
-		tag, lv, ok := strings.Cut(s, ":")
-		rank := levelRank['V']
-		if ok {
-			r, known := levelRank[strings.ToUpper(lv + "V")[0]]
-			if !known {
-				c.errorf("Invalid filter expression '%s'\n", s)
-				return 1
+	d := c.d
+	d.mu.Lock()
+	switch {
+	case o.clear:
+		kept := d.logcat[:0]
+		for _, e := range d.logcat {
+			if o.mask&(1<<e.lid) == 0 {
+				kept = append(kept, e)
 			}
-			rank = r
 		}
-		filter[tag] = rank
-	}
-	pass := func(e logEntry) bool {
-		min, ok := filter[e.tag]
-		if !ok {
-			min = filter["*"]
+		d.logcat = kept
+		d.mu.Unlock()
+		return 0
+	case o.getSize:
+		for id := range logIDNames {
+			if o.mask&(1<<id) == 0 {
+				continue
+			}
+			size := 0
+			for _, e := range d.logcat {
+				if e.lid == logID(id) {
+					size += loggerEntrySize + len(e.tag) + len(e.msg) + 3
+				}
+			}
+			c.printf("%s: ring buffer is 256 KiB (%s consumed), max entry is 5120 B, max payload is 4068 B\n", logIDNames[id], formatOfSize(size))
 		}
-		return levelRank[e.level] >= min
+		d.mu.Unlock()
+		return 0
 	}
-	c.d.mu.Lock()
-	var lines []logEntry
+	var picked []logEntry
 	var last uint64
-	for _, e := range c.d.logcat {
-		if pass(e) {
-			lines = append(lines, e)
-		}
+	for _, e := range d.logcat {
 		last = e.seq
+		if o.mask&(1<<e.lid) != 0 && !e.t.Before(o.since) && (o.pid == 0 || o.pid == e.pid) {
+			picked = append(picked, e)
+		}
 	}
-	c.d.mu.Unlock()
-	if tail >= 0 && len(lines) > tail {
-		lines = lines[len(lines)-tail:]
+	d.mu.Unlock()
+	// logd sends the last N records; logcat filters them by tag after.
+	if o.tail > 0 && len(picked) > o.tail {
+		picked = picked[len(picked)-o.tail:]
 	}
-	c.printf("--------- beginning of main\n")
-	for _, e := range lines {
-		c.printf("%s\n", formatLog(format, e))
+	p := &logPrinter{o: o, c: c}
+	for _, e := range picked {
+		if p.print(e) {
+			return 0
+		}
 	}
-	for !dump {
-		c.d.mu.Lock()
-		wake := c.d.logWaiter()
+	for !o.dump {
+		d.mu.Lock()
+		wake := d.logWaiter()
 		var fresh []logEntry
-		for _, e := range c.d.logcat {
+		for _, e := range d.logcat {
 			if e.seq > last {
 				last = e.seq
-				if pass(e) {
+				if o.mask&(1<<e.lid) != 0 && (o.pid == 0 || o.pid == e.pid) {
 					fresh = append(fresh, e)
 				}
 			}
 		}
-		c.d.mu.Unlock()
+		d.mu.Unlock()
 		for _, e := range fresh {
-			c.printf("%s\n", formatLog(format, e))
+			if p.print(e) {
+				return 0
+			}
 		}
 		if len(fresh) > 0 {
 			continue
@@ -207,19 +204,52 @@ func cmdLogcat(c *cmdCtx) int {
 	return 0
 }
 
-func formatLog(format string, e logEntry) string {
-	ts := e.t.UTC().Format("01-02 15:04:05.000")
-	switch format {
-	case "brief":
-		return fmt.Sprintf("%c/%-8s(%5d): %s", e.level, e.tag, e.pid, e.msg)
-	case "time":
-		return fmt.Sprintf("%s %c/%-8s(%5d): %s", ts, e.level, e.tag, e.pid, e.msg)
-	case "tag":
-		return fmt.Sprintf("%c/%-8s: %s", e.level, e.tag, e.msg)
-	case "process":
-		return fmt.Sprintf("%c(%5d) %s  (%s)", e.level, e.pid, e.msg, e.tag)
-	case "raw":
-		return e.msg
+// formatOfSize is logcat.cpp format_of_size: divide by 1024 while the
+// value is at least 1024 ("900 B", "2 KiB").
+func formatOfSize(n int) string {
+	units := []string{"", "Ki", "Mi", "Gi"}
+	i := 0
+	for ; i < len(units)-1 && n >= 1024; i++ {
+		n /= 1024
 	}
-	return fmt.Sprintf("%s %5d %5d %c %-8s: %s", ts, e.pid, e.tid, e.level, e.tag, e.msg)
+	return fmt.Sprintf("%d %sB", n, units[i])
+}
+
+// logPrinter writes records as Logcat::Run's read loop does: dividers
+// first (PrintDividers: "--------- beginning of BUFFER" when a buffer's
+// first record is read, whether or not its line passes the filters;
+// "switch to" on later changes with -D), then -B writes the record as
+// logger_entry, unfiltered; otherwise ProcessBuffer applies the tag
+// filters and -e, and -m stops after that many printed lines.
+type logPrinter struct {
+	o       *logcatOpts
+	c       *cmdCtx
+	lastID  logID
+	printed bool // lastID is set
+	started [len(logIDNames)]bool
+	count   int
+}
+
+// print handles one record and reports whether -m's count is reached.
+func (p *logPrinter) print(e logEntry) (done bool) {
+	if !p.o.binary && (!p.printed || e.lid != p.lastID) {
+		if !p.started[e.lid] || p.o.dividers {
+			word := "beginning of"
+			if p.started[e.lid] {
+				word = "switch to"
+			}
+			p.c.printf("--------- %s %s\n", word, logIDNames[e.lid])
+		}
+		p.lastID, p.printed, p.started[e.lid] = e.lid, true, true
+	}
+	if p.o.binary {
+		p.c.stdout.Write(encodeLoggerEntry(e))
+		return false
+	}
+	if logPriority[e.level] < p.o.filter.priority(e.tag) || (p.o.regex != nil && !p.o.regex.MatchString(e.msg)) {
+		return false
+	}
+	p.c.printf("%s", formatLogEntry(p.o.format, e))
+	p.count++
+	return p.o.maxCount > 0 && p.count >= p.o.maxCount
 }

@@ -281,8 +281,13 @@ func TestLogcatFollow(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{wrote: make(chan struct{}, 1)}
 	done := make(chan int)
+	// logcat prints nothing until a line passes its filter: one logged
+	// before it starts shows that it is reading.
+	d.Log('I', "MyTag", "ready")
 	go func() { done <- d.Run(ctx, "logcat -v brief MyTag:D '*:S'", nil, out, io.Discard) }()
-	<-out.wrote // the "beginning of main" header
+	for !strings.Contains(out.String(), "ready") {
+		<-out.wrote
+	}
 	d.Log('I', "MyTag", "hello follower")
 	d.Log('I', "Other", "filtered out")
 	for !strings.Contains(out.String(), "hello follower") {

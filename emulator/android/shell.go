@@ -77,6 +77,7 @@ func init() {
 		"logcat":       cmdLogcat,
 		"grep":         cmdGrep,
 		"ime":          cmdIme,
+		"getevent":     cmdGetevent,
 		"sh":           cmdSh,
 		"id":           cmdID,
 		"whoami":       func(c *cmdCtx) int { c.printf("shell\n"); return 0 },

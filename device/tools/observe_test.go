@@ -1,0 +1,74 @@
+package tools
+
+import (
+	"fmt"
+	"testing"
+	"time"
+)
+
+// TestObserveOnVirtualPhone: one call returns the screenshot, the elements
+// with their screen_id, the foreground app and the screen state, and they
+// agree with what the separate tools say.
+func TestObserveOnVirtualPhone(t *testing.T) {
+	e := newToolsEnv(t, 1, nil)
+	var obs ObserveResult
+	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_observe", `{"max_side":360}`, "obs1", nil), &obs)
+	var ui UIElementsResult
+	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "ui1", nil), &ui)
+	switch {
+	case obs.Screenshot.FileRef == "" || max(obs.Screenshot.Width, obs.Screenshot.Height) != 360 || obs.Screenshot.Scale <= 1:
+		t.Errorf("screenshot %+v", obs.Screenshot)
+	case obs.ScreenID != ui.ScreenID || len(obs.Elements) != len(ui.Elements):
+		t.Errorf("observe elements %d on %s, ui_elements %d on %s", len(obs.Elements), obs.ScreenID, len(ui.Elements), ui.ScreenID)
+	case obs.Foreground != ui.Foreground || obs.Foreground.Package == "":
+		t.Errorf("foreground %+v vs %+v", obs.Foreground, ui.Foreground)
+	case obs.Screen.Width != 720 || obs.Screen.Height != 1280 || !obs.Screen.On || obs.Secure || obs.KeyboardShown:
+		t.Errorf("screen %+v secure %v keyboard %v", obs.Screen, obs.Secure, obs.KeyboardShown)
+	}
+	var none ObserveResult
+	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_observe", `{"elements":"none"}`, "obs2", nil), &none)
+	if none.Elements != nil || none.ScreenID != "" {
+		t.Errorf("elements none still listed %d elements", len(none.Elements))
+	}
+}
+
+// BenchmarkObserve compares one android_observe with the three calls it
+// replaces made one after another (android_screenshot, android_ui_elements,
+// android_device_status) on the virtual phone, alternating the two in each
+// iteration so machine noise hits both alike; the ratio is reported as
+// observe/sequential.
+func BenchmarkObserve(b *testing.B) {
+	e := newToolsEnv(b, 1, func(c *Config) { c.RatePerMinute = 1 << 30 })
+	ch := devChannel(0)
+	var obs, seq time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		start := time.Now()
+		mustOK(b, e.call(b, b.Context(), ch, "android_observe", `{}`, fmt.Sprint("o", i), nil), nil)
+		obs += time.Since(start)
+		start = time.Now()
+		mustOK(b, e.call(b, b.Context(), ch, "android_screenshot", `{}`, fmt.Sprint("s", i), nil), nil)
+		mustOK(b, e.call(b, b.Context(), ch, "android_ui_elements", `{}`, fmt.Sprint("u", i), nil), nil)
+		mustOK(b, e.call(b, b.Context(), ch, "android_device_status", `{}`, fmt.Sprint("d", i), nil), nil)
+		seq += time.Since(start)
+	}
+	b.ReportMetric(float64(obs.Nanoseconds())/float64(i), "ns/observe")
+	b.ReportMetric(float64(seq.Nanoseconds())/float64(i), "ns/sequential")
+	b.ReportMetric(float64(obs)/float64(seq), "observe/sequential")
+}
+
+// BenchmarkObserveParts times each part observe runs in parallel, through
+// the pipeline, to see which one bounds it.
+func BenchmarkObserveParts(b *testing.B) {
+	e := newToolsEnv(b, 1, func(c *Config) { c.RatePerMinute = 1 << 30 })
+	for _, tool := range []string{"android_screenshot", "android_ui_elements", "android_device_status", "android_observe"} {
+		b.Run(tool, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				i++
+				mustOK(b, e.call(b, b.Context(), devChannel(0), tool, `{}`, fmt.Sprint(tool, i), nil), nil)
+			}
+		})
+	}
+}
