@@ -258,6 +258,10 @@ type LogcatOptions struct {
 	// Since keeps the lines logged at or after it, by the phone's clock
 	// (-t SECONDS.mmm, Android 7+); zero: all.
 	Since time.Time
+	// Match, when set, keeps only the lines it accepts, before the last
+	// Lines are taken: for what logcat cannot select (a tag with ':', text
+	// in the message, several pids).
+	Match func(parse.LogLine) bool
 }
 
 // MaxLogcatLines bounds LogcatOptions.Lines.
@@ -265,8 +269,8 @@ const MaxLogcatLines = 10000
 
 // Logcat returns the most recent log lines that opt selects (logcat -d -v
 // threadtime). logd counts -t N before logcat applies filter specs (they
-// are applied by the logcat process to what logd sends), so with filters
-// or Since the whole selection is read and its last Lines kept here;
+// are applied by the logcat process to what logd sends), so with filters,
+// Match or Since the whole selection is read and its last Lines kept here;
 // without, logd's own tail (-t N) is exact. Default timeout:
 // DefaultLogcatTimeout.
 func (d *Device) Logcat(ctx context.Context, opt LogcatOptions) ([]parse.LogLine, error) {
@@ -286,7 +290,7 @@ func (d *Device) Logcat(ctx context.Context, opt LogcatOptions) ([]parse.LogLine
 	case !opt.Since.IsZero():
 		ms := opt.Since.UnixMilli()
 		argv = append(argv, "-t", fmt.Sprintf("%d.%03d", ms/1000, ms%1000))
-	case len(opt.Filters) == 0:
+	case len(opt.Filters) == 0 && opt.Match == nil:
 		argv = append(argv, "-t", strconv.Itoa(n))
 	}
 	for _, f := range opt.Filters {
@@ -308,6 +312,15 @@ func (d *Device) Logcat(ctx context.Context, opt LogcatOptions) ([]parse.LogLine
 	lines, err := parse.Logcat(string(res.Stdout))
 	if err != nil {
 		return nil, fmt.Errorf("logcat: %w", err)
+	}
+	if opt.Match != nil {
+		kept := lines[:0]
+		for _, l := range lines {
+			if opt.Match(l) {
+				kept = append(kept, l)
+			}
+		}
+		lines = kept
 	}
 	return lines[max(len(lines)-n, 0):], nil
 }

@@ -177,6 +177,7 @@ func TestLogcatCommand(t *testing.T) {
 		{LogcatOptions{Lines: 4, PID: 4242, Since: since, Filters: []string{"Tag1:I", "*:S"}},
 			"logcat -d -v threadtime '--pid=4242' -t 1764748800.123 Tag1:I '*:S'", 6},
 		{LogcatOptions{Lines: 50, Filters: []string{"*:V"}}, "logcat -d -v threadtime '*:V'", 0},
+		{LogcatOptions{Lines: 2, Match: func(l parse.LogLine) bool { return l.Tag != "Tag8" }}, "logcat -d -v threadtime", 7},
 	} {
 		lines, err := d.Logcat(t.Context(), tc.opt)
 		if err != nil {

@@ -199,6 +199,7 @@ var toolSpecs = []struct {
 	{keyTool, always},
 	{typeTool, always},
 	{recordTool, func(s Set) bool { return s.Files }},
+	{logcatTool, always},
 }
 
 func always(Set) bool { return true }
