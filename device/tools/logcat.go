@@ -124,32 +124,17 @@ func (t *Tools) runLogcat(ctx context.Context, inv *invocation) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt, match := a.options(t.cfg.Now())
 	var res LogcatResult
 	if a.Package != "" {
 		if res.PIDs, err = inv.dev.PIDs(ctx, a.Package); err != nil {
 			return nil, err
 		}
-		switch len(res.PIDs) {
-		case 0:
+		if len(res.PIDs) == 0 {
 			res.Lines, res.Note = []LogcatLine{}, a.Package+" is not running: an app's lines are found by its processes"
 			return res, nil
-		case 1:
-			opt.PID = res.PIDs[0]
-		default:
-			match = append(match, func(l parse.LogLine) bool { return slices.Contains(res.PIDs, l.PID) })
 		}
 	}
-	if len(match) > 0 {
-		opt.Match = func(l parse.LogLine) bool {
-			for _, m := range match {
-				if !m(l) {
-					return false
-				}
-			}
-			return true
-		}
-	}
+	opt := a.options(t.cfg.Now(), res.PIDs)
 	lines, err := inv.dev.Logcat(ctx, opt)
 	if err != nil {
 		return nil, err
@@ -162,9 +147,10 @@ func (t *Tools) runLogcat(ctx context.Context, inv *invocation) (any, error) {
 	return t.fitLogcat(ctx, inv, res)
 }
 
-// options turns the arguments into logcat's selection: the level and a
-// plain tag as filter specs, the rest as matches on the parsed lines.
-func (a logcatArgs) options(now time.Time) (adb.LogcatOptions, []func(parse.LogLine) bool) {
+// options turns the arguments into logcat's selection: the level, a plain
+// tag and one pid as logcat options, the rest as matches on the parsed
+// lines (pids: package's processes).
+func (a logcatArgs) options(now time.Time, pids []int) adb.LogcatOptions {
 	opt := adb.LogcatOptions{Lines: DefaultLogcatLines}
 	if a.Lines != nil {
 		opt.Lines = *a.Lines
@@ -181,6 +167,13 @@ func (a logcatArgs) options(now time.Time) (adb.LogcatOptions, []func(parse.LogL
 		// Also for plain tags: liblog compares tags without case.
 		match = append(match, func(l parse.LogLine) bool { return l.Tag == a.Tag })
 	}
+	switch len(pids) {
+	case 0:
+	case 1:
+		opt.PID = pids[0]
+	default: // logcat --pid takes one
+		match = append(match, func(l parse.LogLine) bool { return slices.Contains(pids, l.PID) })
+	}
 	if a.SinceMS > 0 {
 		opt.Since = now.Add(-time.Duration(a.SinceMS) * time.Millisecond)
 	}
@@ -188,7 +181,17 @@ func (a logcatArgs) options(now time.Time) (adb.LogcatOptions, []func(parse.LogL
 		want := strings.ToLower(a.Contains)
 		match = append(match, func(l parse.LogLine) bool { return strings.Contains(strings.ToLower(l.Message), want) })
 	}
-	return opt, match
+	if len(match) > 0 {
+		opt.Match = func(l parse.LogLine) bool {
+			for _, m := range match {
+				if !m(l) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return opt
 }
 
 // fitLogcat returns res inline when its lines fit MaxInlineLogBytes, else

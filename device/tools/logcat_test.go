@@ -17,41 +17,43 @@ func TestLogcatOptions(t *testing.T) {
 	now := time.UnixMilli(1764748800500)
 	for _, tc := range []struct {
 		args    logcatArgs
+		pids    []int
 		filters []string
 		lines   int
 		since   time.Time
-		matches int
+		pid     int
+		match   bool
 	}{
-		{logcatArgs{}, nil, DefaultLogcatLines, time.Time{}, 0},
-		{logcatArgs{Lines: intp(7), MinLevel: "verbose"}, nil, 7, time.Time{}, 0},
-		{logcatArgs{MinLevel: "warn"}, []string{"*:w"}, DefaultLogcatLines, time.Time{}, 0},
-		{logcatArgs{Tag: "ActivityManager"}, []string{"ActivityManager:v", "*:S"}, DefaultLogcatLines, time.Time{}, 1},
-		{logcatArgs{Tag: "ActivityManager", MinLevel: "fatal"}, []string{"ActivityManager:f", "*:S"}, DefaultLogcatLines, time.Time{}, 1},
+		{logcatArgs{}, nil, nil, DefaultLogcatLines, time.Time{}, 0, false},
+		{logcatArgs{Lines: intp(7), MinLevel: "verbose"}, nil, nil, 7, time.Time{}, 0, false},
+		{logcatArgs{MinLevel: "warn"}, nil, []string{"*:w"}, DefaultLogcatLines, time.Time{}, 0, false},
+		{logcatArgs{Tag: "ActivityManager"}, nil, []string{"ActivityManager:v", "*:S"}, DefaultLogcatLines, time.Time{}, 0, true},
+		{logcatArgs{Tag: "ActivityManager", MinLevel: "fatal"}, nil, []string{"ActivityManager:f", "*:S"}, DefaultLogcatLines, time.Time{}, 0, true},
 		// liblog splits filter specs at ':' and spaces: such tags are
 		// matched here, the level still by logcat.
-		{logcatArgs{Tag: "SGM:GameManager", MinLevel: "error"}, []string{"*:e"}, DefaultLogcatLines, time.Time{}, 1},
-		{logcatArgs{Tag: "display :"}, nil, DefaultLogcatLines, time.Time{}, 1},
-		{logcatArgs{SinceMS: 1500, Contains: "x"}, nil, DefaultLogcatLines, time.UnixMilli(1764748799000), 1},
+		{logcatArgs{Tag: "SGM:GameManager", MinLevel: "error"}, nil, []string{"*:e"}, DefaultLogcatLines, time.Time{}, 0, true},
+		{logcatArgs{Tag: "display :"}, nil, nil, DefaultLogcatLines, time.Time{}, 0, true},
+		{logcatArgs{SinceMS: 1500, Contains: "x"}, nil, nil, DefaultLogcatLines, time.UnixMilli(1764748799000), 0, true},
+		{logcatArgs{Package: "com.example.app"}, []int{4242}, nil, DefaultLogcatLines, time.Time{}, 4242, false},
+		{logcatArgs{Package: "com.example.app"}, []int{4242, 4343}, nil, DefaultLogcatLines, time.Time{}, 0, true},
 	} {
-		opt, match := tc.args.options(now)
-		if !cmp.Equal(opt.Filters, tc.filters) || opt.Lines != tc.lines || !opt.Since.Equal(tc.since) || len(match) != tc.matches {
-			t.Errorf("%+v: %+v with %d matches", tc.args, opt, len(match))
+		opt := tc.args.options(now, tc.pids)
+		if !cmp.Equal(opt.Filters, tc.filters) || opt.Lines != tc.lines || !opt.Since.Equal(tc.since) || opt.PID != tc.pid ||
+			(opt.Match != nil) != tc.match {
+			t.Errorf("%+v %v: %+v", tc.args, tc.pids, opt)
 		}
 	}
-	_, match := logcatArgs{Tag: "SGM:GameManager", Contains: "DISPLAY"}.options(now)
+	match := logcatArgs{Tag: "SGM:GameManager", Contains: "DISPLAY"}.options(now, []int{1, 2}).Match
 	for _, tc := range []struct {
 		l    parse.LogLine
 		want bool
 	}{
-		{parse.LogLine{Tag: "SGM:GameManager", Message: "onDisplayChanged"}, true},
-		{parse.LogLine{Tag: "SGM:GameManager", Message: "other"}, false},
-		{parse.LogLine{Tag: "SGM", Message: "display"}, false},
+		{parse.LogLine{PID: 2, Tag: "SGM:GameManager", Message: "onDisplayChanged"}, true},
+		{parse.LogLine{PID: 3, Tag: "SGM:GameManager", Message: "onDisplayChanged"}, false},
+		{parse.LogLine{PID: 1, Tag: "SGM:GameManager", Message: "other"}, false},
+		{parse.LogLine{PID: 1, Tag: "SGM", Message: "display"}, false},
 	} {
-		got := true
-		for _, m := range match {
-			got = got && m(tc.l)
-		}
-		if got != tc.want {
+		if got := match(tc.l); got != tc.want {
 			t.Errorf("%+v: %v", tc.l, got)
 		}
 	}
