@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"slices"
@@ -46,6 +47,9 @@ const logcatPackagePattern = `^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`
 // liblog splits specs at ':' and whitespace, so other tags (Samsung's
 // "SGM:GameManager") are selected here, after logcat.
 var filterTag = regexp.MustCompile(`^[A-Za-z0-9_.$@/+\-]+$`)
+
+// msgNoPidof: package needs pidof, which phones before Android 6 lack.
+const msgNoPidof = "this phone has no pidof command (Android 6 and later have it), so package cannot be resolved to its processes; select by tag instead"
 
 // LogcatLine is one log line as android_logcat returns it.
 type LogcatLine struct {
@@ -127,6 +131,10 @@ func (t *Tools) runLogcat(ctx context.Context, inv *invocation) (any, error) {
 	var res LogcatResult
 	if a.Package != "" {
 		if res.PIDs, err = inv.dev.PIDs(ctx, a.Package); err != nil {
+			var ee *adb.ExitError
+			if errors.As(err, &ee) && ee.Code == 127 {
+				return nil, &connector.Error{Code: CodeNotSupported, Message: msgNoPidof}
+			}
 			return nil, err
 		}
 		if len(res.PIDs) == 0 {

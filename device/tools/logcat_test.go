@@ -130,6 +130,14 @@ func TestLogcatOnVirtualPhone(t *testing.T) {
 		}
 	})
 
+	t.Run("package without pidof", func(t *testing.T) {
+		ph.FailNextWithStatus(1, 127) // the shell's "not found"
+		a := e.call(t, t.Context(), devChannel(0), "android_logcat", `{"package": "com.example.login"}`, "", nil)
+		if a.Err == nil || a.Err.Code != CodeNotSupported || a.Err.Message != msgNoPidof {
+			t.Errorf("ack %+v", a)
+		}
+	})
+
 	t.Run("bad arguments run nothing", func(t *testing.T) {
 		ph.ClearCommands()
 		for _, tc := range []struct{ args, field string }{
