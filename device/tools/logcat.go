@@ -110,7 +110,7 @@ func logcatTool(t *Tools) *toolDef {
 					"package": map[string]any{"type": "string", "pattern": logcatPackagePattern, "maxLength": 255,
 						"description": "Only lines of this app's running processes (resolved to their pids)."},
 					"since_ms": map[string]any{"type": "integer", "minimum": 1, "maximum": MaxLogcatSinceMS,
-						"description": "Only lines logged in the last since_ms milliseconds."},
+						"description": "Only lines logged in the last since_ms milliseconds (the connector's clock against the phone's log times)."},
 					"contains": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxLogcatContains,
 						"description": "Only lines whose message contains this text (case-insensitive)."},
 				},
