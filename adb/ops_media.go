@@ -214,10 +214,12 @@ func (o ScreenRecordOptions) args() ([]string, error) {
 // file under /data/local/tmp), pulls the MP4 into w, and removes the file
 // from the device whatever happens: a failed pull, a failing w or a ctx
 // that ends mid-recording (the removal then runs on a context of its own).
-// A stream closed mid-recording makes adbd hang up on screenrecord, which
-// stops and finishes the file it has open; removed by then, the file is
-// gone with its last descriptor. Default timeout: opt.Limit + 30 s.
-// Counted as a read.
+// A stream closed mid-recording makes adbd hang up on screenrecord
+// (SIGHUP), which stops and finishes the file it has open: removed by then,
+// the file is gone with its last descriptor. It may also not have created
+// the file yet, or (the virtual phone) write it only as it stops, so after
+// an interrupted recording the file is removed again a second later.
+// Default timeout: opt.Limit + 30 s. Counted as a read.
 func (d *Device) ScreenRecord(ctx context.Context, opt ScreenRecordOptions, w io.Writer) error {
 	argv, err := opt.args()
 	if err != nil {
@@ -226,17 +228,23 @@ func (d *Device) ScreenRecord(ctx context.Context, opt ScreenRecordOptions, w io
 	ctx, cancel := withDefaultTimeout(ctx, opt.Limit+30*time.Second)
 	defer cancel()
 	f := tmpName("adbc-rec-", ".mp4")
+	interrupted := false
 	defer func() {
 		// Best effort clean-up, even when ctx is done.
 		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer ccancel()
-		_, _ = d.runShellV2(cctx, "rm -f "+f)
+		script := "rm -f " + f
+		if interrupted {
+			script += "; sleep 1; rm -f " + f
+		}
+		_, _ = d.runShellV2(cctx, script)
 	}()
 	cmd, err := QuoteArgs(append(argv, f)...)
 	if err != nil {
 		return err
 	}
 	if _, err := d.shellScript(ctx, opRead, cmd); err != nil {
+		interrupted = ctx.Err() != nil
 		return fmt.Errorf("screenrecord: %w", err)
 	}
 	if err := d.Pull(ctx, f, w); err != nil {

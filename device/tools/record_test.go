@@ -1,13 +1,16 @@
 package tools
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/parse"
 	"github.com/adb-connector/adb-connector/emulator"
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/store"
 )
@@ -157,6 +160,29 @@ func TestScreenRecordTooLarge(t *testing.T) {
 	a := invokeTool(t, t.Context(), reg, devChannel(0), "android_screen_record", `{"duration_ms": 2000}`, "", nil)
 	if a.Err == nil || a.Err.Code != "tool_invoke_failed" || a.Err.Message != msgRecordTooLarge {
 		t.Errorf("ack %+v", a)
+	}
+	leftRecordings(t, e.device(0))
+}
+
+// TestScreenRecordCancelled: a call cancelled mid-recording leaves no file
+// on the phone, even though the phone's screenrecord finishes its file
+// when the stream closes.
+func TestScreenRecordCancelled(t *testing.T) {
+	e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, RealTimeRecord: true}, adb.Limits{}, nil)
+	ph := e.device(0).Android()
+	ctx, cancel := context.WithCancel(t.Context())
+	// The cancel point only needs to fall inside the 10 s recording.
+	stop := time.AfterFunc(1500*time.Millisecond, cancel)
+	defer stop.Stop()
+	a := e.call(t, ctx, devChannel(0), "android_screen_record", `{"duration_ms": 10000}`, "", nil)
+	if a.Err == nil {
+		t.Fatalf("ack %s", a.Result)
+	}
+	// The phone logs screenrecord once it has ended (and written its file).
+	wctx, wcancel := context.WithTimeout(t.Context(), 15*time.Second)
+	defer wcancel()
+	if _, err := ph.WaitCommand(wctx, func(c android.Command) bool { return strings.HasPrefix(c.Line, "screenrecord") }); err != nil {
+		t.Fatal(err)
 	}
 	leftRecordings(t, e.device(0))
 }
