@@ -167,12 +167,12 @@ func (a logcatArgs) options(now time.Time, pids []int) adb.LogcatOptions {
 	var match []func(parse.LogLine) bool
 	switch {
 	case a.Tag != "" && filterTag.MatchString(a.Tag):
+		// liblog's filterPriForTag compares tags exactly (strcmp).
 		opt.Filters = []string{a.Tag + ":" + strings.ToLower(cmp.Or(level, "V")), "*:S"}
 	case level != "" && level != "V":
 		opt.Filters = []string{"*:" + strings.ToLower(level)}
 	}
-	if a.Tag != "" {
-		// Also for plain tags: liblog compares tags without case.
+	if a.Tag != "" && !filterTag.MatchString(a.Tag) {
 		match = append(match, func(l parse.LogLine) bool { return l.Tag == a.Tag })
 	}
 	switch len(pids) {

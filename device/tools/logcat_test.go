@@ -27,8 +27,8 @@ func TestLogcatOptions(t *testing.T) {
 		{logcatArgs{}, nil, nil, DefaultLogcatLines, time.Time{}, 0, false},
 		{logcatArgs{Lines: intp(7), MinLevel: "verbose"}, nil, nil, 7, time.Time{}, 0, false},
 		{logcatArgs{MinLevel: "warn"}, nil, []string{"*:w"}, DefaultLogcatLines, time.Time{}, 0, false},
-		{logcatArgs{Tag: "ActivityManager"}, nil, []string{"ActivityManager:v", "*:S"}, DefaultLogcatLines, time.Time{}, 0, true},
-		{logcatArgs{Tag: "ActivityManager", MinLevel: "fatal"}, nil, []string{"ActivityManager:f", "*:S"}, DefaultLogcatLines, time.Time{}, 0, true},
+		{logcatArgs{Tag: "ActivityManager"}, nil, []string{"ActivityManager:v", "*:S"}, DefaultLogcatLines, time.Time{}, 0, false},
+		{logcatArgs{Tag: "ActivityManager", MinLevel: "fatal"}, nil, []string{"ActivityManager:f", "*:S"}, DefaultLogcatLines, time.Time{}, 0, false},
 		// liblog splits filter specs at ':' and spaces: such tags are
 		// matched here, the level still by logcat.
 		{logcatArgs{Tag: "SGM:GameManager", MinLevel: "error"}, nil, []string{"*:e"}, DefaultLogcatLines, time.Time{}, 0, true},
