@@ -17,6 +17,17 @@ var ErrBadPackage = errors.New("adb: invalid package name")
 // ErrNoLauncher: the package has no launcher activity.
 var ErrNoLauncher = errors.New("adb: no launcher activity")
 
+// ErrNotInstalled: no package of that name is installed.
+var ErrNotInstalled = errors.New("adb: package not installed")
+
+// ErrNoActivity: am start was given an activity the package does not have
+// (am: "Error: Activity class {...} does not exist.").
+var ErrNoActivity = errors.New("adb: no such activity")
+
+// ErrNoHandler: no activity handles the intent (am: "Error: Activity not
+// started, unable to resolve Intent").
+var ErrNoHandler = errors.New("adb: no activity handles the intent")
+
 // App is one installed package.
 type App struct {
 	Package string
@@ -89,50 +100,167 @@ func (d *Device) LauncherActivity(ctx context.Context, pkg string) (string, erro
 	return act, nil
 }
 
-// Launch starts pkg: activity when given ("pkg/.Act" or ".Act"), else its
-// launcher activity (am start -n). Serialized with inputs. Default timeout:
-// DefaultInputTimeout for am start, after DefaultQueryTimeout for the
-// launcher lookup when no activity is given.
-func (d *Device) Launch(ctx context.Context, pkg, activity string) error {
+// Installed reports whether pkg is installed (pm path, which prints nothing
+// and exits 1 for an unknown package: AOSP PackageManagerShellCommand
+// runPath). Default timeout: DefaultQueryTimeout.
+func (d *Device) Installed(ctx context.Context, pkg string) (bool, error) {
 	if !parse.ValidPackage(pkg) {
-		return fmt.Errorf("%w: %q", ErrBadPackage, pkg)
+		return false, fmt.Errorf("%w: %q", ErrBadPackage, pkg)
+	}
+	cmd, _ := QuoteArgs("pm", "path", pkg)
+	parts, err := d.runParts(ctx, cmd)
+	if err != nil {
+		return false, fmt.Errorf("pm path %s: %w", pkg, err)
+	}
+	if _, err := parse.PMPath(parts[0]); err != nil {
+		if errors.Is(err, parse.ErrNotFound) {
+			return false, nil
+		}
+		return false, fmt.Errorf("pm path %s: %w", pkg, err)
+	}
+	return true, nil
+}
+
+// launcherQuery lists every launcher activity in one binder call (AOSP
+// PackageManagerShellCommand runQueryIntentActivities: with --components,
+// one "pkg/.Class" per line, or "No activities found").
+const launcherQuery = "cmd package query-activities --brief --components -a android.intent.action.MAIN -c android.intent.category.LAUNCHER"
+
+// Launchable reports which of pkgs have a launcher activity: from one
+// query-activities, or where the phone's package manager lacks it or its
+// --components option (older Android versions) or prints something else,
+// with one resolve-activity per package in one more shell round trip.
+// Default timeout: DefaultQueryTimeout.
+func (d *Device) Launchable(ctx context.Context, pkgs []string) (map[string]bool, error) {
+	out := make(map[string]bool, len(pkgs))
+	if len(pkgs) == 0 {
+		return out, nil
+	}
+	cmds := make([]string, len(pkgs))
+	for i, p := range pkgs {
+		if !parse.ValidPackage(p) {
+			return nil, fmt.Errorf("%w: %q", ErrBadPackage, p)
+		}
+		cmds[i], _ = QuoteArgs("cmd", "package", "resolve-activity", "--brief", "-c", "android.intent.category.LAUNCHER", p)
+	}
+	parts, err := d.runParts(ctx, launcherQuery)
+	if err != nil {
+		return nil, fmt.Errorf("query-activities: %w", err)
+	}
+	if all, ok := launcherPackages(parts[0]); ok {
+		for _, p := range pkgs {
+			out[p] = all[p]
+		}
+		return out, nil
+	}
+	if parts, err = d.runParts(ctx, cmds...); err != nil {
+		return nil, fmt.Errorf("resolve-activity: %w", err)
+	}
+	for i, p := range pkgs {
+		_, err := parse.ResolveActivity(parts[i])
+		out[p] = err == nil
+	}
+	return out, nil
+}
+
+// launcherPackages reads the output of launcherQuery: the packages with a
+// launcher activity, and false when the output is not that (an unknown
+// command, an error, nothing at all).
+func launcherPackages(out string) (map[string]bool, bool) {
+	pkgs := map[string]bool{}
+	seen := false
+	for line := range strings.SplitSeq(out, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "" || strings.HasPrefix(line, "WARNING:"):
+			continue
+		case line == "No activities found":
+			seen = true
+			continue
+		}
+		c, err := parse.ParseComponent(line)
+		if err != nil {
+			return nil, false
+		}
+		pkgs[c.Package], seen = true, true
+	}
+	return pkgs, seen
+}
+
+// Launch starts pkg: activity when given ("pkg/.Act" or ".Act"), else its
+// launcher activity (am start -W -n), and returns the activity am reports
+// in front once the launch completed (-W waits for it). A package that is
+// not installed is ErrNotInstalled, one without a launcher ErrNoLauncher,
+// an activity it does not have ErrNoActivity. Serialized with inputs.
+// Default timeout: DefaultInputTimeout for am start, after
+// DefaultQueryTimeout for the launcher lookup when no activity is given.
+func (d *Device) Launch(ctx context.Context, pkg, activity string) (parse.Component, error) {
+	if !parse.ValidPackage(pkg) {
+		return parse.Component{}, fmt.Errorf("%w: %q", ErrBadPackage, pkg)
 	}
 	comp := activity
 	if comp == "" {
 		c, err := d.LauncherActivity(ctx, pkg)
+		if errors.Is(err, ErrNoLauncher) {
+			if ok, ierr := d.Installed(ctx, pkg); ierr == nil && !ok {
+				err = fmt.Errorf("%w: %s", ErrNotInstalled, pkg)
+			}
+		}
 		if err != nil {
-			return fmt.Errorf("launch %s: %w", pkg, err)
+			return parse.Component{}, fmt.Errorf("launch %s: %w", pkg, err)
 		}
 		comp = c
 	} else if !strings.Contains(comp, "/") {
 		comp = pkg + "/" + comp
 	}
 	if _, err := parse.ParseComponent(comp); err != nil {
-		return fmt.Errorf("launch %s: bad activity %q: %w", pkg, activity, err)
+		return parse.Component{}, fmt.Errorf("launch %s: bad activity %q: %w", pkg, activity, err)
 	}
-	return d.amStart(ctx, "launch "+pkg, "am", "start", "-n", comp)
+	return d.amStart(ctx, "launch "+pkg, "am", "start", "-W", "-n", comp)
 }
 
-// amStart runs am start and turns its printed errors into Go errors (am
-// exits 0 on many failures).
-func (d *Device) amStart(ctx context.Context, op string, argv ...string) error {
+// amStart runs am start -W and returns the component it reports in front
+// ("Activity: pkg/.Act"; zero when this am version does not print it). am
+// exits 0 on many failures, so its printed "Error" lines are the errors:
+// an unknown activity is ErrNoActivity, an intent nothing handles
+// ErrNoHandler (AOSP ActivityManagerShellCommand runStartActivity).
+func (d *Device) amStart(ctx context.Context, op string, argv ...string) (parse.Component, error) {
 	cmd, err := QuoteArgs(argv...)
 	if err != nil {
-		return err
+		return parse.Component{}, err
 	}
 	ctx, cancel := withDefaultTimeout(ctx, DefaultInputTimeout)
 	defer cancel()
 	res, err := d.shellScript(ctx, opInput, cmd)
-	if err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+	if err != nil && !isExit(err) {
+		return parse.Component{}, fmt.Errorf("%s: %w", op, err)
 	}
+	var (
+		front parse.Component
+		fail  string
+	)
 	out := string(res.Stdout) + string(res.Stderr)
 	for line := range strings.SplitSeq(out, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "Error") {
-			return fmt.Errorf("%s: %w", op, &FailError{Message: strings.TrimSpace(line)})
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "Error:") || fail == "" && strings.HasPrefix(line, "Error"):
+			// "Error type 3" comes before the line that says what.
+			fail = line
+		case strings.HasPrefix(line, "Activity: "):
+			front, _ = parse.ParseComponent(strings.TrimPrefix(line, "Activity: "))
 		}
 	}
-	return nil
+	switch {
+	case strings.Contains(fail, "does not exist"):
+		return parse.Component{}, fmt.Errorf("%s: %w", op, ErrNoActivity)
+	case strings.Contains(fail, "unable to resolve"):
+		return parse.Component{}, fmt.Errorf("%s: %w", op, ErrNoHandler)
+	case fail != "":
+		return parse.Component{}, fmt.Errorf("%s: %w", op, &FailError{Message: fail})
+	case err != nil:
+		return parse.Component{}, fmt.Errorf("%s: %w", op, err)
+	}
+	return front, nil
 }
 
 // ForceStop stops pkg (am force-stop). Serialized with inputs. Default
@@ -150,14 +278,16 @@ func (d *Device) ForceStop(ctx context.Context, pkg string) error {
 	return nil
 }
 
-// OpenURL opens rawURL with a VIEW intent (am start -a VIEW -d URL). It
-// checks only that the URL parses with a scheme; which schemes are allowed
-// is the caller's policy. Serialized with inputs. Default timeout:
-// DefaultInputTimeout.
-func (d *Device) OpenURL(ctx context.Context, rawURL string) error {
+// OpenURL opens rawURL with a VIEW intent (am start -W -a VIEW -d URL) and
+// returns the activity that handled it (am's report; on a phone with no
+// default for the URL, the chooser: package "android"). No handler is
+// ErrNoHandler. It checks only that the URL parses with a scheme; which
+// schemes are allowed is the caller's policy. Serialized with inputs.
+// Default timeout: DefaultInputTimeout.
+func (d *Device) OpenURL(ctx context.Context, rawURL string) (parse.Component, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil || u.Scheme == "" {
-		return fmt.Errorf("adb: bad URL %q", rawURL)
+		return parse.Component{}, fmt.Errorf("adb: bad URL %q", rawURL)
 	}
-	return d.amStart(ctx, "open url", "am", "start", "-a", "android.intent.action.VIEW", "-d", rawURL)
+	return d.amStart(ctx, "open url", "am", "start", "-W", "-a", "android.intent.action.VIEW", "-d", rawURL)
 }

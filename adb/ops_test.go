@@ -141,12 +141,34 @@ func TestOpsAppsAndInput(t *testing.T) {
 	if _, err := d.LauncherActivity(ctx, "com.google.android.apps.nexuslauncher"); !errors.Is(err, ErrNoLauncher) {
 		t.Errorf("no launcher: %v", err)
 	}
-	if err := d.Launch(ctx, "bad pkg; rm", ""); !errors.Is(err, ErrBadPackage) {
+	if _, err := d.Launch(ctx, "bad pkg; rm", ""); !errors.Is(err, ErrBadPackage) {
 		t.Errorf("bad package: %v", err)
 	}
+	if _, err := d.Launch(ctx, "com.example.nothere", ""); !errors.Is(err, ErrNotInstalled) {
+		t.Errorf("not installed: %v", err)
+	}
+	if _, err := d.Launch(ctx, "com.example.login", ".NoSuchActivity"); !errors.Is(err, ErrNoActivity) {
+		t.Errorf("no such activity: %v", err)
+	}
+	for pkg, want := range map[string]bool{"com.example.login": true, "com.example.nothere": false} {
+		if got, err := d.Installed(ctx, pkg); err != nil || got != want {
+			t.Errorf("installed %s = %v %v, want %v", pkg, got, err, want)
+		}
+	}
+	launchable, err := d.Launchable(ctx, []string{"com.example.login", "com.google.android.apps.nexuslauncher", "com.android.chrome"})
+	if err != nil || !launchable["com.example.login"] || launchable["com.google.android.apps.nexuslauncher"] || !launchable["com.android.chrome"] {
+		t.Errorf("launchable = %v %v", launchable, err)
+	}
+	if _, err := d.Launchable(ctx, []string{"com.example.login", "x;reboot"}); !errors.Is(err, ErrBadPackage) {
+		t.Errorf("launchable with a bad name: %v", err)
+	}
 
-	if err := d.Launch(ctx, "com.example.login", ""); err != nil {
+	front, err := d.Launch(ctx, "com.example.login", "")
+	if err != nil {
 		t.Fatal(err)
+	}
+	if front.Package != "com.example.login" {
+		t.Errorf("am reported %+v in front", front)
 	}
 	if pkg, _ := vd.Android().Foreground(); pkg != "com.example.login" {
 		t.Fatalf("foreground after launch = %s", pkg)
@@ -203,8 +225,11 @@ func TestOpsAppsAndInput(t *testing.T) {
 	if err := d.ForceStop(ctx, "com.example.login"); err != nil {
 		t.Error(err)
 	}
-	if err := d.OpenURL(ctx, "https://example.com/?q=a b&c=d"); err != nil {
-		t.Error(err)
+	if h, err := d.OpenURL(ctx, "https://example.com/?q=a b&c=d"); err != nil || h.Package != "com.android.chrome" {
+		t.Errorf("handler %+v, %v", h, err)
+	}
+	if _, err := d.OpenURL(ctx, "ftp://example.com/"); !errors.Is(err, ErrNoHandler) {
+		t.Errorf("no handler: %v", err)
 	}
 	if pkg, _ := vd.Android().Foreground(); pkg != "com.android.chrome" {
 		t.Errorf("after OpenURL: %s", pkg)

@@ -122,12 +122,21 @@ func (s *Server) handleFrame(c *conn, b []byte) {
 func (s *Server) startRequest(c *conn, p *Packet) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if !s.admitLocked(c, p) {
+		return false
+	}
+	c.reqs.Add(1)
+	return true
+}
+
+// admitLocked counts a request for the drain, or refuses it once the
+// server is draining; s.mu must be held.
+func (s *Server) admitLocked(c *conn, p *Packet) bool {
 	if s.draining {
 		c.replyError(p, CodeShuttingDown, "the connector is shutting down")
 		return false
 	}
 	s.inflight.Add(1)
-	c.reqs.Add(1)
 	return true
 }
 
@@ -158,17 +167,29 @@ func (s *Server) startToolCall(c *conn, r route, p *Packet, ch Channel) {
 		c.reply(p, TypeToolInvokeAck, toolAckPayload{ToolID: toolIDOf(p)}, &Error{Code: CodeRateLimited, Message: refused})
 		return
 	}
-	if !s.startRequest(c, p) {
+	if !s.startToolRequest(c, p) {
 		s.endToolCall(c, ch)
 		return
 	}
+	// A tool call outlives the socket it came on: xAgent sends it again
+	// with the same tool_call_id on a new socket after a drop (protocol 3.0
+	// §8.18), and must then get the call's real outcome, not a
+	// cancellation. It ends with the call's own deadlines or the server.
 	go func() {
 		defer func() {
 			s.endToolCall(c, ch)
-			s.endRequest(c)
+			s.inflight.Done()
 		}()
-		r.handle(c.ctx, c, p, ch)
+		r.handle(s.baseCtx, c, p, ch)
 	}()
+}
+
+// startToolRequest is startRequest for a tool call: the server's drain
+// waits for it, its connection does not.
+func (s *Server) startToolRequest(c *conn, p *Packet) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.admitLocked(c, p)
 }
 
 func (s *Server) endToolCall(c *conn, ch Channel) {

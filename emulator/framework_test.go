@@ -113,11 +113,15 @@ func startTranscriptPhone(t *testing.T, env *adbtest.Env, cfg android.Config) *e
 	return d
 }
 
-// TestFrameworkTranscripts plays every transcript through Debian's adb
-// server and client against a fresh virtual phone and compares stdout,
-// stderr and the exit status byte for byte.
-func TestFrameworkTranscripts(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "framework", "*.txt"))
+// TestFrameworkTranscripts plays the framework tools' transcripts
+// (testdata/framework: pm, cmd, dumpsys, logcat, ime, getevent).
+func TestFrameworkTranscripts(t *testing.T) { playTranscripts(t, "framework") }
+
+// playTranscripts plays every transcript of testdata/DIR through Debian's
+// adb server and client, each against a fresh virtual phone, and compares
+// stdout, stderr and the exit status byte for byte.
+func playTranscripts(t *testing.T, dir string) {
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.txt"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no transcripts: %v", err)
 	}
@@ -127,6 +131,9 @@ func TestFrameworkTranscripts(t *testing.T) {
 			text, err := os.ReadFile(f)
 			if err != nil {
 				t.Fatal(err)
+			}
+			if !regexp.MustCompile(`(?m)^# source: `).Match(text) {
+				t.Fatalf("%s names no source (a \"# source:\" line)", f)
 			}
 			cfg, steps := parseTranscript(t, string(text))
 			d := startTranscriptPhone(t, env, cfg)

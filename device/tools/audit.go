@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
@@ -48,6 +49,9 @@ type auditRow struct {
 // returned (the call already happened). It runs even when ctx is canceled
 // (the device may have acted), for at most persistTimeout.
 func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
+	// A call cut short by cancellation (the server stopping) has no outcome
+	// to replay: the same tool_call_id must run again, not get "canceled".
+	keep := f != nil && recordable(a) && !errors.Is(ctx.Err(), context.Canceled)
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), t.persistTimeout)
 	defer cancel()
 	err := func() error {
@@ -65,7 +69,7 @@ func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 			return err
 		}
 		defer tx.Rollback()
-		if f != nil && recordable(a) {
+		if keep {
 			if err := t.idem.insert(ctx, tx, idemIns, f, a); err != nil {
 				return err
 			}

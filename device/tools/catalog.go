@@ -84,6 +84,10 @@ type Config struct {
 	// for its bounds check. Default DefaultScreenCacheTTL; negative: always
 	// ask the device.
 	ScreenCacheTTL time.Duration
+	// URLSchemes are the URL schemes android_open_url may open (the
+	// operator's policy; others are not_permitted). Default
+	// DefaultURLSchemes: http and https.
+	URLSchemes []string
 	// MaxRecordDuration caps android_screen_record's duration_ms (the
 	// operator's policy). Default DefaultMaxRecord; at most
 	// adb.MaxScreenRecord, screenrecord's own limit.
@@ -198,6 +202,11 @@ var toolSpecs = []struct {
 	{observeTool, func(s Set) bool { return s.Files }},
 	{keyTool, always},
 	{typeTool, always},
+	{swipeTool, always},
+	{appListTool, always},
+	{appLaunchTool, always},
+	{appStopTool, always},
+	{openURLTool, always},
 	{recordTool, func(s Set) bool { return s.Files }},
 	{logcatTool, always},
 }

@@ -19,6 +19,7 @@ const (
 	CodeDeviceBusy         = "device_busy"
 	CodeElementNotFound    = "element_not_found"
 	CodeNotPermitted       = "not_permitted"
+	CodeAppNotInstalled    = "app_not_installed"
 	CodeRateLimited        = connector.CodeRateLimited
 )
 
@@ -65,6 +66,7 @@ const (
 	msgFailed       = "tool invocation failed"
 	msgNotPermitted = "refused by the operator's policy"
 	msgCanceled     = "the operation was canceled"
+	msgNotInstalled = "no app with this package name is installed on the phone (android_app_list lists the installed apps)"
 )
 
 // WireError is the one mapping from device and adb errors to tool.invoke.ack
@@ -108,6 +110,8 @@ func WireError(err error) *connector.Error {
 	case errors.Is(err, adb.ErrDeviceOffline), errors.Is(err, adb.ErrDeviceNotFound),
 		errors.Is(err, adb.ErrServerUnavailable):
 		return &connector.Error{Code: CodeDeviceOffline, Message: msgOffline}
+	case errors.Is(err, adb.ErrNotInstalled):
+		return &connector.Error{Code: CodeAppNotInstalled, Message: msgNotInstalled}
 	case errors.Is(err, adb.ErrBusy):
 		return &connector.Error{Code: CodeDeviceBusy, Message: msgBusy}
 	case errors.Is(err, adb.ErrTimeout), errors.Is(err, context.DeadlineExceeded):

@@ -250,6 +250,22 @@ func TestPipelineIdempotency(t *testing.T) {
 		}
 	})
 
+	t.Run("a canceled call is not replayed", func(t *testing.T) {
+		c := newPipelineEnv(t, nil, nil)
+		c.block, c.started = make(chan struct{}), make(chan struct{}, 1)
+		ctx, cancel := context.WithCancel(t.Context())
+		firstc := make(chan ackOf, 1)
+		go func() { firstc <- c.call(t, ctx, "cch_a", "test_echo", `{"text":"x"}`, "call_canceled", nil) }()
+		<-c.started // running on the phone
+		cancel()    // the server stops under the call
+		first := <-firstc
+		c.block, c.started = nil, nil
+		again := c.call(t, t.Context(), "cch_a", "test_echo", `{"text":"x"}`, "call_canceled", nil)
+		if first.Err == nil || again.Err != nil || c.runs.Load() != 2 {
+			t.Errorf("first %+v, again %+v after %d runs: the retry got the canceled outcome", first.Err, again.Err, c.runs.Load())
+		}
+	})
+
 	t.Run("a panicking tool fails and releases its tool_call_id", func(t *testing.T) {
 		first := e.call(t, t.Context(), "cch_a", "test_echo", `{"text":"panic"}`, "call_panic", nil)
 		again := e.call(t, t.Context(), "cch_a", "test_echo", `{"text":"panic"}`, "call_panic", nil)

@@ -3,36 +3,32 @@ package android
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 )
 
-// cmdEcho is toybox echo (-n, -e); mksh's builtin echo is what plain
-// `echo` runs, this is /system/bin/echo.
-func cmdEcho(c *cmdCtx) int {
+// cmdToyboxEcho is toybox echo (toys/posix/echo.c), /system/bin/echo:
+// escapes only with -e, -n drops the newline; options end at the first
+// word that is not one ("^?Een").
+func cmdToyboxEcho(c *cmdCtx) int {
 	args := c.args[1:]
 	nl, esc := true, false
-	for len(args) > 0 && (args[0] == "-n" || args[0] == "-e" || args[0] == "-E") {
-		switch args[0] {
-		case "-n":
-			nl = false
-		case "-e":
-			esc = true
-		case "-E":
-			esc = false
+	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
+		for _, r := range args[0][1:] {
+			switch r {
+			case 'n':
+				nl = false
+			case 'e':
+				esc = true
+			case 'E':
+				esc = false
+			}
 		}
 		args = args[1:]
 	}
-	s := strings.Join(args, " ")
-	if esc {
-		s = strings.NewReplacer(`\n`, "\n", `\t`, "\t", `\\`, `\`).Replace(s)
-	}
-	if nl {
-		s += "\n"
-	}
-	c.printf("%s", s)
-	return 0
+	return c.echo(strings.Join(args, " "), esc, nl)
 }
 
 // parseDuration parses toybox durations: "5", "0.5", "5s", "2m", "1h", "1d".
@@ -57,17 +53,31 @@ func parseDuration(s string) (time.Duration, error) {
 	return time.Duration(f * float64(mult)), nil
 }
 
-// cmdSleep waits, ending early (status 130) when the stream closes.
+// cmdSleep is toybox sleep (toys/posix/sleep.c): each operand in turn,
+// as xparsetime (lib/xwrap.c) reads it: "Not a number 'X'", "Unknown
+// suffix 'X'". It ends early (status 130) when the stream closes.
 func cmdSleep(c *cmdCtx) int {
-	if len(c.args) < 2 {
-		c.errorf("sleep: Needs 1 argument (see \"sleep --help\")\n")
-		return 1
+	a, st, ok := c.toyParse(toySpec{min: 1, max: -1})
+	if !ok {
+		return st
 	}
 	var total time.Duration
-	for _, a := range c.args[1:] {
-		d, err := parseDuration(a)
+	for _, arg := range a.args {
+		if arg == "" || arg[0] != '.' && !isDigit(arg[0]) {
+			c.toyErr("Not a number '%s'", arg)
+			return 1
+		}
+		rest := strings.TrimLeft(arg, "0123456789")
+		if strings.HasPrefix(rest, ".") {
+			rest = strings.TrimLeft(rest[1:], "0123456789")
+		}
+		if len(rest) > 1 || rest != "" && !strings.Contains("smhd", rest) {
+			c.toyErr("Unknown suffix '%s'", rest)
+			return 1
+		}
+		d, err := parseDuration(arg)
 		if err != nil {
-			c.errorf("sleep: invalid number '%s'\n", a)
+			c.toyErr("Not a number '%s'", arg)
 			return 1
 		}
 		total += d
@@ -115,7 +125,7 @@ func cmdTimeout(c *cmdCtx) int {
 
 // builtinNames are shell builtins `command -v`/`type` report as such.
 var builtinNames = map[string]bool{"cd": true, "echo": true, "exit": true, "export": true, "read": true, "set": true,
-	"true": true, "false": true, "test": true, "[": true, "pwd": true, "printf": true, "eval": true, "exec": true}
+	"true": true, "false": true, "test": true, "[": true, "pwd": true, "eval": true, "exec": true}
 
 // cmdCommand is the `command` builtin without host PATH lookups.
 func cmdCommand(c *cmdCtx) int {
@@ -166,13 +176,55 @@ func cmdType(c *cmdCtx) int {
 	return status
 }
 
-// cmdID is toybox id for the adb shell user.
+// cmdPwd is toybox pwd (toys/posix/pwd.c), /system/bin/pwd: what run-as
+// and timeout exec (a plain pwd is the shell's builtin).
+func cmdPwd(c *cmdCtx) int {
+	c.printf("%s\n", c.dir)
+	return 0
+}
+
+// shellGroups are the adb shell user's supplementary groups on an
+// Android 13 phone (AOSP adbd drops to uid 2000 with these).
+var shellGroups = []struct {
+	id   int
+	name string
+}{{2000, "shell"}, {1004, "input"}, {1007, "log"}, {1011, "adb"}, {1015, "sdcard_rw"}, {1028, "sdcard_r"},
+	{1078, "ext_data_rw"}, {1079, "ext_obb_rw"}, {3001, "net_bt_admin"}, {3002, "net_bt"}, {3003, "inet"},
+	{3006, "net_bw_stats"}, {3009, "readproc"}, {3011, "uhid"}, {3012, "readtracefs"}}
+
+// cmdID is toybox id (toys/posix/id.c, do_id) for the adb shell user:
+// the full line, or -u/-g/-G numbers (-n names).
 func cmdID(c *cmdCtx) int {
-	if len(c.args) > 1 && c.args[1] == "-u" {
-		c.printf("2000\n")
-		return 0
+	a, st, ok := c.toyParse(toySpec{opts: "nGgruZ", max: 1})
+	if !ok {
+		return st
 	}
-	c.printf("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:shell:s0\n")
+	show := func(id int, name string) string {
+		if a.has('n') {
+			return name
+		}
+		return strconv.Itoa(id)
+	}
+	switch {
+	case a.has('u'):
+		c.printf("%s\n", show(2000, "shell"))
+	case a.has('g'):
+		c.printf("%s\n", show(2000, "shell"))
+	case a.has('G'):
+		var ids []string
+		for _, g := range shellGroups {
+			ids = append(ids, show(g.id, g.name))
+		}
+		c.printf("%s\n", strings.Join(ids, " "))
+	case a.has('Z'):
+		c.printf("u:r:shell:s0\n")
+	default:
+		var groups []string
+		for _, g := range shellGroups {
+			groups = append(groups, fmt.Sprintf("%d(%s)", g.id, g.name))
+		}
+		c.printf("uid=2000(shell) gid=2000(shell) groups=%s context=u:r:shell:s0\n", strings.Join(groups, ","))
+	}
 	return 0
 }
 

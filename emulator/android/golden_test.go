@@ -78,7 +78,7 @@ func TestGolden(t *testing.T) {
 		{name: "files", cmd: "mkdir /sdcard/d && echo a > /sdcard/d/f && ls -l /sdcard/d && rm /sdcard/d; rm -r /sdcard/d; ls /sdcard; mkdir /sdcard; rm /sdcard/none"},
 		{name: "timeout", cmd: "timeout 0.01 sleep 5; echo $?; timeout 5 true; echo $?"},
 		{name: "syntax_error", cmd: "echo 'unterminated"},
-		{name: "screenrecord", cmd: "screenrecord --time-limit 2 /sdcard/r.mp4 && ls -l /sdcard; screenrecord --time-limit 0 /sdcard/x.mp4; screenrecord"},
+		{name: "screenrecord", cmd: "screenrecord --time-limit 2 /sdcard/r.mp4 && ls -l /sdcard/; screenrecord --time-limit 0 /sdcard/x.mp4; screenrecord"},
 		{name: "command_type", cmd: "command -v getprop; command -v nope; echo $?; type input nope"},
 		{name: "env", cmd: "echo $HOME $USER $TMPDIR $PATH; pwd"},
 		{name: "sh", cmd: `sh -c 'echo "$0:$1:$2"; exit 5' zero one two; echo st=$?; echo 'echo piped; getprop ro.serialno' | sh; echo 'echo file $1' > /data/local/tmp/s.sh; sh /data/local/tmp/s.sh arg; /system/bin/sh -c 'cd /sdcard && pwd'; sh /nope`},

@@ -97,6 +97,18 @@ func TestNoHostAccess(t *testing.T) {
 		"echo pwned > /tmp/sh-interp-x; echo pwned > " + hostDir + "/sh-interp-x",
 		"TMPDIR=" + hostDir + "; echo pwned > $TMPDIR/sh-interp-y",
 		"echo pwned > " + hostTmpGuard + "/sh-interp-z",
+		// The toybox tools take paths too: none may reach the host.
+		"cp " + hostFile + " /sdcard/x; cat /sdcard/x",
+		"cp /sdcard/x " + hostDir + "/pwned; mv /sdcard/x " + hostDir + "/pwned",
+		"mv " + hostFile + " /sdcard/y; cat /sdcard/y",
+		"ls -la " + hostDir + "; ls -R " + hostDir,
+		"stat " + hostFile + "; stat -c %s " + hostFile,
+		"grep host " + hostFile + "; sed -n p " + hostFile + "; head " + hostFile + "; tail " + hostFile + "; wc " + hostFile,
+		"cat -v " + hostFile + "; /system/bin/cat " + hostFile,
+		"touch " + hostDir + "/pwned; chmod 777 " + hostFile + "; rm -f " + hostFile,
+		"which " + hostFile + "; date -r " + hostFile + "; touch -r " + hostFile + " /sdcard/z",
+		"run-as com.example.login cat " + hostFile,
+		"timeout 1 cat " + hostFile,
 	}
 	for _, line := range cases {
 		t.Run(line, func(t *testing.T) {
@@ -123,6 +135,9 @@ func TestNoHostAccess(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(hostFile); string(b) != "host data" {
 		t.Fatalf("host file changed: %q", b)
+	}
+	if fi, err := os.Stat(hostFile); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("host file mode changed: %v %v", fi, err)
 	}
 }
 

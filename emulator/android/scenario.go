@@ -67,6 +67,8 @@ type App struct {
 	ViewSchemes []string `json:"view_schemes,omitempty"`
 	// Color is the launcher icon colour, "#RRGGBB".
 	Color string `json:"color,omitempty"`
+	// Debuggable apps (android:debuggable, debug builds) accept run-as.
+	Debuggable bool `json:"debuggable,omitempty"`
 }
 
 // ScreenDef is one screen: a UI tree (Root), or a real `uiautomator dump`

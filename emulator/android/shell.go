@@ -54,7 +54,7 @@ var commands map[string]commandFunc
 func init() {
 	commands = map[string]commandFunc{
 		"getprop":      cmdGetprop,
-		"echo":         cmdEcho,
+		"echo":         cmdToyboxEcho,
 		"true":         func(*cmdCtx) int { return 0 },
 		"false":        func(*cmdCtx) int { return 1 },
 		"sleep":        cmdSleep,
@@ -82,18 +82,40 @@ func init() {
 		"id":           cmdID,
 		"whoami":       func(c *cmdCtx) int { c.printf("shell\n"); return 0 },
 		"uname":        cmdUname,
-		"head":         func(c *cmdCtx) int { return headTail(c, false) },
-		"tail":         func(c *cmdCtx) int { return headTail(c, true) },
+		"head":         cmdHead,
+		"tail":         cmdTail,
 		"wc":           cmdWc,
+		"mv":           func(c *cmdCtx) int { return mvcp(c, true) },
+		"cp":           func(c *cmdCtx) int { return mvcp(c, false) },
+		"chmod":        cmdChmod,
+		"touch":        cmdTouch,
+		"stat":         cmdStat,
+		"which":        cmdWhich,
+		"printf":       cmdPrintf,
+		"__printf":     cmdPrintf,
+		"__echo":       cmdEcho,
+		"__cat":        cmdMkshCat,
+		"__sleep":      cmdMkshSleep,
+		"__test":       cmdMkshTest,
+		"__[":          cmdMkshTest,
+		"tr":           cmdTr,
+		"sed":          cmdSed,
+		"date":         cmdDate,
+		"ps":           cmdPs,
+		"pidof":        cmdPidof,
+		"pwd":          cmdPwd,
+		"run-as":       cmdRunAs,
 		"__command":    cmdCommand,
 		"__type":       cmdType,
 		"__hash":       func(*cmdCtx) int { return 0 },
 	}
 }
 
-// hostBuiltins are interpreter builtins that would look at the host (PATH
-// lookups with os.Stat); they are routed to our own versions.
-var hostBuiltins = map[string]string{"command": "__command", "type": "__type", "hash": "__hash"}
+// hostBuiltins are interpreter builtins routed to our own versions: those
+// that would look at the host (PATH lookups with os.Stat), and those mksh
+// has and does differently (mksh_builtins.go).
+var hostBuiltins = map[string]string{"command": "__command", "type": "__type", "hash": "__hash",
+	"echo": "__echo", "printf": "__printf", "cat": "__cat", "sleep": "__sleep", "test": "__test", "[": "__["} // mksh's builtins (mksh_builtins.go); its printf is not built in
 
 // hostTmpGuard is the interpreter's TMPDIR as the Runner sees it when it is
 // built. mvdan.cc/sh opens "$TMPDIR/sh-interp-*" paths (its process
