@@ -37,12 +37,6 @@ var logLevels = map[string]string{"verbose": "V", "debug": "D", "info": "I", "wa
 // levelNames is the reverse of logLevels, for the lines returned.
 var levelNames = map[string]string{"V": "verbose", "D": "debug", "I": "info", "W": "warn", "E": "error", "F": "fatal", "S": "silent"}
 
-// logcatPackagePattern is Java package name syntax, two segments at least as
-// Android requires of apps: the package never reaches a shell unquoted, and
-// one that does not match ("com.foo;reboot") is refused before anything
-// runs.
-const logcatPackagePattern = `^[A-Za-z][A-Za-z0-9_]*(\.[A-Za-z][A-Za-z0-9_]*)+$`
-
 // filterTag matches tags logcat can select with a filter spec (TAG:P):
 // liblog splits specs at ':' and whitespace, so other tags (Samsung's
 // "SGM:GameManager") are selected here, after logcat.
@@ -107,8 +101,7 @@ func logcatTool(t *Tools) *toolDef {
 						"default": "verbose", "description": "The lowest level returned."},
 					"tag": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxLogcatTagChars,
 						"description": "Only lines with exactly this tag (e.g. ActivityManager)."},
-					"package": map[string]any{"type": "string", "pattern": logcatPackagePattern, "maxLength": 255,
-						"description": "Only lines of this app's running processes (resolved to their pids)."},
+					"package": packageProperty("Only lines of this app's running processes (resolved to their pids), e.g. com.example.app."),
 					"since_ms": map[string]any{"type": "integer", "minimum": 1, "maximum": MaxLogcatSinceMS,
 						"description": "Only lines logged in the last since_ms milliseconds (the connector's clock against the phone's log times)."},
 					"contains": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxLogcatContains,
@@ -130,6 +123,9 @@ func (t *Tools) runLogcat(ctx context.Context, inv *invocation) (any, error) {
 	}
 	var res LogcatResult
 	if a.Package != "" {
+		if err := checkPackage("package", a.Package); err != nil {
+			return nil, err
+		}
 		if res.PIDs, err = inv.dev.PIDs(ctx, a.Package); err != nil {
 			var ee *adb.ExitError
 			if errors.As(err, &ee) && ee.Code == 127 {

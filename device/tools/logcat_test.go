@@ -148,7 +148,7 @@ func TestLogcatOnVirtualPhone(t *testing.T) {
 			{`{"package": "com.foo;reboot"}`, "package"},
 			{`{"package": "com.foo reboot"}`, "package"},
 			{`{"package": "$(reboot)"}`, "package"},
-			{`{"package": "nodots"}`, "package"},
+			{`{"package": "com..foo"}`, "package"},
 			{`{"tag": ""}`, "tag"},
 			{`{"tag": "` + strings.Repeat("t", MaxLogcatTagChars+1) + `"}`, "tag"},
 			{`{"contains": "` + strings.Repeat("c", MaxLogcatContains+1) + `"}`, "contains"},
