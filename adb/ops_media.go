@@ -170,25 +170,85 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	return root, nil
 }
 
-// ScreenRecord records the screen for limit (1 s to MaxScreenRecord) with
-// screenrecord, pulls the MP4 into w, and removes it from the device.
-// Default timeout: limit + 30 s. Counted as a read.
-func (d *Device) ScreenRecord(ctx context.Context, limit time.Duration, w io.Writer) error {
-	secs := int(limit.Round(time.Second) / time.Second)
-	if secs < 1 || limit > MaxScreenRecord {
-		return fmt.Errorf("adb: screen record limit %v out of range", limit)
+// ScreenRecord bounds (screenrecord.cpp: kMinBitRate, kMaxBitRate).
+const (
+	MinRecordBitRate = 100_000
+	MaxRecordBitRate = 200_000_000
+)
+
+// ScreenRecordOptions says how to record. Limit is required; the zero value
+// of every other field means screenrecord's default.
+type ScreenRecordOptions struct {
+	// Limit is how long to record, 1 s to MaxScreenRecord, rounded up to
+	// whole seconds (screenrecord's --time-limit counts seconds).
+	Limit time.Duration
+	// Width and Height are the video size (--size WxH), both or neither.
+	// Default: the display's size in its current orientation.
+	Width, Height int
+	// BitRate is the video bit rate in bits per second (--bit-rate),
+	// MinRecordBitRate to MaxRecordBitRate. Default: screenrecord's (4 or
+	// 20 Mbps by release).
+	BitRate int
+}
+
+// args returns screenrecord's options, or an error for a value
+// screenrecord would refuse.
+func (o ScreenRecordOptions) args() ([]string, error) {
+	secs := int((o.Limit + time.Second - 1) / time.Second)
+	if o.Limit < time.Second || o.Limit > MaxScreenRecord {
+		return nil, fmt.Errorf("adb: screen record limit %v out of range", o.Limit)
 	}
-	ctx, cancel := withDefaultTimeout(ctx, limit+30*time.Second)
+	argv := []string{"screenrecord", "--time-limit", strconv.Itoa(secs)}
+	switch {
+	case o.Width > 0 && o.Height > 0:
+		argv = append(argv, "--size", strconv.Itoa(o.Width)+"x"+strconv.Itoa(o.Height))
+	case o.Width != 0 || o.Height != 0:
+		return nil, fmt.Errorf("adb: screen record size %dx%d", o.Width, o.Height)
+	}
+	if o.BitRate != 0 {
+		if o.BitRate < MinRecordBitRate || o.BitRate > MaxRecordBitRate {
+			return nil, fmt.Errorf("adb: screen record bit rate %d out of range", o.BitRate)
+		}
+		argv = append(argv, "--bit-rate", strconv.Itoa(o.BitRate))
+	}
+	return argv, nil
+}
+
+// ScreenRecord records the screen as opt says with screenrecord (into a
+// file under /data/local/tmp), pulls the MP4 into w, and removes the file
+// from the device whatever happens: a failed pull, a failing w or a ctx
+// that ends mid-recording (the removal then runs on a context of its own).
+// A stream closed mid-recording makes adbd hang up on screenrecord
+// (SIGHUP), which stops and finishes the file it has open: removed by then,
+// the file is gone with its last descriptor. It may also not have created
+// the file yet, or (the virtual phone) write it only as it stops, so after
+// an interrupted recording the file is removed again a second later.
+// Default timeout: opt.Limit + 30 s. Counted as a read.
+func (d *Device) ScreenRecord(ctx context.Context, opt ScreenRecordOptions, w io.Writer) error {
+	argv, err := opt.args()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := withDefaultTimeout(ctx, opt.Limit+30*time.Second)
 	defer cancel()
 	f := tmpName("adbc-rec-", ".mp4")
+	interrupted := false
 	defer func() {
 		// Best effort clean-up, even when ctx is done.
 		cctx, ccancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer ccancel()
-		_, _ = d.runShellV2(cctx, "rm -f "+f)
+		script := "rm -f " + f
+		if interrupted {
+			script += "; sleep 1; rm -f " + f
+		}
+		_, _ = d.runShellV2(cctx, script)
 	}()
-	cmd := "screenrecord --time-limit " + strconv.Itoa(secs) + " " + f
+	cmd, err := QuoteArgs(append(argv, f)...)
+	if err != nil {
+		return err
+	}
 	if _, err := d.shellScript(ctx, opRead, cmd); err != nil {
+		interrupted = ctx.Err() != nil
 		return fmt.Errorf("screenrecord: %w", err)
 	}
 	if err := d.Pull(ctx, f, w); err != nil {
@@ -198,23 +258,53 @@ func (d *Device) ScreenRecord(ctx context.Context, limit time.Duration, w io.Wri
 }
 
 // LogcatOptions selects log lines. The zero value returns the last 200
-// lines of the main buffers.
+// lines of the default buffers.
 type LogcatOptions struct {
-	// Lines is how many of the most recent lines (default 200, max 10000).
+	// Lines is how many of the most recent matching lines (default 200,
+	// max MaxLogcatLines).
 	Lines int
 	// Filters are logcat filter specs ("ActivityManager:I", "*:S").
 	Filters []string
+	// PID keeps the lines of this process only (--pid, Android 7+); 0: all.
+	PID int
+	// Since keeps the lines logged at or after it, by the phone's clock
+	// (-t SECONDS.mmm, Android 7+); zero: all.
+	Since time.Time
+	// Match, when set, keeps only the lines it accepts, before the last
+	// Lines are taken: for what logcat cannot select (a tag with ':', text
+	// in the message, several pids).
+	Match func(parse.LogLine) bool
 }
 
-// Logcat returns recent log lines (logcat -d -v threadtime -t N). Default
-// timeout: DefaultLogcatTimeout.
+// MaxLogcatLines bounds LogcatOptions.Lines.
+const MaxLogcatLines = 10000
+
+// Logcat returns the most recent log lines that opt selects (logcat -d -v
+// threadtime). logd counts -t N before logcat applies filter specs (they
+// are applied by the logcat process to what logd sends), so with filters,
+// Match or Since the whole selection is read and its last Lines kept here;
+// without, logd's own tail (-t N) is exact. Default timeout:
+// DefaultLogcatTimeout.
 func (d *Device) Logcat(ctx context.Context, opt LogcatOptions) ([]parse.LogLine, error) {
 	n := opt.Lines
 	if n <= 0 {
 		n = 200
 	}
-	n = min(n, 10000)
-	argv := []string{"logcat", "-d", "-v", "threadtime", "-t", strconv.Itoa(n)}
+	n = min(n, MaxLogcatLines)
+	argv := []string{"logcat", "-d", "-v", "threadtime"}
+	if opt.PID < 0 {
+		return nil, fmt.Errorf("adb: bad logcat pid %d", opt.PID)
+	}
+	if opt.PID > 0 {
+		argv = append(argv, "--pid="+strconv.Itoa(opt.PID))
+	}
+	switch {
+	case !opt.Since.IsZero():
+		ms := opt.Since.UnixMilli()
+		argv = append(argv, "-t", fmt.Sprintf("%d.%03d", ms/1000, ms%1000))
+	case len(opt.Filters) == 0 && opt.Match == nil:
+		argv = append(argv, "-t", strconv.Itoa(n))
+	}
 	for _, f := range opt.Filters {
 		if f == "" || strings.HasPrefix(f, "-") || strings.ContainsAny(f, " \t\n") {
 			return nil, fmt.Errorf("adb: bad logcat filter %q", f)
@@ -235,5 +325,37 @@ func (d *Device) Logcat(ctx context.Context, opt LogcatOptions) ([]parse.LogLine
 	if err != nil {
 		return nil, fmt.Errorf("logcat: %w", err)
 	}
-	return lines, nil
+	if opt.Match != nil {
+		kept := lines[:0]
+		for _, l := range lines {
+			if opt.Match(l) {
+				kept = append(kept, l)
+			}
+		}
+		lines = kept
+	}
+	return lines[max(len(lines)-n, 0):], nil
+}
+
+// PIDs returns the pids of the processes named name (an app's package names
+// its main process) with toybox pidof (Android 6+); none running is an
+// empty list. Default timeout: DefaultShellTimeout. Counted as a read.
+func (d *Device) PIDs(ctx context.Context, name string) ([]int, error) {
+	res, err := d.Shell(ctx, "pidof", name)
+	var ee *ExitError
+	if errors.As(err, &ee) && ee.Code == 1 && len(bytes.TrimSpace(res.Stdout)) == 0 {
+		return []int{}, nil // pidof: none found
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pidof: %w", err)
+	}
+	pids := []int{}
+	for _, f := range strings.Fields(string(res.Stdout)) {
+		pid, err := strconv.Atoi(f)
+		if err != nil || pid <= 0 {
+			return nil, fmt.Errorf("pidof: %w: %q", ErrProtocol, clip(res.Stdout))
+		}
+		pids = append(pids, pid)
+	}
+	return pids, nil
 }

@@ -263,7 +263,7 @@ func TestOpsMedia(t *testing.T) {
 		}
 	}
 	var mp4 bytes.Buffer
-	if err := d.ScreenRecord(ctx, time.Second, &mp4); err != nil {
+	if err := d.ScreenRecord(ctx, ScreenRecordOptions{Limit: time.Second}, &mp4); err != nil {
 		t.Fatal(err)
 	}
 	if mp4.Len() < 8 || !bytes.Contains(mp4.Bytes()[:16], []byte("ftyp")) {

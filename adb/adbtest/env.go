@@ -25,6 +25,9 @@ type Options struct {
 	Scenario string
 	// Logger receives device logs. Default: discard.
 	Logger *slog.Logger
+	// RealTimeRecord makes screenrecord take its --time-limit, as on a
+	// phone (android.Config.RealTimeRecord). Default: it returns at once.
+	RealTimeRecord bool
 }
 
 // Env is a private adb server with connected virtual devices.
@@ -55,7 +58,7 @@ func Start(t testing.TB, opts Options) *Env {
 	}
 	for i := range max(n, 0) {
 		d, err := emulator.Start(context.Background(), emulator.Options{
-			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario},
+			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord},
 			Logger:  opts.Logger,
 		})
 		if err != nil {

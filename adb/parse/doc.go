@@ -1,7 +1,9 @@
 // Package parse turns the text (and bytes) that Android commands print into
 // typed Go values: getprop, wm size/density, dumpsys battery/window/power/
 // activity/input (and display, for the rotation), uiautomator dump, pm list packages / pm path /
-// cmd package resolve-activity, logcat and the raw screencap header.
+// cmd package resolve-activity, logcat, the raw screencap header and the box
+// structure of the MP4 files screenrecord writes (MP4; MP4Head follows a
+// file as it streams past, the one type here with state).
 //
 // Every function is pure, safe for concurrent use, never panics, and returns
 // a *FormatError (wrapping ErrFormat, naming the command) or, where

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // Fuzz targets: each parser must never panic and must return either a value
@@ -115,7 +116,7 @@ func FuzzLogcat(f *testing.F) {
 	fuzzString(f, "logcat/*.txt", func(s string) error {
 		lines, err := Logcat(s)
 		for _, l := range lines {
-			if strings.ContainsAny(l.Tag+l.Message, "\n") || l.Tag != strings.TrimRight(l.Tag, " ") {
+			if strings.ContainsAny(l.Tag+l.Message, "\n\r\x00") || !utf8.ValidString(l.Tag+l.Message) || l.Tag != strings.TrimRight(l.Tag, " ") {
 				panic(fmt.Sprintf("line %+v", l))
 			}
 		}

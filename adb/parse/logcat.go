@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // LogLine is one logcat entry.
@@ -35,9 +37,16 @@ var (
 )
 
 // Logcat parses `logcat -d` output in the threadtime (default since Android
-// 7) and brief formats. "--------- beginning of main" separators are skipped,
-// and so are lines in neither format; output that has lines but none in a
-// known format is an error. Empty output is an empty list.
+// 7) and brief formats. "--------- beginning of main" separators are skipped.
+// A line with no header right after an entry is a continuation of that
+// entry's message: logcat prefixes every line of a message
+// (android_log_formatLogLine splits at '\n'), so such a line was split by
+// something else (a '\r' in the message, a vendor logger); it becomes an
+// entry of its own with the previous header, as logcat prints the lines of a
+// message. Lines in neither format before any entry are skipped; output that
+// has lines but none in a known format is an error. Empty output is an empty
+// list. Tags and messages are made printable: invalid UTF-8 and control
+// characters (apps log binary data) become U+FFFD, tabs stay.
 func Logcat(out string) ([]LogLine, error) {
 	lines := []LogLine{}
 	unknown := 0
@@ -45,20 +54,15 @@ func Logcat(out string) ([]LogLine, error) {
 		if strings.TrimSpace(raw) == "" || strings.HasPrefix(raw, "--------- ") {
 			continue
 		}
-		if m := threadtimeRe.FindStringSubmatch(raw); m != nil {
-			pid, err1 := strconv.Atoi(m[2])
-			tid, err2 := strconv.Atoi(m[3])
-			tag, msg, ok := splitTag(m[5])
-			if err1 == nil && err2 == nil && ok {
-				lines = append(lines, LogLine{Time: m[1], PID: pid, TID: tid, Level: m[4], Tag: tag, Message: msg})
-				continue
-			}
+		if l, ok := logcatLine(raw); ok {
+			lines = append(lines, l)
+			continue
 		}
-		if m := briefRe.FindStringSubmatch(raw); m != nil {
-			if pid, err := strconv.Atoi(m[3]); err == nil {
-				lines = append(lines, LogLine{PID: pid, Level: m[1], Tag: strings.TrimRight(m[2], " "), Message: m[4]})
-				continue
-			}
+		if len(lines) > 0 {
+			l := lines[len(lines)-1]
+			l.Message = printable(raw)
+			lines = append(lines, l)
+			continue
 		}
 		unknown++
 	}
@@ -66,6 +70,42 @@ func Logcat(out string) ([]LogLine, error) {
 		return nil, formatErr("logcat", "no line in threadtime or brief format")
 	}
 	return lines, nil
+}
+
+// logcatLine parses one line with a threadtime or brief header.
+func logcatLine(raw string) (LogLine, bool) {
+	if m := threadtimeRe.FindStringSubmatch(raw); m != nil {
+		pid, err1 := strconv.Atoi(m[2])
+		tid, err2 := strconv.Atoi(m[3])
+		tag, msg, ok := splitTag(m[5])
+		if err1 == nil && err2 == nil && ok {
+			return LogLine{Time: m[1], PID: pid, TID: tid, Level: m[4], Tag: printable(tag), Message: printable(msg)}, true
+		}
+	}
+	if m := briefRe.FindStringSubmatch(raw); m != nil {
+		if pid, err := strconv.Atoi(m[3]); err == nil {
+			return LogLine{PID: pid, Level: m[1], Tag: printable(strings.TrimRight(m[2], " ")), Message: printable(m[4])}, true
+		}
+	}
+	return LogLine{}, false
+}
+
+// printable replaces invalid UTF-8 and control characters but tab with
+// U+FFFD, so a log line is safe to show and to put in JSON as text.
+func printable(s string) string {
+	ok := utf8.ValidString(s)
+	for i := 0; ok && i < len(s); i++ {
+		ok = s[i] >= 0x20 && s[i] != 0x7f || s[i] == '\t'
+	}
+	if ok {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r == '\t' || !unicode.IsControl(r) {
+			return r
+		}
+		return utf8.RuneError
+	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }
 
 // splitTag splits "tag: message" at the first ": ". A line cut right after

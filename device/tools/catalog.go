@@ -88,6 +88,10 @@ type Config struct {
 	// operator's policy; others are not_permitted). Default
 	// DefaultURLSchemes: http and https.
 	URLSchemes []string
+	// MaxRecordDuration caps android_screen_record's duration_ms (the
+	// operator's policy). Default DefaultMaxRecord; at most
+	// adb.MaxScreenRecord, screenrecord's own limit.
+	MaxRecordDuration time.Duration
 }
 
 // Tools is the android_* tool set and the tool.invoke pipeline that runs
@@ -150,6 +154,10 @@ func New(cfg Config) (*Tools, error) {
 	if cfg.ScreenCacheTTL == 0 {
 		cfg.ScreenCacheTTL = DefaultScreenCacheTTL
 	}
+	if cfg.MaxRecordDuration <= 0 {
+		cfg.MaxRecordDuration = DefaultMaxRecord
+	}
+	cfg.MaxRecordDuration = min(max(cfg.MaxRecordDuration, MinRecordMS*time.Millisecond), adb.MaxScreenRecord)
 	t := &Tools{
 		cfg:     cfg,
 		log:     cfg.Logger,
@@ -199,6 +207,8 @@ var toolSpecs = []struct {
 	{appLaunchTool, always},
 	{appStopTool, always},
 	{openURLTool, always},
+	{recordTool, func(s Set) bool { return s.Files }},
+	{logcatTool, always},
 }
 
 func always(Set) bool { return true }

@@ -73,7 +73,13 @@ func newToolsEnv(t testing.TB, devices int, tune func(*Config)) *toolsEnv {
 // newToolsEnvLimits is newToolsEnv with per-device adb limits.
 func newToolsEnvLimits(t testing.TB, devices int, limits adb.Limits, tune func(*Config)) *toolsEnv {
 	t.Helper()
-	env := adbtest.Start(t, adbtest.Options{Devices: devices})
+	return newToolsEnvOpts(t, adbtest.Options{Devices: devices}, limits, tune)
+}
+
+// newToolsEnvOpts is newToolsEnvLimits with the virtual phones' options.
+func newToolsEnvOpts(t testing.TB, opts adbtest.Options, limits adb.Limits, tune func(*Config)) *toolsEnv {
+	t.Helper()
+	env := adbtest.Start(t, opts)
 	dir := t.TempDir()
 	db, err := store.Open(t.Context(), dir)
 	if err != nil {

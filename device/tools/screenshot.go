@@ -18,19 +18,12 @@ const (
 	DefaultJPEGQuality = 80
 )
 
-// ScreenshotResult is android_screenshot's result: the file fields every
-// tool result with a file carries (files.Ref) plus Scale, which maps image pixels to device
-// pixels (device_px = image_px * scale; 1 when not resized).
+// ScreenshotResult is android_screenshot's result: the file fields
+// (FileResult) plus Scale, which maps image pixels to device pixels
+// (device_px = image_px * scale; 1 when not resized).
 type ScreenshotResult struct {
-	FileRef     string  `json:"file_ref"`
-	DownloadURL string  `json:"download_url"`
-	MIMEType    string  `json:"mime_type"`
-	Filename    string  `json:"filename"`
-	ByteSize    int64   `json:"byte_size"`
-	Width       int     `json:"width"`
-	Height      int     `json:"height"`
-	ExpiresAt   int64   `json:"expires_at"` // Unix milliseconds, as files.Ref
-	Scale       float64 `json:"scale"`
+	FileResult
+	Scale float64 `json:"scale"`
 }
 
 func screenshotTool(t *Tools) *toolDef {
@@ -114,13 +107,9 @@ func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) 
 	if format == imageproc.FormatJPEG {
 		mime, ext = "image/jpeg", ".jpg"
 	}
-	name := "screenshot-" + t.cfg.Now().UTC().Format("20060102-150405.000") + ext
-	ref, err := t.cfg.Files.PutBytes(ctx, inv.call.Channel.ID, files.Meta{MIMEType: mime, Filename: name, Width: w, Height: h}, img)
+	ref, err := t.putFile(ctx, inv, files.Meta{MIMEType: mime, Filename: t.fileName("screenshot", ext), Width: w, Height: h}, img, nil)
 	if err != nil {
 		return ScreenshotResult{}, fmt.Errorf("screenshot: %w", err)
 	}
-	return ScreenshotResult{
-		FileRef: ref.FileRef, DownloadURL: ref.DownloadURL, MIMEType: ref.MIMEType, Filename: ref.Filename,
-		ByteSize: ref.ByteSize, Width: w, Height: h, ExpiresAt: ref.ExpiresAt.UnixMilli(), Scale: scale,
-	}, nil
+	return ScreenshotResult{FileResult: fileResult(ref, w, h), Scale: scale}, nil
 }
