@@ -213,7 +213,7 @@ func TestLogcatThroughADB(t *testing.T) {
 				t.Errorf("record %d time %d.%09d", i, h.Sec, h.Nsec)
 			}
 		}
-		if h := heads[0]; h.PID != 567 || h.LID != 3 || h.UID != 1000 || h.HdrSize != 28 || int(h.Len) != 1+len("ActivityManager")+1+len("System now ready")+1 {
+		if h := heads[0]; h.PID != 1433 || h.LID != 3 || h.UID != 1000 || h.HdrSize != 28 || int(h.Len) != 1+len("ActivityManager")+1+len("System now ready")+1 {
 			t.Errorf("first header %+v", h)
 		}
 		if h := heads[4]; h.PID != 4321 || h.LID != 4 {
@@ -255,7 +255,7 @@ func TestLogcatThroughADB(t *testing.T) {
 			}
 		}
 		d.Android().Log('I', "Follow", "logged later")
-		for _, want := range []string{"--------- beginning of main\n", "I/Follow  (  567): logged later\n"} {
+		for _, want := range []string{"--------- beginning of main\n", "I/Follow  ( 1433): logged later\n"} {
 			if got := next(); got != want {
 				t.Fatalf("got %q, want %q", got, want)
 			}

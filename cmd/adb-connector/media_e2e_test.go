@@ -228,19 +228,22 @@ func TestLogcatFlow(t *testing.T) {
 	}
 
 	t.Run("by package", func(t *testing.T) {
-		if code := ph.Run(t.Context(), "pidof init", nil, io.Discard, io.Discard); code == 127 {
-			t.Skip("the virtual phone has no pidof")
-		}
 		var none logResult
 		f.call("android_logcat", map[string]any{"package": "com.example.notrunning"}, &none)
 		if len(none.Lines) != 0 || len(none.PIDs) != 0 || !strings.Contains(none.Note, "not running") {
 			t.Errorf("a package that is not running: %+v", none)
 		}
 		pkg, _ := ph.Foreground()
+		ph.LogAs(pkg, 'I', "E2EApp", "from the app's own process")
+		ph.Log('I', "E2EApp", "from another process")
 		var got logResult
 		f.call("android_logcat", map[string]any{"package": pkg}, &got)
 		if len(got.PIDs) == 0 {
 			t.Fatalf("%s in front has no process: %+v", pkg, got)
+		}
+		if !slices.ContainsFunc(got.Lines, func(l logLine) bool { return l.Message == "from the app's own process" }) ||
+			slices.ContainsFunc(got.Lines, func(l logLine) bool { return l.Message == "from another process" }) {
+			t.Errorf("by package %s: %+v", pkg, got.Lines)
 		}
 		for _, l := range got.Lines {
 			if !slices.Contains(got.PIDs, l.PID) {

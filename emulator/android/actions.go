@@ -1,6 +1,7 @@
 package android
 
 import (
+	"fmt"
 	"image"
 	"slices"
 	"strings"
@@ -43,7 +44,8 @@ func (d *Device) toggleLocked(n *uiNode) {
 	} else {
 		d.st.checked[n.key] = v
 	}
-	d.logf('I', "ViewRootImpl", "toggle %s -> %t", n.key, v)
+	pkg, _ := d.foreground()
+	d.logApp(pkg, 'I', "ViewRootImpl", fmt.Sprintf("toggle %s -> %t", n.key, v))
 	d.changed()
 }
 
@@ -136,6 +138,11 @@ func (d *Device) launchLocked(pkg, screen string) bool {
 			first = screen
 		}
 		d.st.tasks = append(d.st.tasks, &task{id: d.newTaskID(), pkg: pkg, screens: []string{first}})
+		// A new app process: ART looks for the app's dex metadata next to
+		// its APK and logs that there is none, from the app's own pid (a
+		// line in practically every app start on Android 10+ in public
+		// logcat captures).
+		d.logApp(pkg, 'W', "ziparchive", "Unable to open '"+strings.TrimSuffix(apkPath(a), ".apk")+".dm': No such file or directory")
 	}
 	d.st.focus = ""
 	d.logActivityStart()

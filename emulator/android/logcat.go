@@ -38,9 +38,9 @@ type logEntry struct {
 	tag, msg string
 }
 
-// systemServerPID is the pid of system_server in the model; it logs with
-// Slog, to the system buffer, as uid 1000.
-const systemServerPID = 567
+// systemServerPID is the pid of system_server in the model (the one ps
+// lists); it logs with Slog, to the system buffer, as uid 1000.
+const systemServerPID = 1433
 
 const maxLogEntries = 5000
 
@@ -73,6 +73,20 @@ func (d *Device) seedLogcat() {
 // logf appends a line system_server logs (d.mu held).
 func (d *Device) logf(level byte, tag, format string, a ...any) {
 	d.appendLog(logEntry{t: d.now(), pid: systemServerPID, tid: 890, uid: 1000, lid: logSystem, level: level, tag: tag, msg: fmt.Sprintf(format, a...)})
+}
+
+// logApp appends a line an app's own process logs: its pid (as ps and
+// pidof give it), its main thread, its uid, the main buffer (d.mu held).
+func (d *Device) logApp(pkg string, level byte, tag, msg string) {
+	pid, uid := d.appIDs(pkg)
+	d.appendLog(logEntry{t: d.now(), pid: pid, tid: pid, uid: uid, lid: logMain, level: level, tag: tag, msg: msg})
+}
+
+// LogAs appends a line to the device log as pkg's process would.
+func (d *Device) LogAs(pkg string, level byte, tag, msg string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.logApp(pkg, level, tag, msg)
 }
 
 // appendLog adds an entry and wakes followers (d.mu held).

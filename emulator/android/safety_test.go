@@ -312,7 +312,7 @@ func TestLogcatFollow(t *testing.T) {
 	if st := <-done; st != exitCanceled {
 		t.Fatalf("status %d", st)
 	}
-	if got := out.String(); strings.Contains(got, "filtered out") || !strings.Contains(got, "I/MyTag   (  567): hello follower\n") {
+	if got := out.String(); strings.Contains(got, "filtered out") || !strings.Contains(got, "I/MyTag   ( 1433): hello follower\n") {
 		t.Fatalf("followed output %q", got)
 	}
 }
