@@ -128,8 +128,9 @@ func textChunks(text string) ([]string, error) {
 
 // Text types text into the focused field. Printable ASCII goes through
 // `input text` (each argument quoted for the device shell); anything else
-// goes through the ADB Keyboard IME when installed (selected with `ime set`
-// and left selected, text sent base64-encoded with ADB_INPUT_B64), else
+// goes through the ADB Keyboard IME when installed (selected with `ime set`,
+// text sent base64-encoded with ADB_INPUT_B64, then the user's IME set
+// back), else
 // ErrUnsupportedText. Serialized with other inputs. Default timeout:
 // DefaultInputTimeout.
 func (d *Device) Text(ctx context.Context, text string) error {
@@ -246,22 +247,34 @@ func validKeyName(k string) bool {
 func (d *Device) textIME(ctx context.Context, text string) error {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultInputTimeout)
 	defer cancel()
-	parts, err := d.runParts(ctx, "ime list -s", "settings get secure default_input_method")
+	// -a: installed ones too, not only enabled ones (an installed ADB
+	// Keyboard is enabled below).
+	parts, err := d.runParts(ctx, "ime list -a -s", "settings get secure default_input_method")
 	if err != nil {
 		return fmt.Errorf("text: %w", err)
 	}
 	if !slices.Contains(strings.Fields(parts[0]), adbKeyboardIME) {
 		return ErrUnsupportedText
 	}
+	prev := strings.TrimSpace(parts[1])
 	var script []string
-	if strings.TrimSpace(parts[1]) != adbKeyboardIME {
+	if prev != adbKeyboardIME {
 		script = append(script, "ime enable "+adbKeyboardIME+" >/dev/null", "ime set "+adbKeyboardIME+" >/dev/null")
 	}
 	bc, err := QuoteArgs("am", "broadcast", "-a", "ADB_INPUT_B64", "--es", "msg", base64.StdEncoding.EncodeToString([]byte(text)))
 	if err != nil {
 		return err
 	}
-	script = append(script, bc)
+	script = append(script, bc+" >/dev/null")
+	// The user's keyboard comes back once the broadcast has been delivered
+	// (am broadcast waits for the receiver).
+	if prev != adbKeyboardIME && prev != "" && prev != "null" {
+		back, err := QuoteArgs("ime", "set", prev)
+		if err != nil {
+			return err
+		}
+		script = append(script, back+" >/dev/null")
+	}
 	if _, err := d.shellScript(ctx, opInput, strings.Join(script, " && ")); err != nil {
 		return fmt.Errorf("text: %w", err)
 	}

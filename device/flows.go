@@ -9,7 +9,7 @@ import (
 const (
 	CardID           = "device.adb"
 	ConnectorName    = "ADB Device Connector"
-	ConnectorVersion = "0.1.0"
+	ConnectorVersion = "0.2.0"
 	TargetType       = "device"
 )
 
@@ -74,7 +74,8 @@ func CardConfig() connector.CardConfig {
 			Name:    ConnectorName,
 			Version: ConnectorVersion,
 			Description: "Drive Android phones attached to a lab host through ADB: bind a channel to one phone, " +
-				"observe it (status, screenshots) and act on it (taps).",
+				"observe it (screenshots, UI elements with refs, status) and act on it (tap, type, swipe, keys, apps, " +
+				"URLs) with verification; wait for the screen, record it and read its logs.",
 		},
 		Supports: connector.CardSupports{
 			UserChannelMode: "multiple",

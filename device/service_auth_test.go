@@ -69,7 +69,7 @@ func TestCardConfigValid(t *testing.T) {
 	if err := connector.ValidateCard(&card); err != nil {
 		t.Fatalf("ValidateCard: %v", err)
 	}
-	if card.CardID != "device.adb" || card.Connector.Name != "ADB Device Connector" || card.Connector.Version != "0.1.0" ||
+	if card.CardID != "device.adb" || card.Connector.Name != "ADB Device Connector" || card.Connector.Version != ConnectorVersion ||
 		card.Supports.UserChannelMode != "multiple" || card.Security.TrustLevel != "local" {
 		t.Errorf("card identity: %+v", card)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -256,4 +258,45 @@ func TestPerceptionBadInput(t *testing.T) {
 	if e.Code != "element_not_found" || !strings.Contains(e.Message, `"Sign in"`) {
 		t.Errorf("no match: %+v", e)
 	}
+}
+
+// TestTypeTextAnyScript types a CJK name through the ADB Keyboard IME on a
+// phone that has it (read back exactly; the user's keyboard comes back),
+// and is refused not_supported, with nothing typed, on one that has not.
+func TestTypeTextAnyScript(t *testing.T) {
+	t.Parallel()
+	t.Run("with the IME", func(t *testing.T) {
+		t.Parallel()
+		f := newFlow(t, "login")
+		ime := func() string {
+			var out strings.Builder
+			f.d.Android().Run(t.Context(), "settings get secure default_input_method", nil, &out, io.Discard)
+			return strings.TrimSpace(out.String())
+		}
+		before := ime()
+		var typed struct {
+			TypedExactly *bool `json:"typed_exactly"`
+		}
+		f.call("android_type_text", map[string]any{"text": "张伟 Zhāng", "target": map[string]any{"resource_id": "username"}, "verify": true}, &typed)
+		if typed.TypedExactly == nil || !*typed.TypedExactly {
+			t.Fatalf("CJK name not typed exactly: %+v", typed)
+		}
+		if after := ime(); after != before {
+			t.Errorf("the keyboard was %q, is %q after typing", before, after)
+		}
+	})
+	t.Run("without the IME", func(t *testing.T) {
+		t.Parallel()
+		f := newFlow(t, filepath.Join("testdata", "scenarios", "login-no-ime"))
+		before := len(f.inputs())
+		e := f.fail("android_type_text", map[string]any{"text": "张伟", "target": map[string]any{"resource_id": "username"}})
+		if e.Code != "not_supported" || !strings.Contains(e.Message, "ADB Keyboard") {
+			t.Fatalf("CJK without the IME: %+v", e)
+		}
+		for _, c := range f.inputs()[before:] {
+			if strings.HasPrefix(c, "input text") {
+				t.Errorf("something was typed: %s", c)
+			}
+		}
+	})
 }
