@@ -176,18 +176,7 @@ func (d *Device) LongKeyEvent(ctx context.Context, keys ...string) error {
 // 13+; older phones fail it with an *ExitError). Serialized with other
 // inputs. Default timeout: DefaultInputTimeout.
 func (d *Device) KeyCombination(ctx context.Context, keys ...string) error {
-	argv, err := keyArgv([]string{"input", "keycombination"}, keys)
-	if err != nil {
-		return err
-	}
-	cmd, err := QuoteArgs(argv...)
-	if err != nil {
-		return err
-	}
-	if err := d.input(ctx, 0, cmd); err != nil {
-		return fmt.Errorf("keycombination: %w", err)
-	}
-	return nil
+	return d.keys(ctx, "keycombination", []string{"input", "keycombination"}, keys)
 }
 
 func (d *Device) keyEvent(ctx context.Context, long bool, keys []string) error {
@@ -195,6 +184,11 @@ func (d *Device) keyEvent(ctx context.Context, long bool, keys []string) error {
 	if long {
 		head = append(head, "--longpress")
 	}
+	return d.keys(ctx, "keyevent", head, keys)
+}
+
+// keys runs head followed by keys as one input command.
+func (d *Device) keys(ctx context.Context, op string, head, keys []string) error {
 	argv, err := keyArgv(head, keys)
 	if err != nil {
 		return err
@@ -204,7 +198,7 @@ func (d *Device) keyEvent(ctx context.Context, long bool, keys []string) error {
 		return err
 	}
 	if err := d.input(ctx, 0, cmd); err != nil {
-		return fmt.Errorf("keyevent: %w", err)
+		return fmt.Errorf("%s: %w", op, err)
 	}
 	return nil
 }

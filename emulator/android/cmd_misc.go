@@ -12,24 +12,7 @@ import (
 // cmdToyboxEcho is toybox echo (toys/posix/echo.c), /system/bin/echo:
 // escapes only with -e, -n drops the newline; options end at the first
 // word that is not one ("^?Een").
-func cmdToyboxEcho(c *cmdCtx) int {
-	args := c.args[1:]
-	nl, esc := true, false
-	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
-		for _, r := range args[0][1:] {
-			switch r {
-			case 'n':
-				nl = false
-			case 'e':
-				esc = true
-			case 'E':
-				esc = false
-			}
-		}
-		args = args[1:]
-	}
-	return c.echo(strings.Join(args, " "), esc, nl)
-}
+func cmdToyboxEcho(c *cmdCtx) int { return echoFlags(c, false) }
 
 // parseDuration parses toybox durations: "5", "0.5", "5s", "2m", "1h", "1d".
 func parseDuration(s string) (time.Duration, error) {

@@ -240,9 +240,13 @@ func printfEscape(s string, posix bool) (string, int, bool) {
 // plain `echo` runs on a phone: backslash escapes are always interpreted
 // (-e is a no-op, -E turns them off), \c ends the output, -n drops the
 // newline.
-func cmdEcho(c *cmdCtx) int {
+func cmdEcho(c *cmdCtx) int { return echoFlags(c, true) }
+
+// echoFlags reads echo's -n, -e and -E (escapes on by default when esc)
+// up to the first word that is not one, then echoes the rest.
+func echoFlags(c *cmdCtx, esc bool) int {
 	args := c.args[1:]
-	nl, esc := true, true
+	nl := true
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
 		for _, r := range args[0][1:] {
 			switch r {
