@@ -194,6 +194,18 @@ func (d *Device) ForegroundApp(ctx context.Context) (pkg, activity string, err e
 	return d.foregroundFrom(ctx, parts[0])
 }
 
+// ForegroundSecure is ForegroundApp that also says whether the focused
+// window forbids capture (FLAG_SECURE), from the same dumpsys window.
+// Default timeout: DefaultQueryTimeout.
+func (d *Device) ForegroundSecure(ctx context.Context) (pkg, activity string, secure bool, err error) {
+	parts, err := d.runParts(ctx, "dumpsys window")
+	if err != nil {
+		return "", "", false, fmt.Errorf("foreground app: %w", err)
+	}
+	pkg, activity, err = d.foregroundFrom(ctx, parts[0])
+	return pkg, activity, parse.FocusedWindowSecure(parts[0]), err
+}
+
 // foregroundFrom reads the focused app from dumpsys window, asking dumpsys
 // activity when the window dump names none.
 func (d *Device) foregroundFrom(ctx context.Context, window string) (pkg, activity string, err error) {

@@ -2,10 +2,16 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/adb/adbtest"
 )
 
 // TestObserveOnVirtualPhone: one call returns the screenshot, the elements
@@ -93,5 +99,40 @@ func TestDumpNotIdle(t *testing.T) {
 	a := e.call(t, ctx, devChannel(0), "android_ui_elements", `{}`, "busy2", nil)
 	if a.Err == nil || a.Err.Code != CodeUIUnavailable || !strings.Contains(a.Err.Message, "animating") {
 		t.Fatalf("a screen that never settles: %+v", a.Err)
+	}
+}
+
+// TestSecureWindow: a phone whose focused window has FLAG_SECURE (a real
+// dumpsys window of that shape, pinned on the virtual phone) is reported
+// secure by android_ui_elements and android_observe, with observe's note.
+func TestSecureWindow(t *testing.T) {
+	dir := t.TempDir()
+	raw, err := os.ReadFile(filepath.Join("..", "..", "emulator", "android", "scenarios", "login", "scenario.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc map[string]any
+	if err := json.Unmarshal(raw, &sc); err != nil {
+		t.Fatal(err)
+	}
+	window, err := os.ReadFile(filepath.Join("..", "..", "adb", "parse", "testdata", "screenstate", "secure_window_api33.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc["pinned"] = []any{map[string]any{"command": "dumpsys window", "stdout": string(window)}}
+	b, _ := json.Marshal(sc)
+	if err := os.WriteFile(filepath.Join(dir, "scenario.json"), b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Scenario: dir}, adb.Limits{}, nil)
+	var ui UIElementsResult
+	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "sec1", nil), &ui)
+	if !ui.Secure || ui.Foreground.Package != "com.example.bank" {
+		t.Errorf("ui_elements: secure %v, foreground %+v", ui.Secure, ui.Foreground)
+	}
+	var obs ObserveResult
+	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_observe", `{"elements":"none"}`, "sec2", nil), &obs)
+	if !obs.Secure || !strings.Contains(obs.Note, "forbids capture") {
+		t.Errorf("observe: secure %v, note %q", obs.Secure, obs.Note)
 	}
 }

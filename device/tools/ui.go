@@ -131,6 +131,9 @@ type UIElementsResult struct {
 	Elements   []Element        `json:"elements"`
 	Omitted    int              `json:"omitted"`
 	ScreenID   string           `json:"screen_id"`
+	// Secure: the window in front forbids capture (FLAG_SECURE); its
+	// elements are listed, its screenshots are black.
+	Secure bool `json:"secure,omitempty"`
 }
 
 // uiElementsArgs are android_ui_elements's arguments.
@@ -182,17 +185,18 @@ func (t *Tools) runUIElements(ctx context.Context, inv *invocation) (any, error)
 		max = *a.MaxElements
 	}
 	var (
-		s  *screen
-		fg StatusForeground
-		si adb.ScreenInfo
+		s      *screen
+		fg     StatusForeground
+		si     adb.ScreenInfo
+		secure bool
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { s, err = t.dump(gctx, inv.dev); return })
-	g.Go(func() (err error) { fg, si, err = t.foreground(gctx, inv.dev); return })
+	g.Go(func() (err error) { fg, si, secure, err = t.foreground(gctx, inv.dev); return })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	res := UIElementsResult{Screen: s.geometry(si), Foreground: fg, ScreenID: s.id}
+	res := UIElementsResult{Screen: s.geometry(si), Foreground: fg, ScreenID: s.id, Secure: secure}
 	res.Elements, res.Omitted = s.elements(a.Filter, a.Package, max)
 	return res, nil
 }
@@ -206,15 +210,16 @@ func (s *screen) geometry(si adb.ScreenInfo) UIScreen {
 	return UIScreen{Width: w, Height: h, Rotation: s.root.Rotation * 90}
 }
 
-// foreground reads the app in front and the screen size (cached).
-func (t *Tools) foreground(ctx context.Context, d *adb.Device) (StatusForeground, adb.ScreenInfo, error) {
+// foreground reads the app in front, whether its window is secure, and
+// the screen size (cached).
+func (t *Tools) foreground(ctx context.Context, d *adb.Device) (StatusForeground, adb.ScreenInfo, bool, error) {
 	si, err := t.screenInfo(ctx, d)
 	if err != nil {
-		return StatusForeground{}, si, err
+		return StatusForeground{}, si, false, err
 	}
-	pkg, act, err := d.ForegroundApp(ctx)
+	pkg, act, secure, err := d.ForegroundSecure(ctx)
 	if err != nil {
-		return StatusForeground{}, si, err
+		return StatusForeground{}, si, false, err
 	}
-	return StatusForeground{Package: pkg, Activity: act}, si, nil
+	return StatusForeground{Package: pkg, Activity: act}, si, secure, nil
 }
