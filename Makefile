@@ -73,9 +73,10 @@ release:
 	$(GO) run ./scripts/release -out $(DIST) -go $(GO) -version '$(VERSION)' -tag '$(GIT_TAG)' \
 		-rev '$(GIT_REV)' -epoch '$(SOURCE_DATE_EPOCH)'
 
-# Builds a release of every target twice, checks the two are byte-identical, unpacks every
-# tarball and runs the host's binary. `make test` runs the same test on the host and one
-# other target only.
+# Builds a release of every target twice, the second time from a copy of the sources with an
+# empty build cache, checks the two are byte-identical, unpacks every tarball and runs the
+# host's binary. `make test` runs the same test on the host and one other target, reusing the
+# build cache.
 release-check:
 	$(GO) test -count=1 -timeout 30m -run '^TestRelease' ./internal/release/ -args -all-targets
 

@@ -82,6 +82,7 @@ type Options struct {
 	Epoch   int64    // the commit time (Unix seconds): every mtime, and the build time
 	Targets []Target // nil: Targets
 	Go      string   // the go command; "" is "go" from PATH
+	Env     []string // added to the go command's environment (e.g. GOCACHE)
 	Log     io.Writer
 }
 
@@ -180,6 +181,7 @@ func Build(ctx context.Context, o Options) ([]Artifact, error) {
 		// age), no GOFLAGS.
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0", "GOOS="+t.OS, "GOARCH="+t.Arch,
 			"GOAMD64=v1", "GOARM64=v8.0", "GOFLAGS=")
+		cmd.Env = append(cmd.Env, o.Env...)
 		if out, err := cmd.CombinedOutput(); err != nil {
 			return nil, fmt.Errorf("go build %s: %w\n%s", t, err, out)
 		}
