@@ -11,8 +11,12 @@ LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitTag=$(GIT_TAG) -X $(PKG).Gi
 STATICCHECK := .bin/staticcheck
 FUZZTIME ?= 3s
 RUN_FLAGS ?= --virtual-devices 2
+DIST := dist
+# The commit time: every mtime in the tarballs and the release's build time, so that two
+# releases of the same commit are byte-identical.
+SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
 
-.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit fuzz bench soak deps clean
+.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit fuzz bench soak deps clean release release-check
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/adb-connector
@@ -62,5 +66,19 @@ SOAK_FLAGS ?=
 soak: deps build
 	$(GO) run ./bench/soak -bin $(BIN) $(SOAK_FLAGS)
 
+# Release tarballs for linux and darwin on amd64 and arm64, and SHA256SUMS, into dist/
+# (scripts/release, package internal/release). VERSION=0.3.0 to name a version that has no tag.
+release:
+	rm -rf $(DIST)
+	$(GO) run ./scripts/release -out $(DIST) -go $(GO) -version '$(VERSION)' -tag '$(GIT_TAG)' \
+		-rev '$(GIT_REV)' -epoch '$(SOURCE_DATE_EPOCH)'
+
+# Builds a release of every target twice, the second time from a copy of the sources with an
+# empty build cache, checks the two are byte-identical, unpacks every tarball and runs the
+# host's binary. `make test` runs the same test on the host and one other target, reusing the
+# build cache.
+release-check:
+	$(GO) test -count=1 -timeout 30m -run '^TestRelease' ./internal/release/ -args -all-targets
+
 clean:
-	rm -rf bin .bin
+	rm -rf bin .bin $(DIST)

@@ -20,11 +20,19 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	info := buildinfo.Get()
-	if *asJSON {
-		return json.NewEncoder(stdout).Encode(info)
+	return printVersion(stdout, buildinfo.Get(), *asJSON)
+}
+
+func printVersion(w io.Writer, info buildinfo.Info, asJSON bool) error {
+	if asJSON {
+		return json.NewEncoder(w).Encode(info)
 	}
-	_, err := fmt.Fprintf(stdout, "adb-connector %s (tag %s, rev %s, built %s)\n",
-		info.Version, info.GitTag, info.GitRev, info.BuildTime)
+	// Most builds are of a commit without a tag: say so rather than "tag ,".
+	tag := info.GitTag
+	if tag == "" {
+		tag = "none"
+	}
+	_, err := fmt.Fprintf(w, "adb-connector %s (tag %s, rev %s, built %s)\n",
+		info.Version, tag, info.GitRev, info.BuildTime)
 	return err
 }

@@ -13,6 +13,11 @@ var (
 	BuildTime = "0000000000"
 )
 
+// TimeLayout is the layout of BuildTime (UTC, yymmddHHMM): the Makefile's
+// `date -u +%y%m%d%H%M` for a build, the commit time for a release, which
+// must not vary from one build of the same commit to the next.
+const TimeLayout = "0601021504"
+
 // Info is the build identity in the wire shape of protocol 3.0 §4.1 "build".
 type Info struct {
 	Version   string `json:"version"`
