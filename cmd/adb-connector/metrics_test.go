@@ -218,8 +218,7 @@ func waitMetric(t *testing.T, p *serveProc, name string, want map[string]string,
 // match testdata/metrics.golden (adding or removing a metric is a
 // reviewed change: -update-metrics rewrites it; a labelled family shows
 // only once a series exists, so the scenario touches each); the device
-// gauges follow
-// events: the phone listed, bound, gone offline, unbound.
+// gauges follow events: the phone listed, bound, gone offline, unbound.
 func TestMetrics(t *testing.T) {
 	t.Parallel()
 	promtool := promtoolPath(t)
