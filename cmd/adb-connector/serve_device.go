@@ -29,7 +29,7 @@ type deviceOptions struct {
 	FileCap   int64
 	// AuditRetention is how long audit rows are kept (tools.Config).
 	AuditRetention time.Duration
-	envErr         error // a bad ADB_CONNECTOR_ADB or ADB_CONNECTOR_VIRTUAL_DEVICES, reported when wiring
+	envErr         error // a bad ADB_CONNECTOR_ADB, _VIRTUAL_DEVICES or _AUDIT_RETENTION, reported when wiring
 	// onVirtual, when set (tests only), receives the virtual devices once
 	// they are attached, so a test can drive their faults and read their
 	// command logs.
