@@ -9,6 +9,8 @@ GIT_REV ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
 BUILD_TIME ?= $(shell date -u +%y%m%d%H%M)
 LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitTag=$(GIT_TAG) -X $(PKG).GitRev=$(GIT_REV) -X $(PKG).BuildTime=$(BUILD_TIME)
 STATICCHECK := .bin/staticcheck
+# promtool checks a live /metrics scrape in the tests (PROMTOOL is passed to go test).
+PROMTOOL := .bin/promtool
 FUZZTIME ?= 3s
 RUN_FLAGS ?= --virtual-devices 2
 DIST := dist
@@ -28,8 +30,11 @@ run: deps build
 # The whole suite: formatting, vet, staticcheck, race-enabled tests, a short run of every fuzz target.
 test: deps lint unit fuzz
 
-deps:
+deps: $(PROMTOOL)
 	@scripts/ensure-adb.sh
+
+$(PROMTOOL):
+	@scripts/ensure-promtool.sh $(CURDIR)/.bin
 
 lint: fmt-check vet staticcheck tidy-check
 
@@ -50,7 +55,7 @@ staticcheck: $(STATICCHECK)
 	$(STATICCHECK) ./...
 
 unit:
-	$(GO) test -race -count=1 -timeout 15m ./...
+	PROMTOOL=$(CURDIR)/$(PROMTOOL) $(GO) test -race -count=1 -timeout 15m ./...
 
 fuzz:
 	@FUZZTIME=$(FUZZTIME) scripts/fuzz.sh

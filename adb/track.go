@@ -65,6 +65,7 @@ type tracker struct {
 	c        *Client
 	mu       sync.Mutex
 	known    map[string]map[string]DeviceInfo // endpoint -> key -> info
+	up       map[string]bool                  // endpoint -> its last device list arrived and the stream holds
 	watchers map[*watcher]struct{}
 }
 
@@ -75,7 +76,7 @@ type watcher struct {
 }
 
 func newTracker(c *Client) *tracker {
-	return &tracker{c: c, known: map[string]map[string]DeviceInfo{}, watchers: map[*watcher]struct{}{}}
+	return &tracker{c: c, known: map[string]map[string]DeviceInfo{}, up: map[string]bool{}, watchers: map[*watcher]struct{}{}}
 }
 
 // Watch returns a channel of device events from every endpoint. It first
@@ -95,6 +96,20 @@ func (c *Client) Tracked() []DeviceInfo {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return t.knownLocked()
+}
+
+// ServersUp reports, for each endpoint, whether tracking currently follows
+// its adb server: true from the first device list it sends until the
+// stream or a poll fails. An endpoint not yet answered is false. No I/O.
+func (c *Client) ServersUp() map[string]bool {
+	t := c.tracker
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make(map[string]bool, len(c.endpoints))
+	for _, ep := range c.endpoints {
+		out[ep] = t.up[ep]
+	}
+	return out
 }
 
 // knownLocked lists every endpoint's known devices, sorted by key.
@@ -181,6 +196,7 @@ func (t *tracker) apply(ep string, list []DeviceInfo) {
 	var evs []Event
 	var stale []string
 	t.mu.Lock()
+	t.up[ep] = true
 	prev := t.known[ep]
 	for _, k := range slices.Sorted(maps.Keys(next)) {
 		d := next[k]
@@ -216,6 +232,7 @@ func (t *tracker) apply(ep string, list []DeviceInfo) {
 func (t *tracker) serverDown(ep string) {
 	var evs []Event
 	t.mu.Lock()
+	t.up[ep] = false
 	prev := t.known[ep]
 	for _, k := range slices.Sorted(maps.Keys(prev)) {
 		d := prev[k]

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -26,7 +27,9 @@ type deviceOptions struct {
 	Virtual   virtualDevices
 	FileTTL   time.Duration
 	FileCap   int64
-	envErr    error // a bad ADB_CONNECTOR_ADB or ADB_CONNECTOR_VIRTUAL_DEVICES, reported when wiring
+	// AuditRetention is how long audit rows are kept (tools.Config).
+	AuditRetention time.Duration
+	envErr         error // a bad ADB_CONNECTOR_ADB, _VIRTUAL_DEVICES or _AUDIT_RETENTION, reported when wiring
 	// onVirtual, when set (tests only), receives the virtual devices once
 	// they are attached, so a test can drive their faults and read their
 	// command logs.
@@ -86,6 +89,20 @@ func registerDeviceFlags(fs *flag.FlagSet) *deviceOptions {
 	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", envOr("ADB_CONNECTOR_VIRTUAL_SCENARIO", "launcher"), "scenario of the virtual devices: launcher, login, list or a directory")
 	fs.DurationVar(&deviceOpts.FileTTL, "file-ttl", files.DefaultTTL, "how long screenshots stay downloadable")
 	fs.Int64Var(&deviceOpts.FileCap, "file-cap-bytes", files.DefaultMaxTotalBytes, "total size of cached files; the oldest are evicted first")
+	retention := tools.DefaultAuditRetention
+	if env := os.Getenv("ADB_CONNECTOR_AUDIT_RETENTION"); env != "" {
+		d, err := parseRetention(env)
+		if err != nil {
+			deviceOpts.envErr = errors.Join(deviceOpts.envErr, fmt.Errorf("ADB_CONNECTOR_AUDIT_RETENTION: %w", err))
+		}
+		retention = d
+	}
+	deviceOpts.AuditRetention = retention
+	fs.Func("audit-retention", "how long audit rows are kept, e.g. 90d or 720h; older ones are pruned daily (env ADB_CONNECTOR_AUDIT_RETENTION; default 90d)",
+		func(v string) (err error) {
+			deviceOpts.AuditRetention, err = parseRetention(v)
+			return err
+		})
 	return deviceOpts
 }
 
@@ -162,7 +179,8 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 		return err
 	}
 	w.Stop = append(w.Stop, func() { svc.Close() })
-	ts, err := tools.New(tools.Config{Resolver: svc, Files: fstore, DB: w.DB, Logger: log.With("component", "tools")})
+	ts, err := tools.New(tools.Config{Resolver: svc, Files: fstore, DB: w.DB, Logger: log.With("component", "tools"),
+		AuditRetention: o.AuditRetention})
 	if err != nil {
 		return err
 	}
@@ -173,7 +191,7 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 
 	w.Mount = append(w.Mount, func(srv *connector.Server) error {
 		srv.Handle(files.RoutePattern, fstore.Handler())
-		for _, c := range append(fstore.Collectors(), ts.Collectors()...) {
+		for _, c := range slices.Concat(fstore.Collectors(), ts.Collectors(), svc.Collectors()) {
 			if err := srv.Registry().Register(c); err != nil {
 				return fmt.Errorf("metrics: %w", err)
 			}

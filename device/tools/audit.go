@@ -19,6 +19,7 @@ const outcomeOK = "ok"
 // AuditRecord is one tool call in the audit trail the operator reviews:
 // who, on which device, what (redacted), how it ended.
 type AuditRecord struct {
+	ID         int64 // increasing in write order; AuditQuery.AfterID follows from it
 	At         time.Time
 	ChannelID  string
 	DeviceHint string          // redacted serial; empty when no device was resolved
@@ -90,13 +91,17 @@ func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 	}
 }
 
-// pruneAudit deletes audit rows older than AuditRetention, at most once an
-// hour, in the transaction that writes a row: the trail stays bounded with
-// no janitor of its own.
+// auditPruneEvery is how often pruneAudit deletes: daily is enough for a
+// retention counted in days, and keeps the DELETE off most writes.
+const auditPruneEvery = 24 * time.Hour
+
+// pruneAudit deletes audit rows older than AuditRetention, at most once a
+// day (the first at the first write), in the transaction that writes a
+// row: the trail stays bounded with no janitor of its own.
 func (t *Tools) pruneAudit(ctx context.Context, tx *sql.Tx) error {
 	now := t.cfg.Now()
 	t.sweepMu.Lock()
-	due := now.Sub(t.lastAuditSweep) >= time.Hour
+	due := now.Sub(t.lastAuditSweep) >= auditPruneEvery
 	if due {
 		t.lastAuditSweep = now
 	}
@@ -163,61 +168,16 @@ func redactArgs(s *compiledSchema, args map[string]any) map[string]any {
 	return out
 }
 
-// AuditQuery selects audit records. The zero value means the newest 100 of
-// every channel.
-type AuditQuery struct {
-	ChannelID string    // only this channel when set
-	Since     time.Time // only records at or after Since when set
-	Limit     int       // at most Limit records, newest first; default 100, max 10000
-}
-
-// Audit returns audit records, newest first. Safe for concurrent use.
-func (t *Tools) Audit(ctx context.Context, q AuditQuery) ([]AuditRecord, error) {
-	if q.Limit <= 0 {
-		q.Limit = 100
-	}
-	q.Limit = min(q.Limit, 10000)
-	var since int64
-	if !q.Since.IsZero() {
-		since = q.Since.UnixMilli()
-	}
-	rows, err := t.cfg.DB.Read.QueryContext(ctx, `SELECT at_ms, channel_id, device_hint, tool_id, tool_call_id,
-		args, outcome, latency_ms, replayed FROM tool_audit
-		WHERE (? = '' OR channel_id = ?) AND at_ms >= ? ORDER BY at_ms DESC, id DESC LIMIT ?`,
-		q.ChannelID, q.ChannelID, since, q.Limit)
-	if err != nil {
-		return nil, fmt.Errorf("audit query: %w", err)
-	}
-	defer rows.Close()
-	var out []AuditRecord
-	for rows.Next() {
-		var (
-			r         AuditRecord
-			at, lat   int64
-			args      string
-			replayedN int
-		)
-		if err := rows.Scan(&at, &r.ChannelID, &r.DeviceHint, &r.ToolID, &r.ToolCallID, &args, &r.Outcome, &lat, &replayedN); err != nil {
-			return nil, fmt.Errorf("audit query: %w", err)
-		}
-		r.At = time.UnixMilli(at)
-		r.Args = json.RawMessage(args)
-		r.Latency = time.Duration(lat) * time.Millisecond
-		r.Replayed = replayedN != 0
-		out = append(out, r)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("audit query: %w", err)
-	}
-	return out, nil
-}
-
 // toolMetrics are the pipeline's collectors. Labels are bounded: tool ids
 // come from the registry, outcomes from the wire code set.
 type toolMetrics struct {
 	calls    *prometheus.CounterVec
 	replays  *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+	// screenshotBytes is the size of each image android_screenshot and
+	// android_observe store, by format (png, jpeg): what downloads and the
+	// file cache carry.
+	screenshotBytes *prometheus.HistogramVec
 }
 
 func newToolMetrics() *toolMetrics {
@@ -232,9 +192,14 @@ func newToolMetrics() *toolMetrics {
 		}, []string{"tool"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "adb_connector_tool_duration_seconds",
-			Help:    "tool.invoke duration, validation to recorded ack.",
+			Help:    "tool.invoke duration, validation to recorded ack, by tool and outcome (ok or error code).",
 			Buckets: prometheus.ExponentialBuckets(0.001, 2.5, 12),
-		}, []string{"tool"}),
+		}, []string{"tool", "outcome"}),
+		screenshotBytes: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "adb_connector_tool_screenshot_bytes",
+			Help:    "Size of the screenshots stored for download, by format.",
+			Buckets: prometheus.ExponentialBuckets(16<<10, 2, 10), // 16 KiB to 8 MiB
+		}, []string{"format"}),
 	}
 }
 
@@ -243,11 +208,11 @@ func (m *toolMetrics) observe(tool, outcome string, replayed bool, d time.Durati
 	if replayed {
 		m.replays.WithLabelValues(tool).Inc()
 	}
-	m.duration.WithLabelValues(tool).Observe(d.Seconds())
+	m.duration.WithLabelValues(tool, outcome).Observe(d.Seconds())
 }
 
 // Collectors returns the pipeline's Prometheus collectors, for the
 // server's registry.
 func (t *Tools) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{t.metrics.calls, t.metrics.replays, t.metrics.duration}
+	return []prometheus.Collector{t.metrics.calls, t.metrics.replays, t.metrics.duration, t.metrics.screenshotBytes}
 }

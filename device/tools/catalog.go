@@ -46,7 +46,7 @@ const (
 	DefaultProgressAfter  = time.Second
 	DefaultIdempotencyTTL = 24 * time.Hour
 	// DefaultAuditRetention is how long audit rows are kept; older ones are
-	// pruned (at most once an hour, as calls are written).
+	// pruned (at most once a day, as calls are written).
 	DefaultAuditRetention = 90 * 24 * time.Hour
 	DefaultScreenCacheTTL = 2 * time.Second
 	// MaxArgumentsBytes bounds tool.invoke arguments; larger is invalid_arguments.

@@ -412,3 +412,26 @@ func TestAuditRetention(t *testing.T) {
 		t.Fatalf("after retention: %d rows, want 2 (the oldest pruned): %+v", len(recs), recs)
 	}
 }
+
+// TestAuditPrunedDaily: pruning runs at the first write and then at most
+// once a day, so rows past a short retention stay until the day is over.
+func TestAuditPrunedDaily(t *testing.T) {
+	t.Parallel()
+	e := newPipelineEnv(t, nil, func(c *Config) { c.AuditRetention = time.Hour })
+	ctx := t.Context()
+	e.call(t, ctx, "cch_a", "test_echo", `{"text":"first"}`, "", nil)
+	e.clock.Advance(2 * time.Hour)
+	e.call(t, ctx, "cch_a", "test_echo", `{"text":"second"}`, "", nil)
+	if recs, _ := e.tools.Audit(ctx, AuditQuery{}); len(recs) != 2 {
+		t.Fatalf("within the day: %d rows, want 2 (no prune yet)", len(recs))
+	}
+	e.clock.Advance(23 * time.Hour)
+	e.call(t, ctx, "cch_a", "test_echo", `{"text":"third"}`, "", nil)
+	recs, err := e.tools.Audit(ctx, AuditQuery{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 1 {
+		t.Fatalf("a day on: %d rows, want only the newest: %+v", len(recs), recs)
+	}
+}

@@ -103,6 +103,7 @@ func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) 
 		}
 		return ScreenshotResult{}, fmt.Errorf("screenshot: %w", err)
 	}
+	t.metrics.screenshotBytes.WithLabelValues(format).Observe(float64(len(img)))
 	mime, ext := "image/png", ".png"
 	if format == imageproc.FormatJPEG {
 		mime, ext = "image/jpeg", ".jpg"

@@ -1,0 +1,120 @@
+package tools
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Bounds of AuditQuery.Limit.
+const (
+	DefaultAuditLimit = 100
+	MaxAuditLimit     = 10000
+)
+
+// AuditQuery selects audit records; every set field narrows the selection.
+// The zero value means the newest DefaultAuditLimit of every channel.
+type AuditQuery struct {
+	ChannelID  string    // only this channel
+	DeviceHint string    // only this redacted serial (device.SerialHint)
+	ToolID     string    // only this tool
+	Outcome    string    // only this outcome: "ok" or a wire error code
+	Since      time.Time // only records at or after Since
+	Until      time.Time // only records before Until
+	// AfterID keeps only records written after the one with this ID, and
+	// returns the oldest first: a follower polls with the last ID it saw.
+	AfterID int64
+	// Limit caps the records: default DefaultAuditLimit, at most
+	// MaxAuditLimit. Newest first, unless AfterID is set.
+	Limit int
+}
+
+// Audit returns audit records, newest first. Safe for concurrent use.
+func (t *Tools) Audit(ctx context.Context, q AuditQuery) ([]AuditRecord, error) {
+	return QueryAudit(ctx, t.cfg.DB.Read, q)
+}
+
+// QueryAudit reads audit records from db, which may be the server's read
+// handle or a read-only one an operator command opened (store.OpenReadOnly).
+// Safe for concurrent use.
+func QueryAudit(ctx context.Context, db *sql.DB, q AuditQuery) ([]AuditRecord, error) {
+	if q.Limit <= 0 {
+		q.Limit = DefaultAuditLimit
+	}
+	q.Limit = min(q.Limit, MaxAuditLimit)
+	var where []string
+	var args []any
+	add := func(cond string, v any) {
+		where = append(where, cond)
+		args = append(args, v)
+	}
+	if q.ChannelID != "" {
+		add("channel_id = ?", q.ChannelID)
+	}
+	if q.DeviceHint != "" {
+		add("device_hint = ?", q.DeviceHint)
+	}
+	if q.ToolID != "" {
+		add("tool_id = ?", q.ToolID)
+	}
+	if q.Outcome != "" {
+		add("outcome = ?", q.Outcome)
+	}
+	if !q.Since.IsZero() {
+		add("at_ms >= ?", q.Since.UnixMilli())
+	}
+	if !q.Until.IsZero() {
+		add("at_ms < ?", q.Until.UnixMilli())
+	}
+	order := "at_ms DESC, id DESC"
+	if q.AfterID > 0 {
+		add("id > ?", q.AfterID)
+		order = "id ASC"
+	}
+	sqlText := `SELECT id, at_ms, channel_id, device_hint, tool_id, tool_call_id,
+		args, outcome, latency_ms, replayed FROM tool_audit`
+	if len(where) > 0 {
+		sqlText += " WHERE " + strings.Join(where, " AND ")
+	}
+	sqlText += " ORDER BY " + order + " LIMIT ?"
+	args = append(args, q.Limit)
+	rows, err := db.QueryContext(ctx, sqlText, args...)
+	if err != nil {
+		return nil, fmt.Errorf("audit query: %w", err)
+	}
+	defer rows.Close()
+	var out []AuditRecord
+	for rows.Next() {
+		var (
+			r         AuditRecord
+			at, lat   int64
+			argsText  string
+			replayedN int
+		)
+		if err := rows.Scan(&r.ID, &at, &r.ChannelID, &r.DeviceHint, &r.ToolID, &r.ToolCallID, &argsText, &r.Outcome, &lat, &replayedN); err != nil {
+			return nil, fmt.Errorf("audit query: %w", err)
+		}
+		r.At = time.UnixMilli(at)
+		r.Args = json.RawMessage(argsText)
+		r.Latency = time.Duration(lat) * time.Millisecond
+		r.Replayed = replayedN != 0
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("audit query: %w", err)
+	}
+	return out, nil
+}
+
+// LastAuditID returns the ID of the newest audit record, 0 when there is
+// none: where a follower starts.
+func LastAuditID(ctx context.Context, db *sql.DB) (int64, error) {
+	var id sql.NullInt64
+	if err := db.QueryRowContext(ctx, `SELECT MAX(id) FROM tool_audit`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("audit query: %w", err)
+	}
+	return id.Int64, nil
+}
