@@ -64,6 +64,13 @@ const DefaultProfile = "instant"
 
 var profiles = map[string]Profile{
 	"instant": {Name: "instant", Summary: "no device or link cost (unit tests)"},
+	// Sources (docs/phone-timings.md): command starts from mobilecli's
+	// 226 ms per `adb shell input` tap on current hardware and scrcpy's
+	// "starting the Java process" analysis; capture and PNG encode from
+	// scrcpy's 250 ms capture / 2 s encode and the Handsets blog's
+	// `screencap -p` vs raw medians; uiautomator's idle wait from AOSP
+	// DumpCommand (waitForIdle(1000, 10000)); the link from ya-webadb's
+	// 38 MB/s adb push over USB 2.0.
 	"pixel-usb": {
 		Name:    "pixel-usb",
 		Summary: "a recent flagship (Pixel 7/8 class, Android 13-14) on a USB 2 cable",
@@ -82,6 +89,9 @@ var profiles = map[string]Profile{
 		RealTimeRecord: true,
 		Link:           usb2(38_000_000, 500*time.Microsecond),
 	},
+	// The slow end of the same sources: 0.3-2 s `input` (madb, scrcpy,
+	// KeyMapper), 2-3 s `screencap -p` (scrcpy, awesome-adb, Android 9
+	// reports), openmtp's 6-30 MB/s on USB 2.
 	"budget-usb": {
 		Name:    "budget-usb",
 		Summary: "a low-end phone (4-8 slow cores, Android 11-13) on a USB 2 cable",
@@ -103,7 +113,9 @@ var profiles = map[string]Profile{
 }
 
 func init() {
-	// The Wi-Fi profile is the flagship's device costs over adb on TCP.
+	// The Wi-Fi profile is the flagship's device costs over adb on TCP:
+	// STF's "1/10th (or less)" of USB throughput, gnirehtet's 5-10 ms
+	// Wi-Fi ping.
 	wifi := profiles["pixel-usb"]
 	wifi.Name = "wifi"
 	wifi.Summary = "the flagship over adb on TCP (Wi-Fi, same network as the host)"
