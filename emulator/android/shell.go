@@ -360,7 +360,7 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	}
 	// The phone's cost of starting the command (a Java VM for most of
 	// Android's tools), paid before it runs, pinned output or not.
-	if !c.charge(d.prof.StartCost(append([]string{name}, args[1:]...)...)) {
+	if d.prof.Start != nil && !c.charge(d.prof.StartCost(append([]string{name}, args[1:]...)...)) {
 		return exitErr(exitCanceled)
 	}
 	if p, ok := d.sc.pinned(strings.Join(args, " ")); ok {
