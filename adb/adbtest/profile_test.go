@@ -1,6 +1,8 @@
 package adbtest_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -32,7 +34,8 @@ func TestProfileAppliedThroughADB(t *testing.T) {
 	for _, tt := range tests {
 		before := dev.Server().LinkCharged()
 		dev.Android().ClearCommands()
-		if out, err := env.Adb(append([]string{"-s", dev.Serial()}, tt.args...)...); err != nil {
+		out, err := env.Adb(append([]string{"-s", dev.Serial()}, tt.args...)...)
+		if err != nil {
 			t.Fatalf("adb %q: %v: %s", tt.args, err, out)
 		}
 		cmds := dev.Android().Commands()
@@ -42,10 +45,29 @@ func TestProfileAppliedThroughADB(t *testing.T) {
 		if got := int64(cmds[0].Charged); got != tt.want {
 			t.Errorf("%q: charged %v, want %v", tt.line, cmds[0].Charged, tt.want)
 		}
-		// At least the OPEN's round trip and one output message.
-		if got, min := dev.Server().LinkCharged()-before, p.Link.OpenCost(0); got < min {
+		// At least the OPEN's round trip and the output's bytes on the way up.
+		if got, min := dev.Server().LinkCharged()-before, p.Link.OpenCost(0)+p.Link.Up.Cost(len(out)); got < min {
 			t.Errorf("%q: link charged %v, want at least %v", tt.line, got, min)
 		}
+	}
+}
+
+// TestProfileLinkPush: a pushed file's bytes pay the link's way down.
+func TestProfileLinkPush(t *testing.T) {
+	env := adbtest.Start(t, adbtest.Options{Profile: "wifi"})
+	dev := env.Devices[0]
+	data := make([]byte, 256<<10)
+	src := filepath.Join(t.TempDir(), "blob")
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before := dev.Server().LinkCharged()
+	if out, err := env.Adb("-s", dev.Serial(), "push", src, "/sdcard/blob"); err != nil {
+		t.Fatalf("adb push: %v: %s", err, out)
+	}
+	link := dev.Android().Profile().Link
+	if got, min := dev.Server().LinkCharged()-before, link.OpenCost(0)+link.Down.Cost(len(data)); got < min {
+		t.Errorf("push of %d bytes: link charged %v, want at least %v", len(data), got, min)
 	}
 }
 
