@@ -16,7 +16,8 @@ type Options struct {
 	// Addr is the listen address. Default "127.0.0.1:0" (a free port).
 	// Keep devices off ports 5554-5585 (the adb server scans them).
 	Addr string
-	// Android configures the device model (model, scenario, serialno...);
+	// Android configures the device model (model, scenario, serialno,
+	// timing profile...);
 	// its zero value is android's default phone. Its Logger defaults to
 	// Logger.
 	Android android.Config
@@ -48,7 +49,8 @@ func Start(ctx context.Context, opts Options) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}
-	srv, err := adbd.Listen(ctx, dev, adbd.Options{Addr: opts.Addr, Logger: log, Unauthorized: opts.Unauthorized})
+	// The timing profile's link is the transport's to apply.
+	srv, err := adbd.Listen(ctx, dev, adbd.Options{Addr: opts.Addr, Logger: log, Unauthorized: opts.Unauthorized, Link: dev.Profile().Link})
 	if err != nil {
 		return nil, fmt.Errorf("emulator: %w", err)
 	}

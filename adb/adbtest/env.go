@@ -28,6 +28,9 @@ type Options struct {
 	// RealTimeRecord makes screenrecord take its --time-limit, as on a
 	// phone (android.Config.RealTimeRecord). Default: it returns at once.
 	RealTimeRecord bool
+	// Profile is the devices' timing profile (android.ProfileNames).
+	// Default: the scenario's, else "instant" (no device or link cost).
+	Profile string
 }
 
 // Env is a private adb server with connected virtual devices.
@@ -58,7 +61,7 @@ func Start(t testing.TB, opts Options) *Env {
 	}
 	for i := range max(n, 0) {
 		d, err := emulator.Start(context.Background(), emulator.Options{
-			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord},
+			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile},
 			Logger:  opts.Logger,
 		})
 		if err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/emulator"
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/files"
 )
 
@@ -87,6 +88,7 @@ func registerDeviceFlags(fs *flag.FlagSet) *deviceOptions {
 	}
 	fs.IntVar(&deviceOpts.Virtual.N, "virtual-devices", n, "start N virtual Android devices and attach them to the first adb server (env ADB_CONNECTOR_VIRTUAL_DEVICES)")
 	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", envOr("ADB_CONNECTOR_VIRTUAL_SCENARIO", "launcher"), "scenario of the virtual devices: launcher, login, list or a directory")
+	fs.StringVar(&deviceOpts.Virtual.Profile, "virtual-profile", envOr("ADB_CONNECTOR_VIRTUAL_PROFILE", android.DefaultProfile), "timing profile of the virtual devices: "+strings.Join(android.ProfileNames(), ", ")+" (env ADB_CONNECTOR_VIRTUAL_PROFILE)")
 	fs.DurationVar(&deviceOpts.FileTTL, "file-ttl", files.DefaultTTL, "how long screenshots stay downloadable")
 	fs.Int64Var(&deviceOpts.FileCap, "file-cap-bytes", files.DefaultMaxTotalBytes, "total size of cached files; the oldest are evicted first")
 	retention := tools.DefaultAuditRetention
@@ -116,6 +118,9 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	}
 	if o.Virtual.N < 0 || o.Virtual.N > 256 {
 		return fmt.Errorf("--virtual-devices %d: want 0..256", o.Virtual.N)
+	}
+	if _, err := android.ProfileByName(o.Virtual.Profile); err != nil {
+		return fmt.Errorf("--virtual-profile: %w", err)
 	}
 	if o.FileTTL <= 0 || o.FileCap <= 0 {
 		return errors.New("--file-ttl and --file-cap-bytes must be positive")
@@ -156,7 +161,7 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 				return fmt.Errorf("attach virtual device %s to %s: %w", d.Addr(), endpoints[0], err)
 			}
 		}
-		log.Info("virtual devices attached", "count", len(devs), "adb", endpoints[0], "scenario", o.Virtual.Scenario)
+		log.Info("virtual devices attached", "count", len(devs), "adb", endpoints[0], "scenario", o.Virtual.Scenario, "profile", o.Virtual.Profile)
 		if o.onVirtual != nil {
 			o.onVirtual(devs)
 		}

@@ -17,9 +17,14 @@ type virtualDevices struct {
 	BasePort     int // device i listens on BasePort+i; 0: free ports
 	Scenario     string
 	Unauthorized bool
+	// Profile is the timing profile ("" = instant).
+	Profile string
 }
 
 func (v virtualDevices) check() error {
+	if _, err := android.ProfileByName(v.Profile); err != nil {
+		return err
+	}
 	if v.N < 0 || v.BasePort < 0 || v.BasePort > 0 && v.BasePort+v.N-1 > 65535 {
 		return errors.New("virtual devices: bad count or base port")
 	}
@@ -43,7 +48,7 @@ func (v virtualDevices) start(ctx context.Context, log *slog.Logger) ([]*emulato
 		}
 		d, err := emulator.Start(ctx, emulator.Options{
 			Addr:         addr,
-			Android:      android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: v.Scenario},
+			Android:      android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: v.Scenario, Profile: v.Profile},
 			Logger:       log.With("virtual_device", i+1),
 			Unauthorized: v.Unauthorized,
 		})

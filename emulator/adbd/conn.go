@@ -232,6 +232,10 @@ func (c *conn) handleOPEN(m message) error {
 	go func() {
 		defer c.wg.Done()
 		defer st.Close()
+		// The OPEN's trip down and our OKAY's trip up, on a modelled link.
+		if !c.srv.wire.down(st.ctx, len(m.data)) || !c.srv.wire.up(st.ctx, 0) {
+			return
+		}
 		svc(st.ctx, c.srv, st, name)
 	}()
 	return nil

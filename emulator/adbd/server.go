@@ -32,6 +32,9 @@ type Options struct {
 	// Unauthorized starts the device in unauthorized mode (see
 	// Server.SetUnauthorized).
 	Unauthorized bool
+	// Link is the modelled cable or network (latency and bandwidth per
+	// direction) every stream's messages pay. Default: instant.
+	Link Link
 }
 
 // Server is the device side of one virtual device: a TCP listener speaking
@@ -55,6 +58,8 @@ type Server struct {
 	vanished bool
 	// xferFault is armed by DropDuringTransfer.
 	xferFault *transferFault
+	// wire applies Options.Link to every stream.
+	wire *wire
 }
 
 // Listen starts a Server for backend on opts.Addr and begins accepting
@@ -99,6 +104,7 @@ func Listen(ctx context.Context, backend Backend, opts Options) (*Server, error)
 		ln:      ln,
 		conns:   make(map[*conn]struct{}),
 		unauth:  opts.Unauthorized,
+		wire:    &wire{link: opts.Link},
 	}
 	s.wg.Add(2)
 	go s.acceptLoop(ln)

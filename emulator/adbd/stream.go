@@ -106,6 +106,13 @@ func (s *stream) Read(p []byte) (int, error) {
 				return 0, io.EOF
 			}
 		}
+		// On a modelled link the chunk arrives after its trip down, and
+		// the host's next one waits for our OKAY's trip up. A stream that
+		// ends meanwhile cuts the wait short; data already sent is still
+		// delivered.
+		if s.c.srv.wire.down(s.ctx, len(data)) {
+			s.c.srv.wire.up(s.ctx, 0)
+		}
 		s.pending = data
 		// Taking the chunk frees the slot: let the host send the next one.
 		if s.c.write(message{command: cmdOKAY, arg0: s.local, arg1: s.remote}) != nil {
@@ -131,12 +138,20 @@ func (s *stream) Write(p []byte) (int, error) {
 			return written, errStreamClosed
 		default:
 		}
+		// On a modelled link the chunk reaches the host after its trip up.
+		if !s.c.srv.wire.up(s.ctx, n) {
+			return written, errStreamClosed
+		}
 		if err := s.c.write(message{command: cmdWRTE, arg0: s.local, arg1: s.remote, data: p[:n]}); err != nil {
 			return written, err
 		}
 		select {
 		case <-s.okay:
 		case <-s.done:
+			return written, errStreamClosed
+		}
+		// ... and the host's OKAY reaches us after its trip down.
+		if !s.c.srv.wire.down(s.ctx, 0) {
 			return written, errStreamClosed
 		}
 		written += n

@@ -36,10 +36,10 @@ func cmdScreencap(c *cmdCtx) int {
 	d := c.d
 	d.mu.Lock()
 	var out, pix []byte // raw: out is the header, pix the cached frame's pixels (never modified)
+	img := d.screenshotLocked()
 	if asPNG {
 		out = d.screenshotPNGLocked()
 	} else {
-		img := d.screenshotLocked()
 		out = binary.LittleEndian.AppendUint32(out, uint32(img.Rect.Dx()))
 		out = binary.LittleEndian.AppendUint32(out, uint32(img.Rect.Dy()))
 		out = binary.LittleEndian.AppendUint32(out, 1)
@@ -49,6 +49,10 @@ func cmdScreencap(c *cmdCtx) int {
 		pix = img.Pix
 	}
 	d.mu.Unlock()
+	// The phone's grab of the frame, and its PNG encode for -p.
+	if !c.charge(d.prof.CaptureCost(img.Rect.Dx(), img.Rect.Dy(), asPNG)) {
+		return exitCanceled
+	}
 	if file == "" {
 		// Header and pixels in two writes: no copy of the frame.
 		c.stdout.Write(out)
@@ -84,8 +88,9 @@ func cmdUiautomator(c *cmdCtx) int {
 	}
 	d := c.d
 	d.mu.Lock()
-	if wait, fail := d.takeDumpFault(); fail {
-		d.mu.Unlock()
+	wait, fail := d.takeDumpFault()
+	d.mu.Unlock()
+	if fail {
 		// UiAutomation.waitForIdle(1000, 10000) timed out.
 		if !sleepCtx(c.ctx, wait) {
 			return exitCanceled
@@ -93,6 +98,13 @@ func cmdUiautomator(c *cmdCtx) int {
 		c.errorf("ERROR: could not get idle state.\n")
 		return 0
 	}
+	// waitForIdle returns once no accessibility event came for its idle
+	// timeout, counted from its own start: a dump always waits at least
+	// that long (the timing profile's DumpIdle).
+	if !c.charge(d.prof.DumpIdle) {
+		return exitCanceled
+	}
+	d.mu.Lock()
 	b, ok := d.dumpLocked()
 	d.mu.Unlock()
 	if !ok {

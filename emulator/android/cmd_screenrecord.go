@@ -58,13 +58,14 @@ func cmdScreenrecord(c *cmdCtx) int {
 		c.errorf("Must specify output file (see --help).\n")
 		return 2
 	}
+	realTime := c.d.cfg.RealTimeRecord || c.d.prof.RealTimeRecord
 	frames := make([][]byte, 0, min(limit, maxRecordFrames))
 	var frameSize image.Point
 	for i := range limit {
 		if i >= maxRecordFrames {
 			break
 		}
-		if c.d.cfg.RealTimeRecord && i > 0 && !sleepCtx(c.ctx, time.Second) {
+		if realTime && i > 0 && !c.charge(time.Second) {
 			break
 		}
 		c.d.mu.Lock()
@@ -84,10 +85,11 @@ func cmdScreenrecord(c *cmdCtx) int {
 		}
 		frames = append(frames, b.Bytes())
 	}
-	if c.d.cfg.RealTimeRecord {
-		// Wait out the time limit; a closed stream ends the wait and keeps
-		// what was recorded, as screenrecord does on SIGINT.
-		sleepCtx(c.ctx, time.Duration(limit-len(frames))*time.Second)
+	if realTime && len(frames) > 0 {
+		// Wait out the time limit (frames were sampled at 0, 1, ...
+		// len-1 s); a closed stream ends the wait and keeps what was
+		// recorded, as screenrecord does on SIGINT.
+		c.charge(time.Duration(limit-len(frames)+1) * time.Second)
 	}
 	if len(frames) == 0 {
 		return exitCanceled

@@ -8,12 +8,16 @@ import (
 
 // Command is one command line the device ran: the raw line as received,
 // every simple command as parsed and expanded (argv, in execution order,
-// builtins included) and the exit status.
+// builtins included), the exit status, and the time the timing profile
+// charged for it (Charged: command starts, capture, encode, idle waits,
+// recording; zero on the instant profile; the link's share is the
+// transport's, see adbd.Server.LinkCharged).
 type Command struct {
-	Time time.Time
-	Line string
-	Argv [][]string
-	Exit int
+	Time    time.Time
+	Line    string
+	Argv    [][]string
+	Exit    int
+	Charged time.Duration
 }
 
 // maxCommands bounds the command log: a long-running virtual device (the

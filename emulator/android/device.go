@@ -52,6 +52,11 @@ type Config struct {
 	// is encoded once and served from a cache (much faster than a phone).
 	// SetEncodeEveryCapture changes it at run time.
 	EncodeEveryCapture bool
+	// Profile names the timing profile (ProfileNames): what commands,
+	// captures and the link cost, as on a real phone. Default: the
+	// scenario's "profile", else "instant" (no cost). An unknown name is
+	// an error from New.
+	Profile string
 }
 
 // Device is one virtual Android device. It implements adbd.Backend and is
@@ -65,6 +70,7 @@ type Device struct {
 	fs    *FS
 	props map[string]string // immutable after New
 	sc    *Scenario
+	prof  Profile // timing profile (immutable)
 	// screen is the physical display; scenario layouts (in sc.Screen
 	// coordinates) are scaled to it.
 	screen ScreenSpec
@@ -126,7 +132,15 @@ func New(cfg Config) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("android: %w", err)
 	}
-	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc, encodeEv: cfg.EncodeEveryCapture}
+	pname := cfg.Profile
+	if pname == "" {
+		pname = sc.Profile
+	}
+	prof, err := ProfileByName(pname)
+	if err != nil {
+		return nil, fmt.Errorf("android: %w", err)
+	}
+	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc, prof: prof, encodeEv: cfg.EncodeEveryCapture}
 	d.fs = newFS(cfg.Now)
 	d.screen = sc.Screen
 	if cfg.Screen.Width > 0 && cfg.Screen.Height > 0 {

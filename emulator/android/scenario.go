@@ -40,7 +40,10 @@ type Scenario struct {
 	Battery *BatterySpec `json:"battery,omitempty"`
 	Locked  bool         `json:"locked,omitempty"`
 	// Faults are failures injected from boot (see Faults).
-	Faults  Faults `json:"faults,omitempty"`
+	Faults Faults `json:"faults,omitempty"`
+	// Profile is the timing profile (ProfileNames) devices of this
+	// scenario use unless Config.Profile names one.
+	Profile string `json:"profile,omitempty"`
 	files   fs.FS
 	screens map[string]*ScreenDef
 }
@@ -274,6 +277,11 @@ func ParseScenario(fsys fs.FS) (*Scenario, error) {
 		}
 		if s.Root == nil && s.dump == nil && !s.Launcher {
 			return nil, fmt.Errorf("screen %q: needs root, dump or launcher", s.ID)
+		}
+	}
+	if sc.Profile != "" {
+		if _, err := ProfileByName(sc.Profile); err != nil {
+			return nil, err
 		}
 	}
 	if _, ok := sc.screens[sc.Home]; !ok {

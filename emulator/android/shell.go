@@ -183,7 +183,14 @@ func (d *Device) run(ctx context.Context, line string, _ io.Reader, stdout, stde
 		entry.Exit = status
 		return status
 	}
+	sess := &session{costs: &charges{}}
+	defer func() { entry.Charged = sess.charged() }()
 	if p, ok := d.sc.pinned(line); ok {
+		// A replayed output still costs what running the command would.
+		if !sess.charge(ctx, d.prof.StartCost(strings.Fields(line)...)) {
+			entry.Exit = exitCanceled
+			return entry.Exit
+		}
 		entry.Exit = p.write(stdout, stderr)
 		return entry.Exit
 	}
@@ -193,11 +200,11 @@ func (d *Device) run(ctx context.Context, line string, _ io.Reader, stdout, stde
 		return 1
 	}
 	var argvMu sync.Mutex
-	sess := &session{logArgv: func(args []string) {
+	sess.logArgv = func(args []string) {
 		argvMu.Lock()
 		defer argvMu.Unlock()
 		entry.Argv = append(entry.Argv, append([]string(nil), args...))
-	}}
+	}
 	entry.Exit = d.interpret(ctx, sess, line, shellName, nil, "/", strings.NewReader(""), stdout, stderr)
 	return entry.Exit
 }
@@ -206,6 +213,7 @@ func (d *Device) run(ctx context.Context, line string, _ io.Reader, stdout, stde
 type session struct {
 	logArgv func([]string)
 	depth   int
+	costs   *charges // the timing profile's costs charged so far
 }
 
 // maxShellDepth bounds nested `sh -c` invocations.
@@ -278,7 +286,7 @@ func cmdSh(c *cmdCtx) int {
 		c.errorf("%s: too many nested shells\n", shellName)
 		return 1
 	}
-	sub := &session{logArgv: c.sess.logArgv, depth: c.sess.depth + 1}
+	sub := &session{logArgv: c.sess.logArgv, depth: c.sess.depth + 1, costs: c.sess.costs}
 	args := c.args[1:]
 	var script string
 	arg0 := shellName
@@ -349,6 +357,11 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	c := &cmdCtx{ctx: ctx, d: d, sess: sess, args: args, dir: hc.Dir, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr}
 	if c.stdin == nil {
 		c.stdin = strings.NewReader("")
+	}
+	// The phone's cost of starting the command (a Java VM for most of
+	// Android's tools), paid before it runs, pinned output or not.
+	if d.prof.Start != nil && !c.charge(d.prof.StartCost(append([]string{name}, args[1:]...)...)) {
+		return exitErr(exitCanceled)
 	}
 	if p, ok := d.sc.pinned(strings.Join(args, " ")); ok {
 		return exitErr(p.write(c.stdout, c.stderr))
