@@ -131,8 +131,9 @@ func (l *Listener) admit(nc net.Conn) *conn {
 	}
 	if reason != "" && victim == nil {
 		l.mu.Unlock()
-		nc.Close()
+		// Counted before the close, so whoever sees the close sees the count.
 		l.rejected.WithLabelValues(reason).Inc()
+		nc.Close()
 		l.log.Debug("connection refused: cap reached, none idle", "reason", reason, "remote", ip.String())
 		return nil
 	}
@@ -168,8 +169,8 @@ func (l *Listener) evictFor(ip netip.Addr, reason string) bool {
 }
 
 func (l *Listener) evict(v *conn, reason string) {
-	v.Conn.Close() // the server's read fails and it forgets the connection
-	l.evicted.WithLabelValues(reason).Inc()
+	l.evicted.WithLabelValues(reason).Inc() // before the close: see admit
+	v.Conn.Close()                          // the server's read fails and it forgets the connection
 	l.log.Debug("idle connection closed to make room", "reason", reason, "remote", v.ip.String())
 }
 
