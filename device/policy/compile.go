@@ -90,6 +90,10 @@ func (e *Effective) DeniedPackage(pkg string) (pattern string, denied bool) {
 	return "", false
 }
 
+// HasDenyList reports whether some package is denied (only then is the app
+// in front worth asking the phone for).
+func (e *Effective) HasDenyList() bool { return e != nil && len(e.pkgDeny) > 0 }
+
 // LaunchRefusal says why android_app_launch may not start pkg ("" when it
 // may): denied, or outside an allow list.
 func (e *Effective) LaunchRefusal(pkg string) string {
