@@ -159,6 +159,22 @@ func (c *Config) For(d Device) *Effective {
 	return e
 }
 
+// MaxRecordCap is the largest max_record_ms any policy gives (0: none):
+// the bound android_screen_record's input_schema publishes, each device's
+// own cap being checked per call.
+func (c *Config) MaxRecordCap() time.Duration {
+	if c == nil {
+		return 0
+	}
+	var m time.Duration
+	for _, r := range append([]Rule{c.def}, c.rules...) {
+		if r.MaxRecordMS != nil {
+			m = max(m, time.Duration(*r.MaxRecordMS)*time.Millisecond)
+		}
+	}
+	return m
+}
+
 // ShellEnabled reports whether any policy enables android_shell (it is in
 // the Card only then).
 func (c *Config) ShellEnabled() bool {

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -117,8 +118,11 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 			return err
 		}
 	case "android_screen_record":
-		if ms, ok := args["duration_ms"].(float64); ok && eff.MaxRecord > 0 && time.Duration(ms)*time.Millisecond > eff.MaxRecord {
-			return refuse(RuleMaxRecord, "the operator's policy caps recordings on this device at duration_ms %d", eff.MaxRecord.Milliseconds())
+		// A device whose policy sets no cap keeps the default one, even when
+		// another policy's longer cap widened the published schema.
+		limit := cmp.Or(eff.MaxRecord, DefaultMaxRecord)
+		if ms, ok := args["duration_ms"].(float64); ok && time.Duration(ms)*time.Millisecond > limit {
+			return refuse(RuleMaxRecord, "the operator's policy caps recordings on this device at duration_ms %d", limit.Milliseconds())
 		}
 	case "android_screenshot", "android_observe":
 		if capSide := eff.MaxScreenshotSide; capSide > 0 {
