@@ -163,6 +163,8 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	var holder *policy.Holder
 	if o.ConfigPath != "" {
 		holder = policy.NewHolder(o.Policy)
+		log.Info("config file in force", "path", o.ConfigPath, "tag_rules", len(o.Policy.File.Tags),
+			"policy_rules", len(o.Policy.File.Policies.Rules), "poll", o.ConfigPoll.String())
 	}
 	svc, err := device.NewService(ctx, device.ServiceConfig{
 		DB: w.DB, ADB: client, Files: fstore, Logger: log.With("component", "device"),
