@@ -124,8 +124,9 @@ func applyConfigFile(fs *flag.FlagSet, cf configFlags) (*policy.Config, error) {
 }
 
 // watchConfig reloads the config file on SIGHUP and when it changes, and
-// has the Service re-push Descriptors whose tool set changed. The returned
-// stop ends it and waits.
+// has the Service re-push Descriptors whose tool set changed. Without a
+// config file SIGHUP is still caught (and logged): `systemctl reload` must
+// not stop the server. The returned stop ends it and waits.
 func watchConfig(ctx context.Context, o deviceOptions, holder *policy.Holder, svc *device.Service, log *slog.Logger) (stop func()) {
 	r := &policy.Reloader{
 		Path: o.ConfigPath, Holder: holder, Options: policyOptions(), Log: log,
@@ -136,6 +137,16 @@ func watchConfig(ctx context.Context, o deviceOptions, holder *policy.Holder, sv
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		if o.ConfigPath == "" {
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-hup:
+					log.Warn("SIGHUP: no config file to reload (serve --config)")
+				}
+			}
+		}
 		if o.ConfigPoll > 0 {
 			r.Run(ctx, o.ConfigPoll, hup)
 			return

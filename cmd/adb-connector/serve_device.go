@@ -198,9 +198,7 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 			return fmt.Errorf("admin socket: %w", err)
 		}
 		w.Stop = append(w.Stop, func() { closeAdmin() })
-		if o.ConfigPath != "" {
-			w.Stop = append(w.Stop, watchConfig(ctx, o, holder, svc, log.With("component", "config")))
-		}
+		w.Stop = append(w.Stop, watchConfig(ctx, o, holder, svc, log.With("component", "config")))
 		return nil
 	})
 	return nil

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -233,4 +234,49 @@ func FuzzParse(f *testing.F) {
 			c.For(Device{Serial: "s", Model: "m"})
 		}
 	})
+}
+
+// TestReloaderRun: Run starts with a reload; a value on the hup channel
+// reloads the file at once; a changed file is noticed by the poll.
+func TestReloaderRun(t *testing.T) {
+	t.Parallel()
+	name := filepath.Join(t.TempDir(), "c.yaml")
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(name, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("policies: {default: {text_input: false}}\n")
+	c, err := Load(name, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := NewHolder(c)
+	applied := make(chan bool, 4)
+	onApply := func(_, cur *Config) { applied <- cur.For(Device{}).TextInput }
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+
+	hup := make(chan os.Signal, 1)
+	go (&Reloader{Path: name, Holder: h, OnApply: onApply}).Run(ctx, time.Hour, hup)
+	if <-applied {
+		t.Fatal("the first reload read another file")
+	}
+	write("policies: {default: {text_input: true}}\n")
+	hup <- os.Interrupt // any value: Run does not look at it
+	if !<-applied {
+		t.Fatal("SIGHUP did not apply the new file")
+	}
+
+	go (&Reloader{Path: name, Holder: h, OnApply: onApply}).Run(ctx, 10*time.Millisecond, nil)
+	if !<-applied {
+		t.Fatal("the first reload read another file")
+	}
+	// A larger file: a changed size is a change even within the mtime's
+	// granularity.
+	write("policies: {default: {text_input: false, rate_per_minute: 5}}\n")
+	if <-applied {
+		t.Fatal("the poll did not apply the changed file")
+	}
 }

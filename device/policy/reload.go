@@ -104,16 +104,18 @@ func (r *Reloader) log() *slog.Logger {
 
 // Run reloads on every value from hup and whenever the file's mtime or
 // size changes (looked at every interval; 0: DefaultPollInterval), until
-// ctx ends. The file in force when Run starts counts as seen.
+// ctx ends. It starts with a reload unless Reload already ran: the file
+// may have changed since it was first read, before anyone watched it.
 func (r *Reloader) Run(ctx context.Context, interval time.Duration, hup <-chan os.Signal) {
 	if interval <= 0 {
 		interval = DefaultPollInterval
 	}
 	r.mu.Lock()
-	if r.stamp == (fileStamp{}) {
-		r.stamp = stampOf(r.Path)
-	}
+	first := r.stamp == (fileStamp{})
 	r.mu.Unlock()
+	if first {
+		_ = r.Reload()
+	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
