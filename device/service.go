@@ -60,7 +60,8 @@ type ServiceConfig struct {
 	ToolIDs []string
 	// Offered, when set, says whether a tool is offered on a device (an
 	// operator's policy); a tool it refuses is not_supported in that
-	// channel's Descriptor. Nil: every tool is offered everywhere.
+	// channel's Descriptor. Nil: every tool is offered everywhere. It is
+	// called with the Service's lock held, so it must not call the Service.
 	Offered func(toolID, deviceKey string) bool
 	// Policy, when set, is the operator's config file in force: it tags
 	// devices (shown by the admin socket's devices) and says which tools
