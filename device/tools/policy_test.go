@@ -63,6 +63,9 @@ policies:
 			t.Errorf("%s: no refusal counted for rule %s", tt.tool, tt.rule)
 		}
 	}
+	if probs, err := testutil.CollectAndLint(e.tools.metrics.refusals); err != nil || len(probs) > 0 {
+		t.Errorf("refusals metric lint: %v %v", err, probs)
+	}
 	if got := inputCommands(e.device(0)); len(got) != 0 {
 		t.Errorf("the phone ran %v", got)
 	}
