@@ -224,7 +224,7 @@ type descriptorView struct {
 	state     State
 	target    connector.DescriptorTarget
 	deviceKey string // of a bound or revoked channel
-	// withheld lists the tools not offered on the device (offeredLocked),
+	// withheld lists the tools not offered on the device (withheldLocked),
 	// so a policy change that changes the tool set is pushed.
 	withheld string
 }
@@ -295,8 +295,7 @@ func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, t
 		return nil, tools.Meta{}, tools.ErrNotBound
 	}
 	_, serial := binding.SplitKey(b.DeviceKey)
-	meta := tools.Meta{Key: b.DeviceKey, Model: cleanModel(model), Hint: SerialHint(serial), Transport: transport}
-	meta.Manufacturer = manufacturer
+	meta := tools.Meta{Key: b.DeviceKey, Model: cleanModel(model), Manufacturer: manufacturer, Hint: SerialHint(serial), Transport: transport}
 	switch pres {
 	case PresenceOnline:
 	case PresenceUnauthorized:

@@ -84,7 +84,8 @@ func (t *Tools) invoke(ctx context.Context, d *toolDef, call connector.ToolCall,
 	return t.execute(ctx, d, call, rec), false, f
 }
 
-// execute applies the rate limit, resolves the device and runs the tool.
+// execute resolves the device, applies the rate limit and the device's
+// policy (checkPolicy) and runs the tool.
 func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall, rec *auditRow) ack {
 	inv := &invocation{call: call, raw: call.Arguments}
 	var resolveErr error
