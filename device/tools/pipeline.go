@@ -36,8 +36,9 @@ type invocation struct {
 
 // handler is the tool.invoke pipeline around d.run (protocol 3.0 §8.18):
 // arguments validated against the published input_schema,
-// idempotency on (channel, tool_call_id), per-channel rate limit, device
-// resolution, the tool itself with tool.progress.push while it runs over
+// idempotency on (channel, tool_call_id), device resolution, per-channel
+// rate limit, the operator's policy (policy.go), the tool itself with
+// tool.progress.push while it runs over
 // ProgressAfter, then the idempotency record, the audit row and metrics.
 // Every error is mapped by WireError; results are returned as the JSON
 // bytes recorded for replays, so a repeated call gets an identical ack.
