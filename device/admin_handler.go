@@ -20,6 +20,8 @@ type AdminService struct {
 	Pairing     *auth.Pairing
 	Requests    *auth.Requests
 	ListDevices func() []auth.DeviceInfo
+	// Tags, when set, gives a device's policy tags (nil: no tags).
+	Tags func(auth.DeviceInfo) []string
 }
 
 var _ admin.Handler = (*AdminService)(nil)
@@ -97,13 +99,21 @@ func (s *AdminService) devices(ctx context.Context) ([]admin.DeviceRow, error) {
 	}
 	rows := []admin.DeviceRow{}
 	for _, d := range s.seen() {
-		rows = append(rows, admin.DeviceRow{Serial: d.Serial, Endpoint: d.Endpoint, State: d.State, Model: d.Model, Bound: bound[d.Key]})
+		row := admin.DeviceRow{Serial: d.Serial, Endpoint: d.Endpoint, State: d.State, Model: d.Model, Bound: bound[d.Key]}
+		if s.Tags != nil {
+			row.Tags = s.Tags(d)
+		}
+		rows = append(rows, row)
 		delete(bound, d.Key)
 	}
 	for _, b := range bindings {
 		if bound[b.DeviceKey] {
 			ep, serial := binding.SplitKey(b.DeviceKey)
-			rows = append(rows, admin.DeviceRow{Serial: serial, Endpoint: ep, State: "offline", Bound: true})
+			row := admin.DeviceRow{Serial: serial, Endpoint: ep, State: "offline", Bound: true}
+			if s.Tags != nil {
+				row.Tags = s.Tags(auth.DeviceInfo{Key: b.DeviceKey, Endpoint: ep, Serial: serial})
+			}
+			rows = append(rows, row)
 		}
 	}
 	return rows, nil

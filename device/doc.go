@@ -9,7 +9,9 @@
 //
 // Its rooms: binding (the channel<->device table), auth (pairing and
 // request flows, the install secret), admin (the operator socket's wire
-// format, server and client) and tools (the tool pipeline and the android_*
-// tools, which reach devices through the Service as a tools.Resolver).
+// format, server and client), policy (the operator's config file: device
+// tags and what agents may do on each) and tools (the tool pipeline and the
+// android_* tools, which reach devices through the Service as a
+// tools.Resolver).
 // connector knows nothing of Android, adb nothing of xAgent.
 package device

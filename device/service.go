@@ -14,6 +14,7 @@ import (
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
@@ -59,8 +60,14 @@ type ServiceConfig struct {
 	ToolIDs []string
 	// Offered, when set, says whether a tool is offered on a device (an
 	// operator's policy); a tool it refuses is not_supported in that
-	// channel's Descriptor. Nil: every tool is offered everywhere.
+	// channel's Descriptor. Nil: every tool is offered everywhere. It is
+	// called with the Service's lock held, so it must not call the Service.
 	Offered func(toolID, deviceKey string) bool
+	// Policy, when set, is the operator's config file in force: it tags
+	// devices (shown by the admin socket's devices) and says which tools
+	// are offered on each (with Offered, when both are set, a tool must
+	// pass both). PolicyChanged re-pushes after it changes. Nil: no policy.
+	Policy *policy.Holder
 	// Secret keys the code HMACs. Default: auth.LoadOrCreateSecret in the
 	// database's directory.
 	Secret []byte
@@ -162,7 +169,7 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	s.requests = auth.NewRequests(s.bindings, cfg.Secret, auth.RequestOptions{
 		Now: cfg.Now, TTL: cfg.RequestTTL, PollInterval: cfg.PollInterval, Devices: s.liveDevices,
 	})
-	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices}
+	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices, Tags: s.tagsOf}
 	list, err := s.bindings.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("device service: %w", err)
@@ -217,6 +224,9 @@ type descriptorView struct {
 	state     State
 	target    connector.DescriptorTarget
 	deviceKey string // of a bound or revoked channel
+	// withheld lists the tools not offered on the device (withheldLocked),
+	// so a policy change that changes the tool set is pushed.
+	withheld string
 }
 
 // viewLocked computes a channel's Descriptor view from the caches; s.mu
@@ -234,6 +244,7 @@ func (s *Service) viewLocked(channelID string) descriptorView {
 	v.state = ComputeState(StateInput{Binding: b.State, Presence: pres})
 	v.target.DisplayName = DisplayName(model, serial)
 	v.target.AccountHint = SerialHint(serial)
+	v.withheld = s.withheldLocked(b.DeviceKey)
 	return v
 }
 
@@ -256,7 +267,7 @@ func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector
 	s.mu.Unlock()
 	tools := make([]connector.DescriptorTool, len(s.cfg.ToolIDs))
 	for i, id := range s.cfg.ToolIDs {
-		t := v.state.ToolEntry(id, s.cfg.Offered == nil || s.cfg.Offered(id, v.deviceKey))
+		t := v.state.ToolEntry(id, !withheldHas(v.withheld, id))
 		tools[i] = connector.DescriptorTool{ToolID: t.ToolID, Status: string(t.Status), TargetPermissionState: string(t.TargetPermissionState)}
 	}
 	return connector.DescriptorState{
@@ -275,15 +286,16 @@ func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, t
 	b, ok := s.byChannel[channelID]
 	pres, model := s.presenceLocked(b.DeviceKey)
 	var transport adb.Transport
+	var manufacturer string
 	if p := s.presence[b.DeviceKey]; p != nil {
-		transport = p.transport
+		transport, manufacturer = p.transport, p.manufacturer
 	}
 	s.mu.RUnlock()
 	if !ok || b.State != binding.Bound {
 		return nil, tools.Meta{}, tools.ErrNotBound
 	}
 	_, serial := binding.SplitKey(b.DeviceKey)
-	meta := tools.Meta{Key: b.DeviceKey, Model: cleanModel(model), Hint: SerialHint(serial), Transport: transport}
+	meta := tools.Meta{Key: b.DeviceKey, Model: cleanModel(model), Manufacturer: manufacturer, Hint: SerialHint(serial), Transport: transport}
 	switch pres {
 	case PresenceOnline:
 	case PresenceUnauthorized:

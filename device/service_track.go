@@ -13,6 +13,9 @@ import (
 type devicePresence struct {
 	state string // adb's word, as listed
 	model string // last non-empty model seen
+	// manufacturer is ro.product.manufacturer, read once the device
+	// answers when a policy may match on it.
+	manufacturer string
 	// transport is how the device is attached (usb, tcp), as listed.
 	transport adb.Transport
 	presence  Presence
@@ -166,6 +169,7 @@ func (s *Service) probe(key string, gen uint64) {
 		}
 		switch {
 		case answered(err):
+			s.readManufacturer(key)
 			s.setOnline(key, gen)
 			return
 		default:

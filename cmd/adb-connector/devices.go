@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/adb-connector/adb-connector/device/admin"
@@ -91,7 +92,7 @@ func init() {
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newAdminFlags("devices", stderr, "usage: adb-connector devices [--json] [--data-dir DIR]")
-	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound, tags}")
 	if _, err := parseAdminArgs(fs, args, 0); err != nil {
 		return err
 	}
@@ -110,13 +111,17 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tBOUND")
+		fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tBOUND\tTAGS")
 		for _, r := range rows {
 			model := r.Model
 			if model == "" {
 				model = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, model, strconv.FormatBool(r.Bound))
+			tags := strings.Join(r.Tags, ",")
+			if tags == "" {
+				tags = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, model, strconv.FormatBool(r.Bound), tags)
 		}
 		return tw.Flush()
 	})

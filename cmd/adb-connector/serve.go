@@ -78,12 +78,17 @@ func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	drain := fs.Duration("drain-timeout", 15*time.Second, "on SIGTERM, how long in-flight requests may finish")
 	hf := registerHTTPFlags(fs)
 	dev := registerDeviceFlags(fs)
+	cf := registerConfigFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return serveConfig{}, err
 	}
 	if fs.NArg() > 0 {
 		return serveConfig{}, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
+	if dev.Policy, err = applyConfigFile(fs, cf); err != nil {
+		return serveConfig{}, err
+	}
+	dev.ConfigPath, dev.ConfigPoll = *cf.path, *cf.poll
 	cfg := serveConfig{Listen: *listen, DataDir: *dataDir, LeaseGrace: *grace, DrainTime: *drain, Device: *dev}
 	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
 		return serveConfig{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)

@@ -16,6 +16,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
@@ -30,7 +31,12 @@ type deviceOptions struct {
 	FileCap   int64
 	// AuditRetention is how long audit rows are kept (tools.Config).
 	AuditRetention time.Duration
-	envErr         error // a bad ADB_CONNECTOR_ADB, _VIRTUAL_DEVICES or _AUDIT_RETENTION, reported when wiring
+	// Policy is the config file's tags and policies (nil: no file), read
+	// from ConfigPath and reloaded every ConfigPoll and on SIGHUP.
+	Policy     *policy.Config
+	ConfigPath string
+	ConfigPoll time.Duration
+	envErr     error // a bad ADB_CONNECTOR_ADB, _VIRTUAL_DEVICES or _AUDIT_RETENTION, reported when wiring
 	// onVirtual, when set (tests only), receives the virtual devices once
 	// they are attached, so a test can drive their faults and read their
 	// command logs.
@@ -176,16 +182,22 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	}
 	w.Stop = append(w.Stop, func() { fstore.Close() })
 
+	var holder *policy.Holder
+	if o.ConfigPath != "" {
+		holder = policy.NewHolder(o.Policy)
+		log.Info("config file in force", "path", o.ConfigPath, "tag_rules", len(o.Policy.File.Tags),
+			"policy_rules", len(o.Policy.File.Policies.Rules), "poll", o.ConfigPoll.String())
+	}
 	svc, err := device.NewService(ctx, device.ServiceConfig{
 		DB: w.DB, ADB: client, Files: fstore, Logger: log.With("component", "device"),
-		ToolIDs: tools.IDs(tools.Set{Files: true}),
+		ToolIDs: tools.IDs(tools.Set{Files: true}), Policy: holder,
 	})
 	if err != nil {
 		return err
 	}
 	w.Stop = append(w.Stop, func() { svc.Close() })
 	ts, err := tools.New(tools.Config{Resolver: svc, Files: fstore, DB: w.DB, Logger: log.With("component", "tools"),
-		AuditRetention: o.AuditRetention})
+		AuditRetention: o.AuditRetention, Policy: holder, MaxRecordDuration: o.Policy.MaxRecordCap()})
 	if err != nil {
 		return err
 	}
@@ -208,6 +220,7 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 			return fmt.Errorf("admin socket: %w", err)
 		}
 		w.Stop = append(w.Stop, func() { closeAdmin() })
+		w.Stop = append(w.Stop, watchConfig(ctx, o, holder, svc, log.With("component", "config")))
 		return nil
 	})
 	return nil

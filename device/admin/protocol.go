@@ -49,6 +49,8 @@ type DeviceRow struct {
 	State    string `json:"state"` // adb's word: device, offline, unauthorized, ...
 	Model    string `json:"model"`
 	Bound    bool   `json:"bound"`
+	// Tags are the device's tags under the operator's config file.
+	Tags []string `json:"tags,omitempty"`
 }
 
 // Request is one request line on the admin socket.

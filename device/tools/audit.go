@@ -178,10 +178,12 @@ type toolMetrics struct {
 	// android_observe store, by format (png, jpeg): what downloads and the
 	// file cache carry.
 	screenshotBytes *prometheus.HistogramVec
+	refusals        *prometheus.CounterVec // policy refusals by tool and rule
 }
 
 func newToolMetrics() *toolMetrics {
 	return &toolMetrics{
+		refusals: newRefusals(),
 		calls: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "adb_connector_tool_invocations_total",
 			Help: "tool.invoke calls, by tool and outcome (ok or error code).",
@@ -214,5 +216,5 @@ func (m *toolMetrics) observe(tool, outcome string, replayed bool, d time.Durati
 // Collectors returns the pipeline's Prometheus collectors, for the
 // server's registry.
 func (t *Tools) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{t.metrics.calls, t.metrics.replays, t.metrics.duration, t.metrics.screenshotBytes}
+	return []prometheus.Collector{t.metrics.calls, t.metrics.replays, t.metrics.duration, t.metrics.screenshotBytes, t.metrics.refusals}
 }

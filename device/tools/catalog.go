@@ -10,6 +10,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
 	"github.com/adb-connector/adb-connector/store"
@@ -35,7 +36,10 @@ type Resolver interface {
 type Meta struct {
 	Key   string // "endpoint/serial": internal only, never sent nor logged
 	Model string
-	Hint  string // redacted display hint (SerialHint), never the full serial
+	// Manufacturer is ro.product.manufacturer, when known (policy tags
+	// match on it).
+	Manufacturer string
+	Hint         string // redacted display hint (SerialHint), never the full serial
 	// Transport is how tracking last saw the device attached (usb, tcp).
 	Transport adb.Transport
 }
@@ -92,6 +96,10 @@ type Config struct {
 	// operator's policy). Default DefaultMaxRecord; at most
 	// adb.MaxScreenRecord, screenrecord's own limit.
 	MaxRecordDuration time.Duration
+	// Policy, when set, is the operator's config file in force: per
+	// device, the tools offered, package and URL rules, the rate, caps and
+	// text input (checkPolicy). Nil: none, Config's values apply.
+	Policy *policy.Holder
 }
 
 // Tools is the android_* tool set and the tool.invoke pipeline that runs
@@ -103,6 +111,7 @@ type Tools struct {
 	defs    []*toolDef
 	idem    *idempotency
 	limit   *ratelimit.Limiter
+	rates   rateLimiters // per policy rate
 	screens *screenCache
 	trees   treeCache
 	metrics *toolMetrics

@@ -48,8 +48,12 @@ func (e *ArgError) Error() string {
 }
 
 // PolicyError is a call refused by policy; Message is sent to the agent.
-// It matches ErrNotPermitted with errors.Is.
-type PolicyError struct{ Message string }
+// Rule names the kind of rule for the refusals metric (RuleTool, ...;
+// empty: "policy"). It matches ErrNotPermitted with errors.Is.
+type PolicyError struct {
+	Message string
+	Rule    string
+}
 
 func (e *PolicyError) Error() string { return "not permitted: " + e.Message }
 

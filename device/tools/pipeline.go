@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
 )
 
@@ -28,12 +30,15 @@ type invocation struct {
 	raw  json.RawMessage // the validated arguments; decodeArgs reads them into the tool's struct
 	dev  *adb.Device
 	meta Meta
+	// policy is the device's policy in force (Config.Policy); nil: none.
+	policy *policy.Effective
 }
 
 // handler is the tool.invoke pipeline around d.run (protocol 3.0 §8.18):
 // arguments validated against the published input_schema,
-// idempotency on (channel, tool_call_id), per-channel rate limit, device
-// resolution, the tool itself with tool.progress.push while it runs over
+// idempotency on (channel, tool_call_id), device resolution, per-channel
+// rate limit, the operator's policy (policy.go), the tool itself with
+// tool.progress.push while it runs over
 // ProgressAfter, then the idempotency record, the audit row and metrics.
 // Every error is mapped by WireError; results are returned as the JSON
 // bytes recorded for replays, so a repeated call gets an identical ack.
@@ -80,24 +85,38 @@ func (t *Tools) invoke(ctx context.Context, d *toolDef, call connector.ToolCall,
 	return t.execute(ctx, d, call, rec), false, f
 }
 
-// execute applies the rate limit, resolves the device and runs the tool.
+// execute resolves the device, applies the rate limit and the device's
+// policy (checkPolicy) and runs the tool.
 func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall, rec *auditRow) ack {
-	if ok, retry := t.limit.Allow(t.cfg.Now(), call.Channel.ID); !ok {
+	inv := &invocation{call: call, raw: call.Arguments}
+	var resolveErr error
+	if d.needsDevice {
+		// Resolved before the rate limit (memory only) because the device's
+		// policy sets the rate; the resolution error still comes after it.
+		inv.dev, inv.meta, resolveErr = t.cfg.Resolver.DeviceFor(ctx, call.Channel.ID)
+		if resolveErr == nil {
+			inv.policy = t.effective(inv.meta)
+		}
+	}
+	if ok, retry := t.allow(inv.policy, call.Channel.ID); !ok {
 		return ack{Err: WireError(&ratelimit.Error{RetryAfter: retry})}
 	}
-	inv := &invocation{call: call, raw: call.Arguments}
-	if d.needsDevice {
-		dev, meta, err := t.cfg.Resolver.DeviceFor(ctx, call.Channel.ID)
-		if err != nil {
-			return ack{Err: WireError(err)}
-		}
-		inv.dev, inv.meta = dev, meta
-		rec.deviceHint = meta.Hint
+	if resolveErr != nil {
+		return ack{Err: WireError(resolveErr)}
 	}
-	stop := t.startProgress(call)
-	res, err := t.runSafe(ctx, d, inv)
-	stop()
+	rec.deviceHint = inv.meta.Hint
+	err := t.checkPolicy(ctx, d, inv)
+	var res any
+	if err == nil {
+		stop := t.startProgress(call)
+		res, err = t.runSafe(ctx, d, inv)
+		stop()
+	}
 	if err != nil {
+		var pe *PolicyError
+		if errors.As(err, &pe) {
+			t.metrics.refusals.WithLabelValues(d.tool.ID, cmp.Or(pe.Rule, rulePolicy)).Inc()
+		}
 		e := WireError(err)
 		if e.Code == connector.CodeToolInvokeFailed {
 			t.log.Warn("tool failed", "tool", d.tool.ID, "device", inv.meta.Hint, "err", err)

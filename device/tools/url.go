@@ -99,7 +99,7 @@ func checkURL(raw string, schemes []string) error {
 	}
 	scheme := strings.ToLower(u.Scheme)
 	if !slices.Contains(schemes, scheme) {
-		return &PolicyError{Message: fmt.Sprintf("URLs of scheme %q are not allowed by the operator's policy "+
+		return &PolicyError{Rule: RuleURLScheme, Message: fmt.Sprintf("URLs of scheme %q are not allowed by the operator's policy "+
 			"(allowed: %s); open web pages only", scheme, strings.Join(schemes, ", "))}
 	}
 	if (scheme == "http" || scheme == "https") && u.Host == "" {
@@ -113,7 +113,7 @@ func (t *Tools) runOpenURL(ctx context.Context, inv *invocation) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkURL(a.URL, t.urlSchemes()); err != nil {
+	if err := checkURL(a.URL, t.schemesFor(inv)); err != nil {
 		return nil, err
 	}
 	if err := a.verifyArgs.check(); err != nil {

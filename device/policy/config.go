@@ -1,0 +1,204 @@
+package policy
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+)
+
+// File is a config file as written. Every server setting is optional:
+// unset, serve's flag, environment variable or default applies (a flag or
+// variable given wins over the file). Server settings apply at start;
+// tags and policies also on reload.
+type File struct {
+	Listen          string   `yaml:"listen"`
+	DataDir         string   `yaml:"data_dir"`
+	APIKeyFile      string   `yaml:"api_key_file"`
+	LeaseGrace      Duration `yaml:"lease_grace"`
+	LogLevel        string   `yaml:"log_level"`
+	DrainTimeout    Duration `yaml:"drain_timeout"`
+	ADB             []string `yaml:"adb"`
+	VirtualDevices  *int     `yaml:"virtual_devices"`
+	VirtualScenario string   `yaml:"virtual_scenario"`
+	FileTTL         Duration `yaml:"file_ttl"`
+	FileCapBytes    int64    `yaml:"file_cap_bytes"`
+	MaxConns        int      `yaml:"max_conns"`
+	MaxConnsPerIP   int      `yaml:"max_conns_per_ip"`
+
+	// Tags are rules that tag devices; every matching rule adds its tags.
+	Tags []TagRule `yaml:"tags"`
+	// Policies says what agents may do on a device, by tag.
+	Policies Policies `yaml:"policies"`
+}
+
+// TagRule gives Tags to the devices Match selects.
+type TagRule struct {
+	Match Match    `yaml:"match"`
+	Tags  []string `yaml:"tags"`
+}
+
+// Match selects devices by globs (path.Match: * ? [a-z]); an empty field
+// matches every device; all given fields must match.
+type Match struct {
+	Serial       string `yaml:"serial"`
+	Model        string `yaml:"model"`
+	Manufacturer string `yaml:"manufacturer"`
+	Endpoint     string `yaml:"endpoint"` // the adb server, host:port
+}
+
+// Policies is the default policy and the rules by tag. A device gets the
+// first rule one of whose tags it has, else the default; what a rule leaves
+// unset comes from the default.
+type Policies struct {
+	Default Rule   `yaml:"default"`
+	Rules   []Rule `yaml:"rules"`
+}
+
+// Rule is one policy. Unset fields (nil) inherit from the default policy,
+// then from the built-in defaults.
+type Rule struct {
+	// Tags: the rule applies to a device with any of them (rules only).
+	Tags []string `yaml:"tags"`
+	// Tools offered on the device: an allow list or a deny list of tool ids.
+	Tools *List `yaml:"tools"`
+	// Packages: android_app_launch starts only allowed, not denied ones;
+	// no acting tool runs while a denied package is in front.
+	Packages *List `yaml:"packages"`
+	// URLs android_open_url may open.
+	URLs *URLs `yaml:"urls"`
+	// RatePerMinute is the per-channel tool call budget.
+	RatePerMinute *int `yaml:"rate_per_minute"`
+	// MaxRecordMS caps android_screen_record's duration_ms.
+	MaxRecordMS *int `yaml:"max_record_ms"`
+	// MaxScreenshotSide caps the longest side of screenshots.
+	MaxScreenshotSide *int `yaml:"max_screenshot_side"`
+	// TextInput: whether android_type_text may type.
+	TextInput *bool `yaml:"text_input"`
+	// Lease and Shell are read and checked here, enforced by the bindings
+	// and android_shell.
+	Lease *Lease `yaml:"lease"`
+	Shell *Shell `yaml:"shell"`
+}
+
+// List is an allow list or a deny list of names or globs. Allow nil: no
+// allow list (everything not denied); Allow empty: nothing allowed.
+type List struct {
+	Allow *[]string `yaml:"allow"`
+	Deny  []string  `yaml:"deny"`
+}
+
+// URLs are the rules of android_open_url.
+type URLs struct {
+	// Schemes allowed (default http, https).
+	Schemes []string `yaml:"schemes"`
+	// Hosts are globs (*.example.com); empty: any host.
+	Hosts []string `yaml:"hosts"`
+}
+
+// Lease bounds a binding: IdleTimeout without a tool call, MaxDuration in
+// all (0: no bound), and what Reset does when it ends.
+type Lease struct {
+	IdleTimeout Duration `yaml:"idle_timeout"`
+	MaxDuration Duration `yaml:"max_duration"`
+	Reset       *Reset   `yaml:"reset"`
+}
+
+// Reset is what happens on the phone when a binding ends.
+type Reset struct {
+	Home              *bool    `yaml:"home"`
+	ForceStopLaunched *bool    `yaml:"force_stop_launched"`
+	ClearPackages     []string `yaml:"clear_packages"`
+	DeleteFiles       *bool    `yaml:"delete_files"`
+	ScreenOff         *bool    `yaml:"screen_off"`
+}
+
+// Shell enables android_shell with an allowlist of command prefixes
+// ("dumpsys battery", "getprop").
+type Shell struct {
+	Enabled  bool     `yaml:"enabled"`
+	Prefixes []string `yaml:"prefixes"`
+}
+
+// Bounds of the policy's numbers.
+const (
+	MinRatePerMinute     = 1
+	MaxRatePerMinute     = 100000
+	MinRecordMS          = 1000
+	MaxRecordMS          = 180000 // screenrecord's own limit
+	MinScreenshotSide    = 64
+	MaxScreenshotSide    = 4096
+	MaxShellPrefixLength = 256
+)
+
+// Options are what Parse checks names against.
+type Options struct {
+	// ToolIDs are the tool ids a policy may name (every tool of the
+	// catalogue, those not in this deployment's Card included). Nil: not
+	// checked.
+	ToolIDs []string
+}
+
+// Load reads and parses the file at name.
+func Load(name string, o Options) (*Config, error) {
+	b, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Parse(b, o)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return c, nil
+}
+
+// Parse decodes and checks a config file. The error is an *Error.
+func Parse(data []byte, o Options) (*Config, error) {
+	var f File
+	if err := decodeYAML(data, &f); err != nil {
+		return nil, err
+	}
+	return compile(f, o)
+}
+
+var (
+	tagRE     = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+	schemeRE  = regexp.MustCompile(`^[a-z][a-z0-9+.-]{0,31}$`)
+	packageRE = regexp.MustCompile(`^[A-Za-z0-9_.*?\[\]-]{1,255}$`)
+)
+
+// checkGlob refuses a pattern path.Match cannot use.
+func checkGlob(p, where string) error {
+	if p == "" {
+		return &Error{Path: where, Msg: "empty pattern"}
+	}
+	if _, err := path.Match(p, ""); err != nil {
+		return &Error{Path: where, Msg: fmt.Sprintf("bad glob %q (use * ? and [a-z]; a [ must be closed)", p)}
+	}
+	return nil
+}
+
+func checkFile(f File) error {
+	if f.LogLevel != "" && !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(f.LogLevel)) {
+		return &Error{Path: "log_level", Msg: fmt.Sprintf("%q: want debug, info, warn or error", f.LogLevel)}
+	}
+	if f.LeaseGrace != 0 && f.LeaseGrace < Duration(time.Second) {
+		return &Error{Path: "lease_grace", Msg: "must be at least 1s"}
+	}
+	for i, ep := range f.ADB {
+		j := strings.LastIndexByte(ep, ':')
+		if j <= 0 || j == len(ep)-1 {
+			return &Error{Path: fmt.Sprintf("adb[%d]", i), Msg: fmt.Sprintf("%q: want HOST:PORT", ep)}
+		}
+	}
+	if f.VirtualDevices != nil && *f.VirtualDevices > 256 {
+		return &Error{Path: "virtual_devices", Msg: "want 0..256"}
+	}
+	if f.MaxConns > 0 && f.MaxConnsPerIP > f.MaxConns {
+		return &Error{Path: "max_conns_per_ip", Msg: "exceeds max_conns"}
+	}
+	return nil
+}

@@ -1,0 +1,143 @@
+package policy
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Holder keeps the Config in force. The zero value holds none (nil: every
+// tool offered, nothing capped). Safe for concurrent use.
+type Holder struct {
+	cur atomic.Pointer[Config]
+}
+
+// NewHolder returns a Holder with c in force.
+func NewHolder(c *Config) *Holder {
+	h := &Holder{}
+	h.cur.Store(c)
+	return h
+}
+
+// Current returns the Config in force; nil for a nil Holder.
+func (h *Holder) Current() *Config {
+	if h == nil {
+		return nil
+	}
+	return h.cur.Load()
+}
+
+// For is Current().For(d).
+func (h *Holder) For(d Device) *Effective { return h.Current().For(d) }
+
+// DefaultPollInterval is how often a Reloader looks at the file's mtime.
+const DefaultPollInterval = 2 * time.Second
+
+// Reloader replaces a Holder's Config when the file changes (its mtime or
+// size) or on demand (SIGHUP). A file that does not parse is refused: the
+// Config in force stays and the error is logged once, until the file
+// changes again. Safe for concurrent use.
+type Reloader struct {
+	Path    string
+	Holder  *Holder
+	Options Options
+	Log     *slog.Logger
+	// OnApply runs after a new Config is in force (the Profile re-pushes
+	// Descriptors whose tool set changed).
+	OnApply func(old, cur *Config)
+
+	mu      sync.Mutex
+	stamp   fileStamp
+	lastErr string
+}
+
+type fileStamp struct {
+	mod  time.Time
+	size int64
+}
+
+func stampOf(name string) fileStamp {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{fi.ModTime(), fi.Size()}
+}
+
+// Reload reads the file now and applies it when valid; it returns the
+// parse error of a refused file.
+func (r *Reloader) Reload() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stamp = stampOf(r.Path)
+	c, err := Load(r.Path, r.Options)
+	if err != nil {
+		if msg := err.Error(); msg != r.lastErr {
+			r.lastErr = msg
+			r.log().Error("config file refused; the previous one stays in force", "path", r.Path, "err", err)
+		}
+		return err
+	}
+	r.lastErr = ""
+	old := r.Holder.Current()
+	r.Holder.cur.Store(c)
+	if old != nil && !reflect.DeepEqual(old.serverSettings(), c.serverSettings()) {
+		r.log().Warn("config file: server settings (listen, data_dir, adb, ...) apply at the next start; tags and policies apply now", "path", r.Path)
+	}
+	r.log().Info("config file applied", "path", r.Path)
+	if r.OnApply != nil {
+		r.OnApply(old, c)
+	}
+	return nil
+}
+
+func (r *Reloader) log() *slog.Logger {
+	if r.Log == nil {
+		return slog.New(slog.DiscardHandler)
+	}
+	return r.Log
+}
+
+// Run reloads on every value from hup and whenever the file's mtime or
+// size changes (looked at every interval; 0: DefaultPollInterval), until
+// ctx ends. It starts with a reload unless Reload already ran: the file
+// may have changed since it was first read, before anyone watched it.
+func (r *Reloader) Run(ctx context.Context, interval time.Duration, hup <-chan os.Signal) {
+	if interval <= 0 {
+		interval = DefaultPollInterval
+	}
+	r.mu.Lock()
+	first := r.stamp == (fileStamp{})
+	r.mu.Unlock()
+	if first {
+		_ = r.Reload()
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			_ = r.Reload()
+		case <-tick.C:
+			r.mu.Lock()
+			changed := stampOf(r.Path) != r.stamp
+			r.mu.Unlock()
+			if changed {
+				_ = r.Reload()
+			}
+		}
+	}
+}
+
+// serverSettings is the File less what applies on reload.
+func (c *Config) serverSettings() File {
+	f := c.File
+	f.Tags, f.Policies = nil, Policies{}
+	return f
+}

@@ -1,0 +1,96 @@
+package device
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/policy"
+)
+
+// The operator's policy in the Profile: which tools a channel's Descriptor
+// offers (the tools themselves refuse the rest, see package tools), the
+// tags `devices` shows, and the re-push after the config file changed.
+
+// deviceLocked is what policy rules match of a device key; s.mu must be held.
+func (s *Service) deviceLocked(key string) policy.Device {
+	var model, manufacturer string
+	if p := s.presence[key]; p != nil {
+		model, manufacturer = p.model, p.manufacturer
+	}
+	return policy.DeviceFromKey(key, model, manufacturer)
+}
+
+// withheldLocked lists, comma-separated in Card order, the tools not
+// offered on the device (policy and Offered); s.mu must be held.
+func (s *Service) withheldLocked(key string) string {
+	if s.cfg.Policy == nil && s.cfg.Offered == nil {
+		return ""
+	}
+	eff := s.cfg.Policy.For(s.deviceLocked(key))
+	var out []string
+	for _, id := range s.cfg.ToolIDs {
+		if !eff.Offers(id) || s.cfg.Offered != nil && !s.cfg.Offered(id, key) {
+			out = append(out, id)
+		}
+	}
+	return strings.Join(out, ",")
+}
+
+func withheldHas(withheld, id string) bool {
+	return withheld != "" && slices.Contains(strings.Split(withheld, ","), id)
+}
+
+// PolicyChanged re-evaluates every described channel against the policy
+// now in force and pushes the Descriptors whose tool set changed. Call it
+// after the Holder's Config was replaced (a reload).
+func (s *Service) PolicyChanged() {
+	s.mu.RLock()
+	chs := make([]string, 0, len(s.lastSeen))
+	for ch := range s.lastSeen {
+		chs = append(chs, ch)
+	}
+	s.mu.RUnlock()
+	s.markDirty(chs...)
+}
+
+// readManufacturer records ro.product.manufacturer of a device that just
+// answered, when a policy may match on it. getprop's answer is cached by
+// package adb, so the tools that read properties later pay nothing.
+func (s *Service) readManufacturer(key string) {
+	if s.cfg.Policy == nil {
+		return
+	}
+	d, err := s.cfg.ADB.Device(key)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.ctx, s.cfg.ProbeTimeout)
+	defer cancel()
+	props, err := d.Properties(ctx, false)
+	if err != nil {
+		s.log.Debug("manufacturer unknown", "device", hintOfKey(key), "err", err)
+		return
+	}
+	s.mu.Lock()
+	if p := s.presence[key]; p != nil {
+		p.manufacturer = props["ro.product.manufacturer"]
+	}
+	s.mu.Unlock()
+}
+
+// tagsOf is a device's tags under the policy in force, for `devices`.
+func (s *Service) tagsOf(d auth.DeviceInfo) []string {
+	cfg := s.cfg.Policy.Current()
+	if cfg == nil {
+		return nil
+	}
+	s.mu.RLock()
+	dev := s.deviceLocked(d.Key)
+	s.mu.RUnlock()
+	if dev.Model == "" {
+		dev.Model = d.Model
+	}
+	return cfg.TagsOf(dev)
+}
