@@ -167,6 +167,7 @@ func (s *Service) probe(key string, gen uint64) {
 		switch {
 		case answered(err):
 			s.setOnline(key, gen)
+			s.deviceAnswered(key)
 			return
 		default:
 			if attempt == probeAttempts-1 {

@@ -91,7 +91,7 @@ func init() {
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newAdminFlags("devices", stderr, "usage: adb-connector devices [--json] [--data-dir DIR]")
-	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound, reset, reset_error}")
 	if _, err := parseAdminArgs(fs, args, 0); err != nil {
 		return err
 	}
@@ -110,13 +110,17 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tBOUND")
+		fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tBOUND\tRESET")
 		for _, r := range rows {
 			model := r.Model
 			if model == "" {
 				model = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, model, strconv.FormatBool(r.Bound))
+			reset := r.Reset
+			if reset == "" {
+				reset = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, model, strconv.FormatBool(r.Bound), reset)
 		}
 		return tw.Flush()
 	})

@@ -24,6 +24,9 @@ func (stubHandler) Approve(context.Context, string, string) (string, error) {
 	return "", errors.New("boom")
 }
 func (stubHandler) Unbind(context.Context, string) (string, error) { return "", nil }
+func (stubHandler) ClearReset(context.Context, string) (string, error) {
+	return "", nil
+}
 
 // startStub serves stubHandler on a socket in a temp dir until cleanup.
 func startStub(t *testing.T) string {
