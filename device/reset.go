@@ -193,31 +193,28 @@ func (s *Service) runReset(r binding.Reset) {
 	}
 	fctx, fcancel := context.WithTimeout(context.WithoutCancel(s.ctx), 10*time.Second)
 	defer fcancel()
-	outcome := "ok"
-	var err error
+	// The log line and the audit row come before the outcome is recorded:
+	// once the device is free, its reset is on file.
+	outcome, to, why := "ok", binding.ResetNone, ""
 	switch {
 	case rep.away:
-		outcome = outcomeResetAway
-		err = s.bindings.FinishReset(fctx, r.DeviceKey, false, binding.ResetPending, "")
+		outcome, to = outcomeResetAway, binding.ResetPending
 		s.log.Info("reset postponed until the device answers", "device", hintOfKey(r.DeviceKey), "reason", r.Reason)
 	case len(rep.failed) > 0:
-		outcome = outcomeResetFailed
-		why := errors.Join(rep.errs...).Error()
-		err = s.bindings.FinishReset(fctx, r.DeviceKey, false, binding.ResetFailed, why)
+		outcome, to, why = outcomeResetFailed, binding.ResetFailed, errors.Join(rep.errs...).Error()
 		s.log.Warn("reset failed; the device is not handed out until a reset succeeds or the operator clears it",
 			"device", hintOfKey(r.DeviceKey), "reason", r.Reason, "failed", strings.Join(rep.failed, ","), "err", why)
 	default:
-		err = s.bindings.FinishReset(fctx, r.DeviceKey, true, "", "")
 		s.mu.Lock()
 		delete(s.baselines, r.DeviceKey)
 		s.mu.Unlock()
 		s.log.Info("device reset", "device", hintOfKey(r.DeviceKey), "reason", r.Reason,
 			"stopped", len(rep.stopped), "cleared", len(rep.cleared))
 	}
-	if err != nil {
+	s.auditReset(fctx, r, pol, rep, outcome, s.cfg.Now().Sub(start))
+	if err := s.bindings.FinishReset(fctx, r.DeviceKey, to == binding.ResetNone, to, why); err != nil {
 		s.log.Warn("reset outcome not recorded", "device", hintOfKey(r.DeviceKey), "err", err)
 	}
-	s.auditReset(fctx, r, pol, rep, outcome, s.cfg.Now().Sub(start))
 }
 
 // resetDevice runs the policy's steps on d, each whatever the others did:
