@@ -3,6 +3,7 @@ package adb
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -41,6 +42,9 @@ func (d *Device) RunningPackages(ctx context.Context) ([]string, error) {
 	return out, nil
 }
 
+// ErrClearFailed: pm clear did not report success.
+var ErrClearFailed = errors.New("adb: pm clear failed")
+
 // ClearData deletes pkg's data (pm clear, which also stops it). Android
 // prints "Success", or "Failed" for a package it cannot clear (unknown
 // ones included): that is an error. Serialized with inputs. Default
@@ -53,11 +57,11 @@ func (d *Device) ClearData(ctx context.Context, pkg string) error {
 	defer cancel()
 	cmd, _ := QuoteArgs("pm", "clear", pkg)
 	res, err := d.shellScript(ctx, opInput, cmd)
-	if err != nil {
+	if err != nil && !isExit(err) {
 		return fmt.Errorf("pm clear %s: %w", pkg, err)
 	}
-	if !bytes.Contains(res.Stdout, []byte("Success")) {
-		return fmt.Errorf("pm clear %s: %q", pkg, clip(bytes.TrimSpace(res.Stdout)))
+	if out := bytes.TrimSpace(res.Stdout); err != nil || !bytes.Equal(out, []byte("Success")) {
+		return fmt.Errorf("pm clear %s: %q: %w", pkg, clip(out), errors.Join(err, ErrClearFailed))
 	}
 	return nil
 }
