@@ -206,6 +206,7 @@ func (s *Service) endLease(ch, key, reason string) {
 	case err != nil:
 		s.log.Warn("lease end failed", "device", hintOfKey(key), "reason", reason, "err", err)
 	default:
+		s.metrics.leaseEnds.WithLabelValues(reason).Inc()
 		s.log.Info("lease ended", "device", hintOfKey(key), "reason", reason)
 	}
 }

@@ -211,7 +211,10 @@ func (s *Service) runReset(r binding.Reset) {
 		s.log.Info("device reset", "device", hintOfKey(r.DeviceKey), "reason", r.Reason,
 			"stopped", len(rep.stopped), "cleared", len(rep.cleared))
 	}
-	s.auditReset(fctx, r, pol, rep, outcome, s.cfg.Now().Sub(start))
+	took := s.cfg.Now().Sub(start)
+	s.metrics.resets.WithLabelValues(outcome).Inc()
+	s.metrics.resetDur.Observe(took.Seconds())
+	s.auditReset(fctx, r, pol, rep, outcome, took)
 	if err := s.bindings.FinishReset(fctx, r.DeviceKey, to == binding.ResetNone, to, why); err != nil {
 		s.log.Warn("reset outcome not recorded", "device", hintOfKey(r.DeviceKey), "err", err)
 	}

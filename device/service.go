@@ -124,6 +124,7 @@ type Service struct {
 	baselines map[string][]string      // device key -> packages running when its binding began
 	resetting map[string]chan struct{} // device key -> closed when its running reset ends
 	leaseKick chan struct{}
+	metrics   *leaseMetrics
 
 	dirtyMu sync.Mutex
 	dirty   map[string]bool
@@ -181,6 +182,7 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		baselines: map[string][]string{},
 		resetting: map[string]chan struct{}{},
 		leaseKick: make(chan struct{}, 1),
+		metrics:   newLeaseMetrics(),
 	}
 	s.bindings = binding.New(cfg.DB, binding.Options{
 		Now: cfg.Now, OnChange: s.bindingsChanged, ResetOnRelease: s.resetOwed, OnRelease: s.released,

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"io"
+	"net/http"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -132,6 +134,19 @@ func TestLeaseIdleEndsAndResets(t *testing.T) {
 	}
 	if logs := ls.Logs(); !strings.Contains(logs, `"msg":"lease ended"`) || !strings.Contains(logs, `"msg":"device reset"`) {
 		t.Errorf("the log has no lease end or reset line")
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodGet, ls.URL+"/metrics", nil)
+	req.Header.Set("Authorization", "Bearer "+e2eKey)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	metrics, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, want := range []string{`adb_connector_device_lease_ends_total{reason="idle_timeout"} 1`, `adb_connector_device_resets_total{outcome="ok"} 1`} {
+		if !strings.Contains(string(metrics), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -182,7 +183,7 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 
 	w.Mount = append(w.Mount, func(srv *connector.Server) error {
 		srv.Handle(files.RoutePattern, fstore.Handler())
-		for _, c := range append(fstore.Collectors(), ts.Collectors()...) {
+		for _, c := range slices.Concat(fstore.Collectors(), ts.Collectors(), svc.Collectors()) {
 			if err := srv.Registry().Register(c); err != nil {
 				return fmt.Errorf("metrics: %w", err)
 			}
