@@ -236,7 +236,7 @@ func resetDevice(ctx context.Context, d *adb.Device, p ResetPolicy, base []strin
 		rep.step("home", d.KeyEvent(ctx, "KEYCODE_HOME"))
 	}
 	if p.ForceStopLaunched && !rep.away {
-		launched, err := launchedApps(ctx, d, front, base)
+		launched, err := launchedApps(ctx, d, front, base, p.Home)
 		rep.step("find_launched", err)
 		for _, pkg := range launched {
 			err := d.ForceStop(ctx, pkg)
@@ -270,10 +270,12 @@ func resetDevice(ctx context.Context, d *adb.Device, p ResetPolicy, base []strin
 
 // launchedApps are the apps to stop: those with a launcher entry that run
 // now and did not when the binding began, and front (the app that was in
-// front at the release), never the launcher now in front nor the system.
-func launchedApps(ctx context.Context, d *adb.Device, front string, base []string) ([]string, error) {
+// front at the release), never the system nor the launcher: after HOME it
+// is in front; without HOME it ran when the binding began, so front is
+// kept only when that is not so (or unknown).
+func launchedApps(ctx context.Context, d *adb.Device, front string, base []string, pressedHome bool) ([]string, error) {
 	var cands []string
-	if front != "" {
+	if front != "" && (pressedHome || base == nil || !slices.Contains(base, front)) {
 		cands = append(cands, front)
 	}
 	if base != nil {
@@ -287,9 +289,12 @@ func launchedApps(ctx context.Context, d *adb.Device, front string, base []strin
 			}
 		}
 	}
-	home, _, err := d.ForegroundApp(ctx)
-	if err != nil {
-		return nil, err
+	home := ""
+	if pressedHome {
+		var err error
+		if home, _, err = d.ForegroundApp(ctx); err != nil {
+			return nil, err
+		}
 	}
 	cands = slices.DeleteFunc(cands, func(p string) bool { return p == home || slices.Contains(notLaunched, p) })
 	if len(cands) == 0 {

@@ -135,3 +135,40 @@ func TestResetOnRelease(t *testing.T) {
 		t.Errorf("approval after the retry: %v", err)
 	}
 }
+
+// TestResetPolicySteps: only the policy's steps run: listed packages are
+// cleared (one the phone lacks is skipped), the screen goes off, and no
+// HOME, force-stop or file removal when the policy leaves them out.
+func TestResetPolicySteps(t *testing.T) {
+	t.Parallel()
+	e := newSvcEnv(t, 1, func(c *ServiceConfig) {
+		c.Lease = func(string) LeasePolicy {
+			return LeasePolicy{Reset: ResetPolicy{ClearPackages: []string{"com.example.login", "com.example.absent"}, ScreenOff: true}}
+		}
+	})
+	key := e.key(0)
+	phone := e.adbEnv.Devices[0].Android()
+	e.waitPresence(t, key, PresenceOnline)
+	e.pair(t, "cch_a", key)
+	from := len(phone.Commands())
+	if _, err := e.svc.AuthLogout(t.Context(), connector.Channel{ID: "cch_a"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if owed := e.waitResetEnd(t, key); len(owed) != 0 {
+		t.Fatalf("owes %+v", owed)
+	}
+	ran := strings.Join(lines(e, from), "\n")
+	for _, want := range []string{"pm clear com.example.login", "input keyevent KEYCODE_SLEEP"} {
+		if !strings.Contains(ran, want) {
+			t.Errorf("reset did not run %q:\n%s", want, ran)
+		}
+	}
+	for _, not := range []string{"pm clear com.example.absent", "KEYCODE_HOME", "force-stop", "rm -f"} {
+		if strings.Contains(ran, not) {
+			t.Errorf("reset ran %q, which the policy leaves out:\n%s", not, ran)
+		}
+	}
+	if phone.ScreenOn() {
+		t.Error("screen still on after a screen_off reset")
+	}
+}
