@@ -22,6 +22,9 @@ type AdminService struct {
 	ListDevices func() []auth.DeviceInfo
 	// Tags, when set, gives a device's policy tags (nil: no tags).
 	Tags func(auth.DeviceInfo) []string
+	// WaitReset, when set, waits for the resets running on the device a
+	// serial names, before an approval binds it (nil: no wait).
+	WaitReset func(ctx context.Context, serial string)
 }
 
 var _ admin.Handler = (*AdminService)(nil)
@@ -50,6 +53,12 @@ func (s *AdminService) Unbind(ctx context.Context, serial string) (string, error
 	return key, adminErrorFor(err)
 }
 
+// ClearReset implements admin.Handler.
+func (s *AdminService) ClearReset(ctx context.Context, serial string) (string, error) {
+	key, err := s.clearReset(ctx, serial)
+	return key, adminErrorFor(err)
+}
+
 // adminErrorFor is the one place admin error codes are chosen: a known
 // flow or binding error keeps its message (written for the operator); any
 // other stays as it is, which the admin server answers "internal" and logs.
@@ -64,6 +73,9 @@ func adminErrorFor(err error) error {
 		{auth.ErrInvalidArgument, admin.CodeInvalidArgument},
 		{auth.ErrUnknownDevice, admin.CodeUnknownDevice},
 		{auth.ErrAmbiguousSerial, admin.CodeAmbiguousSerial},
+		{binding.ErrResetting, admin.CodeResetting},
+		{binding.ErrNeedsReset, admin.CodeNeedsReset},
+		{binding.ErrNoReset, admin.CodeNoReset},
 		{binding.ErrDeviceInUse, admin.CodeDeviceInUse},
 		{binding.ErrChannelBound, admin.CodeChannelBound},
 		{binding.ErrNotBound, admin.CodeNotBound},
@@ -85,11 +97,20 @@ func (s *AdminService) seen() []auth.DeviceInfo {
 }
 
 // Devices lists what adb sees, marked bound or not, then bound devices adb
-// does not see (state "offline"), so the operator can unbind them.
+// does not see (state "offline"), so the operator can unbind them, and
+// devices that owe a reset, with the reset's state.
 func (s *AdminService) devices(ctx context.Context) ([]admin.DeviceRow, error) {
 	bindings, err := s.Bindings.List(ctx)
 	if err != nil {
 		return nil, err
+	}
+	resets, err := s.Bindings.Resets(ctx)
+	if err != nil {
+		return nil, err
+	}
+	owed := map[string]binding.Reset{}
+	for _, r := range resets {
+		owed[r.DeviceKey] = r
 	}
 	bound := map[string]bool{}
 	for _, b := range bindings {
@@ -99,12 +120,15 @@ func (s *AdminService) devices(ctx context.Context) ([]admin.DeviceRow, error) {
 	}
 	rows := []admin.DeviceRow{}
 	for _, d := range s.seen() {
-		row := admin.DeviceRow{Serial: d.Serial, Endpoint: d.Endpoint, State: d.State, Model: d.Model, Bound: bound[d.Key]}
+		r := owed[d.Key]
+		row := admin.DeviceRow{Serial: d.Serial, Endpoint: d.Endpoint, State: d.State, Model: d.Model, Bound: bound[d.Key],
+			Reset: resetWord(r.Status), ResetError: r.Error}
 		if s.Tags != nil {
 			row.Tags = s.Tags(d)
 		}
 		rows = append(rows, row)
 		delete(bound, d.Key)
+		delete(owed, d.Key)
 	}
 	for _, b := range bindings {
 		if bound[b.DeviceKey] {
@@ -116,7 +140,51 @@ func (s *AdminService) devices(ctx context.Context) ([]admin.DeviceRow, error) {
 			rows = append(rows, row)
 		}
 	}
+	for _, r := range resets {
+		if _, ok := owed[r.DeviceKey]; ok {
+			ep, serial := binding.SplitKey(r.DeviceKey)
+			rows = append(rows, admin.DeviceRow{Serial: serial, Endpoint: ep, State: "offline", Reset: resetWord(r.Status), ResetError: r.Error})
+		}
+	}
 	return rows, nil
+}
+
+// resetWord is how `devices` shows a reset's status.
+func resetWord(st binding.ResetStatus) string {
+	switch st {
+	case binding.ResetFailed:
+		return admin.ResetNeeded
+	case binding.ResetPending:
+		return admin.ResetPending
+	case binding.ResetRunning:
+		return admin.ResetRunning
+	}
+	return ""
+}
+
+// clearReset drops the reset the device with this serial owes: the
+// operator says it is fit to hand out.
+func (s *AdminService) clearReset(ctx context.Context, serial string) (string, error) {
+	resets, err := s.Bindings.Resets(ctx)
+	if err != nil {
+		return "", err
+	}
+	var keys []auth.DeviceInfo
+	for _, r := range resets {
+		ep, sr := binding.SplitKey(r.DeviceKey)
+		keys = append(keys, auth.DeviceInfo{Key: r.DeviceKey, Endpoint: ep, Serial: sr})
+	}
+	d, err := auth.FindDevice(keys, serial)
+	if errors.Is(err, auth.ErrUnknownDevice) {
+		return "", fmt.Errorf("clear reset: %w", binding.ErrNoReset)
+	}
+	if err != nil {
+		return "", err
+	}
+	if err := s.Bindings.ClearReset(ctx, d.Key); err != nil {
+		return "", err
+	}
+	return d.Key, nil
 }
 
 // Pair issues a pairing code for a device adb sees (bare serial or
@@ -126,13 +194,40 @@ func (s *AdminService) pair(ctx context.Context, serial string, ttl time.Duratio
 	if err != nil {
 		return "", err
 	}
+	if err := s.resetGate(ctx, d.Key); err != nil {
+		return "", err
+	}
 	return s.Pairing.IssuePairingCode(ctx, d.Key, ttl)
 }
 
 // Approve answers a device_request code (see auth.Requests.Approve).
 func (s *AdminService) approve(ctx context.Context, code, serial string) (string, error) {
+	if s.WaitReset != nil {
+		s.WaitReset(ctx, serial)
+	}
 	a, err := s.Requests.Approve(ctx, code, serial)
 	return a.DeviceKey, err
+}
+
+// resetGate refuses a pairing code for a device that owes a reset: the code
+// could not be redeemed.
+func (s *AdminService) resetGate(ctx context.Context, key string) error {
+	if s.WaitReset != nil {
+		s.WaitReset(ctx, key)
+	}
+	resets, err := s.Bindings.Resets(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range resets {
+		if r.DeviceKey == key {
+			if r.Status == binding.ResetRunning {
+				return binding.ErrResetting
+			}
+			return binding.ErrNeedsReset
+		}
+	}
+	return nil
 }
 
 // Unbind revokes the binding of the device with this serial (bare or

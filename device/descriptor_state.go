@@ -42,6 +42,7 @@ const (
 	StatusOffline   ConnStatus = "offline"   // bound; device or its adb server gone, or not seen yet
 	StatusDegraded  ConnStatus = "degraded"  // bound; USB debugging not authorized
 	StatusRevoked   ConnStatus = "revoked"   // operator unbind
+	StatusExpired   ConnStatus = "expired"   // the lease ended (idle or too long); auth.start binds again
 )
 
 // ToolStatus is a Descriptor tools[].status (§9).
@@ -69,7 +70,7 @@ const (
 
 // StateInput is everything the Descriptor's state depends on.
 type StateInput struct {
-	Binding  binding.State // none, bound, revoked
+	Binding  binding.State // none, bound, revoked, expired
 	Presence Presence      // of the bound device; offline while its adb server is lost
 }
 
@@ -86,6 +87,7 @@ type State struct {
 //
 //	no binding                 -> created,   tools unavailable, permission unknown
 //	revoked                    -> revoked,   tools unavailable, permission requires_reauth
+//	expired (lease ended)      -> expired,   tools unavailable, permission requires_reauth
 //	bound, device offline      -> offline,   tools unavailable, permission unknown
 //	  (or its adb server down)
 //	bound, not seen (restart)  -> offline,   tools unavailable, permission unknown
@@ -96,6 +98,8 @@ func ComputeState(in StateInput) State {
 	case binding.Bound:
 	case binding.Revoked:
 		return State{StatusRevoked, ToolUnavailable, PermissionRequiresReauth}
+	case binding.Expired:
+		return State{StatusExpired, ToolUnavailable, PermissionRequiresReauth}
 	default:
 		return State{StatusCreated, ToolUnavailable, PermissionUnknown}
 	}
@@ -127,10 +131,10 @@ func (s State) Tools(toolIDs ...string) []ToolState {
 
 // ToolEntry is one tool's tools[] entry: the channel's tool status and
 // permission, or not_supported (permission unknown) when the tool is not
-// offered on the bound device. An unbound or revoked channel says nothing
-// of a device, so its tools keep the channel's state.
+// offered on the bound device. An unbound, revoked or expired channel says
+// nothing of a device, so its tools keep the channel's state.
 func (s State) ToolEntry(toolID string, offered bool) ToolState {
-	if !offered && s.Status != StatusCreated && s.Status != StatusRevoked {
+	if !offered && s.Status != StatusCreated && s.Status != StatusRevoked && s.Status != StatusExpired {
 		return ToolState{ToolID: toolID, Status: ToolNotSupported, TargetPermissionState: PermissionUnknown}
 	}
 	return ToolState{ToolID: toolID, Status: s.Tool, TargetPermissionState: s.Permission}

@@ -14,6 +14,7 @@ func TestComputeState(t *testing.T) {
 	degraded := State{StatusDegraded, ToolDeniedByTarget, PermissionDenied}
 	created := State{StatusCreated, ToolUnavailable, PermissionUnknown}
 	revoked := State{StatusRevoked, ToolUnavailable, PermissionRequiresReauth}
+	expired := State{StatusExpired, ToolUnavailable, PermissionRequiresReauth}
 	tests := []struct {
 		name string
 		in   StateInput
@@ -24,6 +25,8 @@ func TestComputeState(t *testing.T) {
 		{"no binding offline", StateInput{binding.None, PresenceOffline}, created},
 		{"revoked", StateInput{binding.Revoked, PresenceOnline}, revoked},
 		{"revoked offline", StateInput{binding.Revoked, PresenceOffline}, revoked},
+		{"expired", StateInput{binding.Expired, PresenceOnline}, expired},
+		{"expired offline", StateInput{binding.Expired, PresenceOffline}, expired},
 		{"bound online", StateInput{binding.Bound, PresenceOnline}, connected},
 		{"bound offline", StateInput{binding.Bound, PresenceOffline}, offline},
 		{"bound unauthorized", StateInput{binding.Bound, PresenceUnauthorized}, degraded},

@@ -4,8 +4,10 @@
 // DisplayName) and their pushes, and the auth.* handlers that glue the flows
 // of package auth to the table of package binding — and answers the
 // operator's admin socket (AdminService) — and reports phones, adb servers
-// and bindings to Prometheus (Service.Collectors). The Card's identity is
-// here too (CardConfig).
+// and bindings to Prometheus (Service.Collectors). It also ends bindings
+// whose device lease ran out (lease.go, Device Profile §3 leaves leases to
+// each connector) and resets a phone on every release before it is handed
+// out again (reset.go). The Card's identity is here too (CardConfig).
 //
 // Its rooms: binding (the channel<->device table), auth (pairing and
 // request flows, the install secret), admin (the operator socket's wire

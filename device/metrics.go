@@ -35,10 +35,10 @@ var (
 type serviceCollector struct{ s *Service }
 
 // Collectors returns the Service's Prometheus collectors, for the
-// server's registry: phones by state per adb server, adb server up, and
-// bindings by state.
+// server's registry: phones by state per adb server, adb server up,
+// bindings by state, lease ends and resets.
 func (s *Service) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{serviceCollector{s}}
+	return append([]prometheus.Collector{serviceCollector{s}}, s.leaseCollectors()...)
 }
 
 // Describe implements prometheus.Collector.

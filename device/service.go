@@ -82,6 +82,16 @@ type ServiceConfig struct {
 	// ProbeTimeout bounds the `true` shell command that confirms a device
 	// answers. Default DefaultProbeTimeout.
 	ProbeTimeout time.Duration
+	// Lease gives a device's lease and reset policy (lease.go). It is
+	// asked again at every lease check and reset, so a policy that changed
+	// applies to running leases (call LeasesChanged to apply it at once).
+	// Nil: DefaultLeasePolicy for every device.
+	Lease func(deviceKey string) LeasePolicy
+	// ResetTimeout bounds one reset. Default DefaultResetTimeout.
+	ResetTimeout time.Duration
+	// ResetRetry is how often failed resets of devices that answer are
+	// retried. Default DefaultResetRetry.
+	ResetRetry time.Duration
 }
 
 // Service is the xagent.device.v1 Profile: it implements connector.Profile
@@ -117,6 +127,12 @@ type Service struct {
 	forms     map[string]formSession    // device_pairing sessions by id
 	updated   chan struct{}             // closed and replaced on every presence or binding change
 
+	leases    map[string]*lease        // by channel (bound only)
+	baselines map[string][]string      // device key -> packages running when its binding began
+	resetting map[string]chan struct{} // device key -> closed when its running reset ends
+	leaseKick chan struct{}
+	metrics   *leaseMetrics
+
 	dirtyMu sync.Mutex
 	dirty   map[string]bool
 	kick    chan struct{}
@@ -145,6 +161,12 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.ProbeTimeout <= 0 {
 		cfg.ProbeTimeout = DefaultProbeTimeout
 	}
+	if cfg.ResetTimeout <= 0 {
+		cfg.ResetTimeout = DefaultResetTimeout
+	}
+	if cfg.ResetRetry <= 0 {
+		cfg.ResetRetry = DefaultResetRetry
+	}
 	if cfg.Secret == nil {
 		sec, err := auth.LoadOrCreateSecret(filepath.Dir(cfg.DB.Path))
 		if err != nil {
@@ -163,13 +185,20 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		updated:   make(chan struct{}),
 		dirty:     map[string]bool{},
 		kick:      make(chan struct{}, 1),
+		leases:    map[string]*lease{},
+		baselines: map[string][]string{},
+		resetting: map[string]chan struct{}{},
+		leaseKick: make(chan struct{}, 1),
+		metrics:   newLeaseMetrics(),
 	}
-	s.bindings = binding.New(cfg.DB, binding.Options{Now: cfg.Now, OnChange: s.bindingsChanged})
+	s.bindings = binding.New(cfg.DB, binding.Options{
+		Now: cfg.Now, OnChange: s.bindingsChanged, ResetOnRelease: s.resetOwed, OnRelease: s.released,
+	})
 	s.pairing = auth.NewPairing(s.bindings, cfg.Secret, auth.PairingOptions{Now: cfg.Now, RateLimit: cfg.PairingRateLimit})
 	s.requests = auth.NewRequests(s.bindings, cfg.Secret, auth.RequestOptions{
 		Now: cfg.Now, TTL: cfg.RequestTTL, PollInterval: cfg.PollInterval, Devices: s.liveDevices,
 	})
-	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices, Tags: s.tagsOf}
+	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices, Tags: s.tagsOf, WaitReset: s.waitResets}
 	list, err := s.bindings.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("device service: %w", err)
@@ -179,6 +208,10 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		if b.State == binding.Bound {
 			s.byDevice[b.DeviceKey] = b.ChannelID
 		}
+		s.syncLeaseLocked(b.ChannelID, b, true)
+	}
+	if err := s.bindings.RequeueRunning(ctx); err != nil {
+		return nil, fmt.Errorf("device service: %w", err)
 	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	return s, nil
@@ -193,6 +226,8 @@ func (s *Service) Start(p Pusher) {
 		s.pusher = p
 		s.wg.Go(s.track)
 		s.wg.Go(s.pushLoop)
+		s.wg.Go(s.leaseLoop)
+		s.wg.Go(s.retryLoop)
 	})
 }
 
@@ -201,7 +236,9 @@ func (s *Service) Start(p Pusher) {
 // the adb client nor the file store.
 func (s *Service) Close() error {
 	s.once.Do(func() {
+		s.mu.Lock() // goSafe starts nothing once this is done
 		s.cancel()
+		s.mu.Unlock()
 		s.wg.Wait()
 	})
 	return nil
@@ -279,9 +316,12 @@ func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector
 }
 
 // DeviceFor implements tools.Resolver: the bound, online, authorized device
-// of channelID. Not bound or revoked: tools.ErrNotBound; offline, not yet seen or
-// adb server down: adb.ErrDeviceOffline; unauthorized: adb.ErrUnauthorized.
+// of channelID. Not bound, revoked or expired: tools.ErrNotBound; offline,
+// not yet seen or adb server down: adb.ErrDeviceOffline; unauthorized:
+// adb.ErrUnauthorized. Every tool call comes here, so it renews the
+// channel's idle lease.
 func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, tools.Meta, error) {
+	s.touchLease(channelID)
 	s.mu.RLock()
 	b, ok := s.byChannel[channelID]
 	pres, model := s.presenceLocked(b.DeviceKey)
@@ -308,6 +348,16 @@ func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, t
 		return nil, meta, fmt.Errorf("device %s: %w", meta.Hint, err)
 	}
 	return d, meta, nil
+}
+
+// goSafe runs f on a goroutine Close waits for, unless Close has begun.
+// s.mu must not be held.
+func (s *Service) goSafe(f func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ctx.Err() == nil {
+		s.wg.Go(f)
+	}
 }
 
 // notifyLocked wakes everyone waiting on Updated. s.mu must be held.

@@ -37,6 +37,8 @@ const (
 	msgAuthIgnored   = "Authentication already completed"
 	msgAuthNoSession = "No such authentication session"
 	msgLoggedOut     = "The device was released"
+	msgResetting     = "That device is being reset; try again in a few seconds"
+	msgNeedsReset    = "That device is waiting for a reset and cannot be bound until it is reset; ask the operator"
 )
 
 // formSession remembers a device_pairing auth.start so auth.status and
@@ -155,6 +157,12 @@ func (s *Service) bound(channelID string) bool {
 	return ok && b.State == binding.Bound
 }
 
+func (s *Service) expired(channelID string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.byChannel[channelID].State == binding.Expired
+}
+
 // AuthStart implements auth.start (§8.7): device_pairing redeems the
 // operator's one-time code at once (authenticated, or failed with one
 // generic message; too many attempts is the error rate_limited);
@@ -176,6 +184,7 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 		}
 		return s.requestReply(p.FlowID, sess), nil
 	}
+	s.waitResets(ctx, in.Serial)
 	key, err := s.pairing.RedeemPairing(ctx, ch.ID, in.Serial, in.PairingCode)
 	var rl *ratelimit.Error
 	switch {
@@ -187,7 +196,12 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 		return connector.AuthReply{}, connector.NewError(tools.CodeRateLimited, authRateMessage(rl.RetryAfter))
 	case errors.Is(err, auth.ErrPairingFailed), errors.Is(err, binding.ErrDeviceInUse):
 		msg := auth.ErrPairingFailed.Error()
-		if errors.Is(err, binding.ErrDeviceInUse) {
+		switch {
+		case errors.Is(err, binding.ErrResetting):
+			msg = msgResetting
+		case errors.Is(err, binding.ErrNeedsReset):
+			msg = msgNeedsReset
+		case errors.Is(err, binding.ErrDeviceInUse):
 			msg = msgInUse
 		}
 		id := s.rememberForm(ch.ID, p.FlowID, authFailed)
@@ -246,6 +260,9 @@ func (s *Service) AuthStatus(ctx context.Context, ch connector.Channel, payload 
 			a.Message = msgBound
 		case auth.Unauthenticated:
 			a.Message = "The device was unbound; start again to bind a device"
+			if s.expired(ch.ID) {
+				a.Message = "The lease on the device ended; start again to bind a device"
+			}
 		default:
 			a.Message = auth.ErrPairingFailed.Error()
 		}
@@ -307,9 +324,9 @@ func (s *Service) cancelReply(channelID, sessionID string, st auth.CancelStatus)
 	return connector.AuthReply{Payload: a, WithDescriptor: st == auth.CancelIgnored && bound}
 }
 
-// AuthLogout implements auth.logout (§8.13): the binding (or revoked
-// marker) and unfinished sessions are released, the channel's files
-// deleted; the Descriptor goes back to created.
+// AuthLogout implements auth.logout (§8.13): the binding (or revoked or
+// expired marker) and unfinished sessions are released, the channel's
+// files deleted, the device reset; the Descriptor goes back to created.
 func (s *Service) AuthLogout(ctx context.Context, ch connector.Channel, _ json.RawMessage) (connector.AuthReply, error) {
 	if err := s.bindings.Release(ctx, ch.ID); err != nil {
 		return connector.AuthReply{}, err
@@ -319,8 +336,9 @@ func (s *Service) AuthLogout(ctx context.Context, ch connector.Channel, _ json.R
 	return connector.AuthReply{Payload: logoutAck{Status: "ok", Message: msgLoggedOut}, WithDescriptor: true}, nil
 }
 
-// ChannelsReleased implements connector.Profile: a lease expired or a
-// restored channel was never claimed. binding.Table, sessions and files go.
+// ChannelsReleased implements connector.Profile: a connector_id lease
+// expired or a restored channel was never claimed. binding.Table, sessions
+// and files go; the devices are reset.
 func (s *Service) ChannelsReleased(ctx context.Context, chs []connector.Channel) {
 	ids := make([]string, len(chs))
 	for i, c := range chs {

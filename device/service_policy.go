@@ -43,9 +43,11 @@ func withheldHas(withheld, id string) bool {
 }
 
 // PolicyChanged re-evaluates every described channel against the policy
-// now in force and pushes the Descriptors whose tool set changed. Call it
-// after the Holder's Config was replaced (a reload).
+// now in force and pushes the Descriptors whose tool set changed, and
+// applies the new leases at once. Call it after the Holder's Config was
+// replaced (a reload).
 func (s *Service) PolicyChanged() {
+	s.LeasesChanged()
 	s.mu.RLock()
 	chs := make([]string, 0, len(s.lastSeen))
 	for ch := range s.lastSeen {

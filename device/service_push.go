@@ -40,10 +40,19 @@ func (s *Service) bindingsChanged(channelIDs ...string) {
 		} else {
 			delete(s.byChannel, ch)
 		}
+		started := s.syncLeaseLocked(ch, b, err == nil)
+		pres, _ := s.presenceLocked(b.DeviceKey)
+		if started {
+			delete(s.baselines, b.DeviceKey)
+		}
 		s.notifyLocked()
 		s.mu.Unlock()
+		if started && pres == PresenceOnline {
+			s.goSafe(func() { s.takeBaseline(b.DeviceKey) })
+		}
 	}
 	s.markDirty(channelIDs...)
+	s.LeasesChanged()
 }
 
 // markDirty queues channels for the push worker.

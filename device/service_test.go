@@ -337,10 +337,11 @@ func TestRevokeAndLogout(t *testing.T) {
 }
 
 // TestChannelsReleased: lease expiry frees the device, the sessions and
-// the channel's files, and pushes nothing for the gone channel.
+// the channel's files, and pushes nothing for the gone channel. (With no
+// reset policy: a device that never answered would owe its reset.)
 func TestChannelsReleased(t *testing.T) {
 	t.Parallel()
-	e := newSvcEnv(t, 0, nil)
+	e := newSvcEnv(t, 0, func(c *ServiceConfig) { c.Lease = noReset })
 	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
 	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)

@@ -92,7 +92,7 @@ func init() {
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newAdminFlags("devices", stderr, "usage: adb-connector devices [--json] [--data-dir DIR]")
-	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound, tags}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound, tags, reset, reset_error}")
 	if _, err := parseAdminArgs(fs, args, 0); err != nil {
 		return err
 	}
@@ -111,7 +111,7 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tBOUND\tTAGS")
+		fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tBOUND\tTAGS\tRESET")
 		for _, r := range rows {
 			model := r.Model
 			if model == "" {
@@ -121,7 +121,11 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 			if tags == "" {
 				tags = "-"
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, model, strconv.FormatBool(r.Bound), tags)
+			reset := r.Reset
+			if reset == "" {
+				reset = "-"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, model, strconv.FormatBool(r.Bound), tags, reset)
 		}
 		return tw.Flush()
 	})

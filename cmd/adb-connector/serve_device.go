@@ -41,6 +41,12 @@ type deviceOptions struct {
 	// they are attached, so a test can drive their faults and read their
 	// command logs.
 	onVirtual func([]*emulator.Device)
+	// lease, when set, is the Service's lease and reset policy
+	// (device.ServiceConfig.Lease); nil: device.DefaultLeasePolicy.
+	lease func(deviceKey string) device.LeasePolicy
+	// onService, when set (tests only), receives the device Service once
+	// it is built.
+	onService func(*device.Service)
 }
 
 // endpointList is the repeatable --adb flag. Values from the environment
@@ -190,10 +196,13 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	}
 	svc, err := device.NewService(ctx, device.ServiceConfig{
 		DB: w.DB, ADB: client, Files: fstore, Logger: log.With("component", "device"),
-		ToolIDs: tools.IDs(tools.Set{Files: true}), Policy: holder,
+		ToolIDs: tools.IDs(tools.Set{Files: true}), Policy: holder, Lease: o.lease,
 	})
 	if err != nil {
 		return err
+	}
+	if o.onService != nil {
+		o.onService(svc)
 	}
 	w.Stop = append(w.Stop, func() { svc.Close() })
 	ts, err := tools.New(tools.Config{Resolver: svc, Files: fstore, DB: w.DB, Logger: log.With("component", "tools"),

@@ -59,6 +59,13 @@ func startServe(t *testing.T, dataDir, adbAddr string, logs *testkit.LogBuffer, 
 // their faults and command logs.
 func startServeVirtual(t *testing.T, dataDir, adbAddr string, logs *testkit.LogBuffer, extra ...string) (*serveProc, []*emulator.Device) {
 	t.Helper()
+	return startServeTuned(t, dataDir, adbAddr, logs, nil, extra...)
+}
+
+// startServeTuned is startServeVirtual with tune applied to the parsed
+// configuration, for what no flag sets (test hooks, Go-only settings).
+func startServeTuned(t *testing.T, dataDir, adbAddr string, logs *testkit.LogBuffer, tune func(*serveConfig), extra ...string) (*serveProc, []*emulator.Device) {
+	t.Helper()
 	keyFile := filepath.Join(t.TempDir(), "api-key")
 	if err := os.WriteFile(keyFile, []byte(e2eKey+"\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -80,6 +87,9 @@ func startServeVirtual(t *testing.T, dataDir, adbAddr string, logs *testkit.LogB
 	// serve calls it before it reports ready.
 	var devs []*emulator.Device
 	cfg.Device.onVirtual = func(d []*emulator.Device) { devs = d }
+	if tune != nil {
+		tune(&cfg)
+	}
 	go func() { p.done <- serve(ctx, cfg, log, ready) }()
 	var failure string
 	select {

@@ -10,16 +10,26 @@ import (
 )
 
 func init() {
-	register("unbind", "revoke a device's binding; its channel reports revoked", runUnbind)
+	register("unbind", "revoke a device's binding; its channel reports revoked (--clear-reset: hand out a device whose reset failed)", runUnbind)
 }
 
 func runUnbind(args []string, stdout, stderr io.Writer) error {
-	fs, dataDir := newAdminFlags("unbind", stderr, "usage: adb-connector unbind SERIAL [--data-dir DIR]")
+	fs, dataDir := newAdminFlags("unbind", stderr, "usage: adb-connector unbind SERIAL [--clear-reset] [--data-dir DIR]")
+	clearReset := fs.Bool("clear-reset", false, "instead of unbinding, clear the reset the device owes (needs-reset, reset-pending): you vouch it is fit to hand out")
 	pos, err := parseAdminArgs(fs, args, 1)
 	if err != nil {
 		return err
 	}
 	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
+		if *clearReset {
+			key, err := c.ClearReset(ctx, pos[0])
+			if err != nil {
+				return err
+			}
+			ep, sr := binding.SplitKey(key)
+			_, err = fmt.Fprintf(stdout, "reset cleared for %s on %s; it can be paired again\n", sr, ep)
+			return err
+		}
 		key, err := c.Unbind(ctx, pos[0])
 		if err != nil {
 			return err

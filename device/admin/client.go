@@ -148,3 +148,11 @@ func (c *Client) Unbind(ctx context.Context, serial string) (string, error) {
 	resp, err := c.call(ctx, Request{Op: OpUnbind, Serial: serial})
 	return resp.Device, err
 }
+
+// ClearReset drops the reset the device with this serial owes (its reset
+// failed, or it was away when released), so it is handed out again; it
+// returns its "endpoint/serial".
+func (c *Client) ClearReset(ctx context.Context, serial string) (string, error) {
+	resp, err := c.call(ctx, Request{Op: OpClearReset, Serial: serial})
+	return resp.Device, err
+}

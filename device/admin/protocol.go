@@ -23,6 +23,8 @@ import (
 //	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
 //	-> {"op":"unbind","serial":"R58M123ABC"}
 //	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
+//	-> {"op":"clear_reset","serial":"R58M123ABC"}
+//	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
 //	<- {"error":{"code":"device_in_use","message":"device is in use by another channel"}}
 
 // SocketName is the admin socket's file name in the data directory.
@@ -37,6 +39,16 @@ const (
 	OpPair    = "pair"
 	OpApprove = "approve"
 	OpUnbind  = "unbind"
+	// OpClearReset drops the reset a device owes (failed or not yet run),
+	// so it is handed out again.
+	OpClearReset = "clear_reset"
+)
+
+// DeviceRow.Reset values: the reset a device owes since its last release.
+const (
+	ResetPending = "reset-pending" // released while away: reset when it answers
+	ResetRunning = "resetting"
+	ResetNeeded  = "needs-reset" // the reset failed: not handed out until one succeeds or it is cleared
 )
 
 // maxLine bounds one request or response line.
@@ -51,6 +63,11 @@ type DeviceRow struct {
 	Bound    bool   `json:"bound"`
 	// Tags are the device's tags under the operator's config file.
 	Tags []string `json:"tags,omitempty"`
+	// Reset is the reset the device owes ("" none, ResetPending,
+	// ResetRunning, ResetNeeded); such a device is not handed out.
+	Reset string `json:"reset,omitempty"`
+	// ResetError says why the last reset failed.
+	ResetError string `json:"reset_error,omitempty"`
 }
 
 // Request is one request line on the admin socket.
@@ -97,6 +114,8 @@ type Handler interface {
 	Approve(ctx context.Context, code, serial string) (deviceKey string, err error)
 	// Unbind revokes the device's binding; it returns the device key.
 	Unbind(ctx context.Context, serial string) (deviceKey string, err error)
+	// ClearReset drops the reset the device owes; it returns the device key.
+	ClearReset(ctx context.Context, serial string) (deviceKey string, err error)
 }
 
 // Bounds of operator input: longer is invalid_argument.
@@ -116,6 +135,9 @@ const (
 	CodeNotBound        = "not_bound"
 	CodeInvalidCode     = "invalid_code"
 	CodeNoFreeDevice    = "no_free_device"
+	CodeResetting       = "resetting"
+	CodeNeedsReset      = "needs_reset"
+	CodeNoReset         = "no_reset"
 	CodeInternal        = "internal"
 )
 
@@ -139,7 +161,7 @@ func DecodeRequest(line []byte) (Request, time.Duration, error) {
 	var ttl time.Duration
 	switch req.Op {
 	case OpDevices:
-	case OpPair, OpUnbind:
+	case OpPair, OpUnbind, OpClearReset:
 		if req.Serial == "" {
 			return Request{}, 0, invalid(req.Op + " needs a serial")
 		}

@@ -183,6 +183,8 @@ func (s *adminServer) handle(line []byte) (resp Response) {
 		resp.Device, err = s.h.Approve(ctx, req.Code, req.Serial)
 	case OpUnbind:
 		resp.Device, err = s.h.Unbind(ctx, req.Serial)
+	case OpClearReset:
+		resp.Device, err = s.h.ClearReset(ctx, req.Serial)
 	}
 	if err != nil {
 		ae := errorFor(err)

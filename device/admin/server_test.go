@@ -24,6 +24,9 @@ func (stubHandler) Approve(context.Context, string, string) (string, error) {
 	return "", errors.New("boom")
 }
 func (stubHandler) Unbind(context.Context, string) (string, error) { return "", nil }
+func (stubHandler) ClearReset(context.Context, string) (string, error) {
+	return "", nil
+}
 
 // startStub serves stubHandler on a socket in a temp dir until cleanup.
 func startStub(t *testing.T) string {
@@ -56,6 +59,7 @@ func TestErrorsOnTheWire(t *testing.T) {
 		{`not json`, CodeInvalidArgument, "invalid argument: request is not a JSON object"},
 		{`{"op":"reboot"}`, CodeInvalidArgument, "invalid argument: unknown op"},
 		{`{"op":"pair"}`, CodeInvalidArgument, "invalid argument: pair needs a serial"},
+		{`{"op":"clear_reset"}`, CodeInvalidArgument, "invalid argument: clear_reset needs a serial"},
 		{`{"op":"pair","serial":"S1"}`, CodeUnknownDevice, "unknown device"},
 		{`{"op":"approve","code":"AAA-AAA"}`, CodeInternal, "internal error, see the server log"},
 	} {
@@ -158,6 +162,8 @@ var requestCases = []string{
 	`{"op":"pair","serial":"R58M123ABC","ttl":"15m"}`,
 	`{"op":"approve","code":"K7Q-M2X","serial":""}`,
 	`{"op":"unbind","serial":"127.0.0.1:5037/R58M"}`,
+	`{"op":"clear_reset","serial":"R58M"}`,
+	`{"op":"clear_reset"}`,
 	`{"op":"pair","serial":"S","ttl":"-1s"}`,
 	`[]`, `null`, `{"op":7}`,
 }
@@ -179,7 +185,7 @@ func FuzzDecodeRequest(f *testing.F) {
 			t.Fatalf("accepted %+v ttl %v", req, ttl)
 		}
 		switch req.Op {
-		case OpDevices, OpPair, OpApprove, OpUnbind:
+		case OpDevices, OpPair, OpApprove, OpUnbind, OpClearReset:
 		default:
 			t.Fatalf("accepted op %q", req.Op)
 		}

@@ -32,6 +32,7 @@ const (
 	None    State = "none"
 	Bound   State = "bound"
 	Revoked State = "revoked" // operator unbind; cleared by logout or a new bind
+	Expired State = "expired" // the lease ended; cleared by logout or a new bind
 )
 
 // Binding is one channel's binding row.
@@ -61,6 +62,16 @@ type Options struct {
 	// channels whose binding changed, so their Descriptors can be pushed.
 	// It runs on the caller's goroutine and must not block for long.
 	OnChange func(channelIDs ...string)
+	// ResetOnRelease, when set, says inside the releasing transaction
+	// which reset a device freed by a channel owes (ResetNone, ResetRunning
+	// to run it now, ResetPending to run it when the device answers); the
+	// device is not bound again while it owes one. It must be quick and
+	// must not use the Table.
+	ResetOnRelease func(deviceKey string) ResetStatus
+	// OnRelease, when set, is called after every committed release of a
+	// bound device (logout, channel closed, unbind, lease end), after
+	// OnChange, on the caller's goroutine.
+	OnRelease func(Release)
 }
 
 // Table is the exclusive channel<->device binding table. A channel holds
@@ -68,14 +79,16 @@ type Options struct {
 // enforced by the schema and by serialising writers on the single write
 // connection. Safe for concurrent use.
 type Table struct {
-	db       *store.DB
-	now      func() time.Time
-	onChange func(...string)
+	db        *store.DB
+	now       func() time.Time
+	onChange  func(...string)
+	resetFor  func(string) ResetStatus
+	onRelease func(Release)
 }
 
 // New returns the binding table over db.
 func New(db *store.DB, opts Options) *Table {
-	b := &Table{db: db, now: opts.Now, onChange: opts.OnChange}
+	b := &Table{db: db, now: opts.Now, onChange: opts.OnChange, resetFor: opts.ResetOnRelease, onRelease: opts.OnRelease}
 	if b.now == nil {
 		b.now = time.Now
 	}
@@ -150,6 +163,9 @@ func bindTx(ctx context.Context, tx *sql.Tx, channelID, deviceKey string, now ti
 	case !errors.Is(err, sql.ErrNoRows):
 		return false, fmt.Errorf("bind: %w", err)
 	}
+	if err := resetGate(ctx, tx, deviceKey); err != nil {
+		return false, err
+	}
 	var state string
 	err = tx.QueryRowContext(ctx, `SELECT state FROM device_bindings WHERE channel_id = ?`, channelID).Scan(&state)
 	switch {
@@ -170,29 +186,44 @@ func bindTx(ctx context.Context, tx *sql.Tx, channelID, deviceKey string, now ti
 	return true, nil
 }
 
-// Release removes the channel's binding or revoked marker (auth.logout) and
-// its pending request sessions. Releasing an unbound channel is not an error.
+// Release removes the channel's binding or revoked/expired marker
+// (auth.logout) and its pending request sessions. Releasing an unbound
+// channel is not an error.
 func (b *Table) Release(ctx context.Context, channelID string) error {
-	_, err := b.ReleaseChannels(ctx, []string{channelID})
+	_, err := b.release(ctx, []string{channelID}, ReasonLogout)
 	return err
 }
 
-// ReleaseChannels releases every listed channel (lease expiry, channel
-// close) in one transaction and returns how many bindings it removed.
+// ReleaseChannels releases every listed channel (their connection closed
+// for good) in one transaction and returns how many bindings it removed.
 func (b *Table) ReleaseChannels(ctx context.Context, channelIDs []string) (int, error) {
+	return b.release(ctx, channelIDs, ReasonChannelClosed)
+}
+
+func (b *Table) release(ctx context.Context, channelIDs []string, reason string) (int, error) {
 	var released []string
+	var freed []Release
 	err := b.inTx(ctx, func(tx *sql.Tx) error {
-		released = released[:0]
+		released, freed = released[:0], freed[:0]
 		for _, ch := range channelIDs {
-			res, err := tx.ExecContext(ctx, `DELETE FROM device_bindings WHERE channel_id = ?`, ch)
-			if err != nil {
+			var key, state string
+			err := tx.QueryRowContext(ctx, `DELETE FROM device_bindings WHERE channel_id = ? RETURNING device_key, state`, ch).Scan(&key, &state)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return fmt.Errorf("release: %w", err)
 			}
 			if _, err := tx.ExecContext(ctx, `DELETE FROM device_auth_requests WHERE channel_id = ?`, ch); err != nil {
 				return fmt.Errorf("release: %w", err)
 			}
-			if n, _ := res.RowsAffected(); n > 0 {
-				released = append(released, ch)
+			if key == "" {
+				continue
+			}
+			released = append(released, ch)
+			if state == string(Bound) {
+				r, err := b.owe(ctx, tx, ch, key, reason)
+				if err != nil {
+					return err
+				}
+				freed = append(freed, r)
 			}
 		}
 		return nil
@@ -201,6 +232,7 @@ func (b *Table) ReleaseChannels(ctx context.Context, channelIDs []string) (int, 
 		return 0, err
 	}
 	b.changed(released...)
+	b.released(freed...)
 	return len(released), nil
 }
 
@@ -208,22 +240,42 @@ func (b *Table) ReleaseChannels(ctx context.Context, channelIDs []string) (int, 
 // held it keeps a revoked marker, returned here, so its Descriptor says
 // revoked. It returns ErrNotBound when no channel holds the device.
 func (b *Table) Revoke(ctx context.Context, deviceKey string) (channelID string, err error) {
-	err = b.inTx(ctx, func(tx *sql.Tx) error {
-		err := tx.QueryRowContext(ctx, `UPDATE device_bindings SET state = 'revoked', updated_at = ?
-			WHERE device_key = ? AND state = 'bound' RETURNING channel_id`, b.now().UnixMilli(), deviceKey).Scan(&channelID)
+	return b.endBinding(ctx, deviceKey, "", Revoked, ReasonUnbind)
+}
+
+// Expire ends channelID's binding of deviceKey because its lease ended
+// (reason, e.g. "idle_timeout"): the device is freed and the channel keeps
+// an expired marker, so its Descriptor says expired. ErrNotBound when the
+// channel no longer holds the device.
+func (b *Table) Expire(ctx context.Context, channelID, deviceKey, reason string) error {
+	_, err := b.endBinding(ctx, deviceKey, channelID, Expired, reason)
+	return err
+}
+
+// endBinding turns the bound row of deviceKey (held by channelID, when not
+// empty) into a marker of state to.
+func (b *Table) endBinding(ctx context.Context, deviceKey, channelID string, to State, reason string) (string, error) {
+	var freed Release
+	err := b.inTx(ctx, func(tx *sql.Tx) error {
+		var ch string
+		err := tx.QueryRowContext(ctx, `UPDATE device_bindings SET state = ?, updated_at = ?
+			WHERE device_key = ? AND state = 'bound' AND (? = '' OR channel_id = ?) RETURNING channel_id`,
+			string(to), b.now().UnixMilli(), deviceKey, channelID, channelID).Scan(&ch)
 		if errors.Is(err, sql.ErrNoRows) {
 			return ErrNotBound
 		}
 		if err != nil {
-			return fmt.Errorf("revoke: %w", err)
+			return fmt.Errorf("%s: %w", to, err)
 		}
-		return nil
+		freed, err = b.owe(ctx, tx, ch, deviceKey, reason)
+		return err
 	})
 	if err != nil {
 		return "", err
 	}
-	b.changed(channelID)
-	return channelID, nil
+	b.changed(freed.ChannelID)
+	b.released(freed)
+	return freed.ChannelID, nil
 }
 
 // ByChannel returns the channel's binding (bound or revoked), or ErrNotBound.

@@ -29,6 +29,8 @@ func packageCommand(c *cmdCtx, args []string) int {
 		status, err = pmPath(c, s)
 	case "resolve-activity":
 		status, err = pmResolveActivity(c, s)
+	case "clear":
+		status = pmClear(c, s)
 	case "", "help", "-h":
 		pmHelp(c)
 		return 255 // handleDefaultCommands prints the help and returns -1
