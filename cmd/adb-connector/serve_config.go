@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
-	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -31,11 +30,7 @@ const configEnv = "ADB_CONNECTOR_CONFIG"
 // tool of the catalogue (a policy may name a tool this deployment's Card
 // lacks) and android_shell.
 func policyOptions() policy.Options {
-	ids := tools.IDs(tools.Set{Files: true})
-	if !slices.Contains(ids, "android_shell") {
-		ids = append(ids, "android_shell")
-	}
-	return policy.Options{ToolIDs: ids}
+	return policy.Options{ToolIDs: tools.IDs(tools.Set{Files: true, Shell: true})}
 }
 
 // configFlags are serve's --config and --config-poll.

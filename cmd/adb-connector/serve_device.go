@@ -196,7 +196,7 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	}
 	svc, err := device.NewService(ctx, device.ServiceConfig{
 		DB: w.DB, ADB: client, Files: fstore, Logger: log.With("component", "device"),
-		ToolIDs: tools.IDs(tools.Set{Files: true}), Policy: holder, Lease: o.lease,
+		ToolIDs: tools.IDs(tools.Set{Files: true, Shell: o.Policy.ShellEnabled()}), Policy: holder, Lease: o.lease,
 	})
 	if err != nil {
 		return err

@@ -65,10 +65,17 @@ type Effective struct {
 // DefaultSchemes are the URL schemes allowed when no policy names any.
 var DefaultSchemes = []string{"http", "https"}
 
+// ShellToolID is the operator-enabled shell tool: offered only where the
+// policy enables it.
+const ShellToolID = "android_shell"
+
 // Offers reports whether tool is offered on the device.
 func (e *Effective) Offers(tool string) bool {
 	if e == nil {
-		return true
+		return tool != ShellToolID
+	}
+	if tool == ShellToolID && !e.Shell.Enabled {
+		return false
 	}
 	if e.toolAllow != nil && !e.toolAllow[tool] {
 		return false

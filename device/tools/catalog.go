@@ -193,9 +193,14 @@ func New(cfg Config) (*Tools, error) {
 type Set struct {
 	// Files: a file store exists, so android_screenshot is offered.
 	Files bool
+	// Shell: the operator's config enables android_shell for some phones
+	// (the Card is built once, at start).
+	Shell bool
 }
 
-func (c Config) set() Set { return Set{Files: c.Files != nil} }
+func (c Config) set() Set {
+	return Set{Files: c.Files != nil, Shell: c.Policy.Current().ShellEnabled()}
+}
 
 // toolSpecs is the catalogue: every tool in Card order, and when it is
 // offered. Adding a tool is a file with its build function and a line here.
@@ -218,6 +223,7 @@ var toolSpecs = []struct {
 	{openURLTool, always},
 	{recordTool, func(s Set) bool { return s.Files }},
 	{logcatTool, always},
+	{shellTool, func(s Set) bool { return s.Shell }},
 }
 
 func always(Set) bool { return true }
