@@ -53,35 +53,12 @@ type doctor struct {
 }
 
 func runDoctor(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: adb-connector doctor [--json] [--service-user USER] [serve's flags]")
-		fs.PrintDefaults()
-	}
-	config := registerServeFlags(fs)
-	asJSON := fs.Bool("json", false, "print a JSON array of {check, status, message, fix}")
-	svcUser := fs.String("service-user", "", "the user serve runs as, for the plugdev check (default: the current user)")
-	if err := fs.Parse(args); err != nil {
+	d, asJSON, err := parseDoctorFlags(args, stderr)
+	if err != nil {
 		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("doctor: unexpected argument %q", fs.Arg(0))
-	}
-	cfg, err := config()
-	var keyErr *apiKeyError
-	if err != nil && !errors.As(err, &keyErr) {
-		return err
-	}
-	if cfg.Device.envErr != nil {
-		return cfg.Device.envErr
-	}
-	d := &doctor{cfg: cfg, ServiceUser: *svcUser}
-	if keyErr != nil {
-		d.keyErr = keyErr.err
 	}
 	results := d.run(context.Background())
-	if err := printResults(stdout, results, *asJSON); err != nil {
+	if err := printResults(stdout, results, asJSON); err != nil {
 		return err
 	}
 	for _, r := range results {
@@ -90,6 +67,39 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// parseDoctorFlags takes serve's flags (and env), so the operator checks
+// the configuration serve runs with, plus doctor's own.
+func parseDoctorFlags(args []string, stderr io.Writer) (d *doctor, asJSON bool, err error) {
+	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: adb-connector doctor [--json] [--service-user USER] [serve's flags]")
+		fs.PrintDefaults()
+	}
+	config := registerServeFlags(fs)
+	jsonFlag := fs.Bool("json", false, "print a JSON array of {check, status, message, fix}")
+	svcUser := fs.String("service-user", "", "the user serve runs as, for the plugdev check (default: the current user)")
+	if err := fs.Parse(args); err != nil {
+		return nil, false, err
+	}
+	if fs.NArg() > 0 {
+		return nil, false, fmt.Errorf("doctor: unexpected argument %q", fs.Arg(0))
+	}
+	cfg, err := config()
+	var keyErr *apiKeyError
+	if err != nil && !errors.As(err, &keyErr) {
+		return nil, false, err
+	}
+	if cfg.Device.envErr != nil {
+		return nil, false, cfg.Device.envErr
+	}
+	d = &doctor{cfg: cfg, ServiceUser: *svcUser}
+	if keyErr != nil {
+		d.keyErr = keyErr.err // reported by the api-key check
+	}
+	return d, *jsonFlag, nil
 }
 
 func printResults(w io.Writer, results []checkResult, asJSON bool) error {
@@ -300,7 +310,7 @@ func (d *doctor) checkHealth(ctx context.Context) checkResult {
 	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	resp, err := client.Do(req)
 	if err != nil {
-		r.Status, r.Message = statusFail, fmt.Sprintf("%s: %v", url, err)
+		r.Status, r.Message = statusFail, err.Error() // names the URL
 		r.Fix = "start the server (systemctl start adb-connector, or adb-connector serve) with the same --listen"
 		return r
 	}
@@ -309,8 +319,8 @@ func (d *doctor) checkHealth(ctx context.Context) checkResult {
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		r.Status, r.Message = statusOK, url+" answers 200"
-	case resp.StatusCode == http.StatusUnauthorized:
-		r.Status, r.Message = statusFail, url+" refuses the API key (401)"
+	case resp.StatusCode == http.StatusUnauthorized || resp.StatusCode == http.StatusForbidden:
+		r.Status, r.Message = statusFail, fmt.Sprintf("%s refuses the API key (%s)", url, resp.Status)
 		r.Fix = "give doctor the server's key: the same --api-key-file or ADB_CONNECTOR_API_KEY as serve"
 	default:
 		r.Status, r.Message = statusFail, fmt.Sprintf("%s answers %s", url, resp.Status)
