@@ -156,7 +156,13 @@ func (d *doctor) checkADBBinary(ctx context.Context) checkResult {
 	}
 	path, err := exec.LookPath(name)
 	if err != nil {
-		r.Status, r.Message = statusFail, fmt.Sprintf("%s is not on PATH", name)
+		// serve needs adb only to start a local server; remote ones run their own.
+		r.Status, r.Message = statusWarn, fmt.Sprintf("%s is not on PATH; every --adb server is remote", name)
+		for _, ep := range d.endpoints() {
+			if host, _, _ := net.SplitHostPort(ep); isLoopbackHost(host) {
+				r.Status, r.Message = statusFail, fmt.Sprintf("%s is not on PATH: serve cannot start the adb server at %s", name, ep)
+			}
+		}
 		r.Fix = "install it (apt-get install -y adb), or point --adb at a running adb server"
 		return r
 	}

@@ -60,6 +60,10 @@ func TestDoctorADBBinary(t *testing.T) {
 	}
 	d.ADBPath = "no-such-adb-binary"
 	wantStatus(t, d.checkADBBinary(context.Background()), statusFail, "apt-get install -y adb")
+	// Only a local adb server needs the binary.
+	d = newTestDoctor(t, "--adb", "adb.example.net:5037")
+	d.ADBPath = "no-such-adb-binary"
+	wantStatus(t, d.checkADBBinary(context.Background()), statusWarn, "apt-get install -y adb")
 }
 
 // TestDoctorPhones runs the server and phone checks against Debian's adb
