@@ -5,6 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,209 +18,340 @@ import (
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 )
 
-// findingOf returns the finding whose check is check, or fails.
-func findingOf(t *testing.T, report []finding, check string) finding {
+// newTestDoctor parses args as `adb-connector doctor` would, with every
+// host path pointed at empty temp dirs so no test reads the real system.
+func newTestDoctor(t *testing.T, args ...string) *doctor {
 	t.Helper()
-	for _, f := range report {
-		if f.Check == check {
-			return f
-		}
+	d, _, err := parseDoctorFlags(args, io.Discard)
+	if err != nil {
+		t.Fatalf("parseDoctorFlags(%q): %v", args, err)
 	}
-	t.Fatalf("no %q in %+v", check, report)
-	return finding{}
+	tmp := t.TempDir()
+	d.SysRoot, d.UdevDirs, d.GroupFile = tmp, []string{tmp}, filepath.Join(tmp, "group")
+	d.Timeout = 10 * time.Second
+	return d
 }
 
-func quietDoctor(t *testing.T, cfg doctorConfig) doctorConfig {
+// closedAddr is a loopback address nothing listens on.
+func closedAddr(t *testing.T) string {
 	t.Helper()
-	if cfg.DataDir == "" {
-		cfg.DataDir = t.TempDir()
-	}
-	if cfg.Listen == "" {
-		cfg.Listen = "127.0.0.1:1"
-	}
-	cfg.SysfsRoot, cfg.UdevDir = t.TempDir(), t.TempDir()
-	cfg.Timeout = 3 * time.Second
-	return cfg
-}
-
-// TestDoctorPhoneStates: through the real adb server, a phone online, one
-// unauthorized and one offline each get their line and fix; a server that
-// is down is FAIL.
-func TestDoctorPhoneStates(t *testing.T) {
-	t.Parallel()
-	env := adbtest.Start(t, adbtest.Options{Devices: 3})
-	env.Devices[1].SetUnauthorized(true)
-	if err := env.Devices[2].Vanish(time.Minute); err != nil { // gone but still listed: offline
-		t.Fatal(err)
-	}
-	want := map[string]adb.State{
-		adb.DeviceKey(env.ServerAddr, env.Devices[0].Serial()): adb.StateDevice,
-		adb.DeviceKey(env.ServerAddr, env.Devices[1].Serial()): adb.StateUnauthorized,
-		adb.DeviceKey(env.ServerAddr, env.Devices[2].Serial()): adb.StateOffline,
-	}
-	client, err := adb.New(t.Context(), adb.Config{Endpoints: []string{env.ServerAddr}, NoTracking: true})
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
-	deadline := time.Now().Add(30 * time.Second) // failure detector: the adb server notices in its own time
-	for {
-		list, _ := client.Devices(t.Context())
-		ok := len(list) == 3
-		for _, d := range list {
-			ok = ok && want[d.Key] == d.State
-		}
-		if ok {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("phones never reached their states: %+v", list)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	cfg := quietDoctor(t, doctorConfig{Endpoints: []string{env.ServerAddr, "127.0.0.1:1"}})
-	report := doctor(t.Context(), cfg, nil)
-	for key, st := range want {
-		f := findingOf(t, report, "phone "+key)
-		switch st {
-		case adb.StateDevice:
-			if f.Status != statusOK {
-				t.Errorf("online phone: %+v", f)
-			}
-		case adb.StateUnauthorized:
-			if f.Status != statusFail || !strings.Contains(f.Fix, "Allow USB debugging") {
-				t.Errorf("unauthorized phone: %+v", f)
-			}
-		case adb.StateOffline:
-			if f.Status != statusFail || !strings.Contains(f.Fix, "adb reconnect offline") {
-				t.Errorf("offline phone: %+v", f)
-			}
-		}
-	}
-	if f := findingOf(t, report, "adb server "+env.ServerAddr); f.Status != statusOK {
-		t.Errorf("live server: %+v", f)
-	}
-	if f := findingOf(t, report, "adb server 127.0.0.1:1"); f.Status != statusFail || !strings.Contains(f.Message, "not reachable") {
-		t.Errorf("server down: %+v", f)
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+func wantStatus(t *testing.T, r checkResult, status, fixHas string) {
+	t.Helper()
+	if r.Status != status || !strings.Contains(r.Fix, fixHas) {
+		t.Errorf("%s: got %s %q fix %q, want %s with a fix holding %q", r.Check, r.Status, r.Message, r.Fix, status, fixHas)
 	}
 }
 
-// TestDoctorNoPermissions prints the udev rule line for the phone's vendor
-// id, read from sysfs.
-func TestDoctorNoPermissions(t *testing.T) {
+func TestDoctorADBBinary(t *testing.T) {
 	t.Parallel()
-	cfg := quietDoctor(t, doctorConfig{})
-	dev := filepath.Join(cfg.SysfsRoot, "bus", "usb", "devices", "1-1")
-	if err := os.MkdirAll(dev, 0o755); err != nil {
+	d := newTestDoctor(t)
+	r := d.checkADBBinary(context.Background())
+	if r.Status != statusOK || !strings.Contains(r.Message, "Android Debug Bridge") {
+		t.Errorf("adb on PATH: %+v", r)
+	}
+	d.ADBPath = "no-such-adb-binary"
+	wantStatus(t, d.checkADBBinary(context.Background()), statusFail, "apt-get install -y adb")
+	// Only a local adb server needs the binary.
+	d = newTestDoctor(t, "--adb", "adb.example.net:5037")
+	d.ADBPath = "no-such-adb-binary"
+	wantStatus(t, d.checkADBBinary(context.Background()), statusWarn, "apt-get install -y adb")
+}
+
+// TestDoctorPhones runs the server and phone checks against Debian's adb
+// server with a virtual phone in each state, and a second server that is
+// down.
+func TestDoctorPhones(t *testing.T) {
+	t.Parallel()
+	env := adbtest.Start(t, adbtest.Options{Devices: 3})
+	ok, unauth, off := env.Devices[0], env.Devices[1], env.Devices[2]
+	unauth.SetUnauthorized(true)
+	env.WaitState(unauth, "unauthorized")
+	// Away long enough that the adb server still shows it offline when
+	// doctor looks; the device is closed at cleanup.
+	if err := off.Vanish(time.Hour); err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(dev, "serial"), []byte("R58M123ABC\n"), 0o644)
-	os.WriteFile(filepath.Join(dev, "idVendor"), []byte("04e8\n"), 0o644)
-	f := phoneFinding(cfg, adb.DeviceInfo{Key: "e/R58M123ABC", Serial: "R58M123ABC", State: "no permissions (missing udev rules? user is in the plugdev group)"})
-	if f.Status != statusFail || !strings.Contains(f.Fix, `ATTR{idVendor}=="04e8", MODE="0660", GROUP="plugdev"`) {
-		t.Fatalf("no permissions: %+v", f)
+	env.WaitState(off, "offline")
+
+	down := closedAddr(t)
+	d := newTestDoctor(t, "--adb", env.ServerAddr, "--adb", down)
+	results := d.checkADBServers(context.Background())
+	bySubject := map[string]checkResult{}
+	for _, r := range results {
+		for _, key := range []string{ok.Serial(), unauth.Serial(), off.Serial(), down} {
+			if strings.HasPrefix(r.Message, key+" ") {
+				bySubject[key] = r
+			}
+		}
 	}
-	f = phoneFinding(cfg, adb.DeviceInfo{Key: "e/OTHER", Serial: "OTHER", State: "no permissions"})
-	if !strings.Contains(f.Fix, "51-android.rules") {
-		t.Errorf("unknown vendor: %+v", f)
+	if r := results[0]; r.Check != "adb-server" || r.Status != statusOK || !strings.Contains(r.Message, "protocol version 41") {
+		t.Errorf("live server: %+v", r)
+	}
+	wantStatus(t, bySubject[ok.Serial()], statusOK, "")
+	wantStatus(t, bySubject[unauth.Serial()], statusFail, "accept \"Allow USB debugging\"")
+	wantStatus(t, bySubject[off.Serial()], statusFail, "reconnect offline")
+	_, port, _ := net.SplitHostPort(down)
+	wantStatus(t, bySubject[down], statusFail, "adb -P "+port+" start-server")
+	if t.Failed() {
+		t.Logf("results: %+v", results)
 	}
 }
 
-// TestDoctorHost: udev rules, data directory and key file modes, API key
-// and exposure, each wrong then right.
-func TestDoctorHost(t *testing.T) {
+func TestDoctorNoPhones(t *testing.T) {
 	t.Parallel()
-	cfg := quietDoctor(t, doctorConfig{})
-	if f := checkUdev(cfg); f.Status != statusWarn {
-		t.Errorf("no rules: %+v", f)
+	env := adbtest.Start(t, adbtest.Options{Devices: -1})
+	d := newTestDoctor(t, "--adb", env.ServerAddr)
+	results := d.checkADBServers(context.Background())
+	if len(results) != 2 {
+		t.Fatalf("results: %+v", results)
 	}
+	wantStatus(t, results[1], statusWarn, "USB debugging")
+}
+
+// TestDoctorNoPermissions: adb lists a USB phone it may not open as "no
+// permissions"; a virtual phone is a TCP one, so the listing is built here
+// and sysfs is a temp tree as the kernel lays it out.
+func TestDoctorNoPermissions(t *testing.T) {
+	t.Parallel()
+	d := newTestDoctor(t)
+	usb := filepath.Join(d.SysRoot, "bus", "usb", "devices")
+	for dir, attrs := range map[string]map[string]string{
+		"1-1.2": {"idVendor": "18d1\n", "serial": "R58M123ABC\n"},
+		"2-1":   {"idVendor": "04e8\n", "serial": "SAMSUNG01\n"},
+		"usb1":  {"idVendor": "1d6b\n"},
+	} {
+		if err := os.MkdirAll(filepath.Join(usb, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		for name, v := range attrs {
+			if err := os.WriteFile(filepath.Join(usb, dir, name), []byte(v), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		info adb.DeviceInfo
+		fix  string
+	}{
+		{"by usb path", adb.DeviceInfo{Serial: "R58M123ABC", DevPath: "usb:1-1.2"}, `SUBSYSTEM=="usb", ATTR{idVendor}=="18d1", MODE="0660", GROUP="plugdev"`},
+		{"by serial", adb.DeviceInfo{Serial: "SAMSUNG01"}, `ATTR{idVendor}=="04e8"`},
+		{"not in sysfs", adb.DeviceInfo{Serial: "GONE"}, "install udev/51-android.rules"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tc.info.State, tc.info.Endpoint = adb.StateNoPermissions, adb.DefaultEndpoint
+			wantStatus(t, d.checkPhone(tc.info), statusFail, tc.fix)
+		})
+	}
+}
+
+func TestDoctorUdev(t *testing.T) {
+	t.Parallel()
+	d := newTestDoctor(t)
+	wantStatus(t, d.checkUdev(), statusWarn, "sudo cp udev/51-android.rules /etc/udev/rules.d/")
 	rules, err := os.ReadFile(filepath.Join("..", "..", "udev", "51-android.rules"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.WriteFile(filepath.Join(cfg.UdevDir, "51-android.rules"), rules, 0o644)
-	if f := checkUdev(cfg); f.Status != statusOK {
-		t.Errorf("our rules installed: %+v", f)
+	if err := os.WriteFile(filepath.Join(d.UdevDirs[0], "51-android.rules"), rules, 0o644); err != nil {
+		t.Fatal(err)
 	}
+	wantStatus(t, d.checkUdev(), statusOK, "")
+}
 
-	os.Chmod(cfg.DataDir, 0o755)
-	db := filepath.Join(cfg.DataDir, "adb-connector.db")
-	os.WriteFile(db, nil, 0o644)
-	var fails []string
-	for _, f := range checkDataDir(cfg) {
-		if f.Status == statusFail {
-			fails = append(fails, f.Fix)
+func TestDoctorPlugdev(t *testing.T) {
+	t.Parallel()
+	d := newTestDoctor(t, "--service-user", "adb-connector")
+	wantStatus(t, d.checkPlugdev(), statusWarn, "") // no group file
+	for _, tc := range []struct{ group, status, fix string }{
+		{"root:x:0:\n", statusWarn, "groupadd --system plugdev"},
+		{"root:x:0:\nplugdev:x:46:alice\n", statusWarn, "usermod -aG plugdev adb-connector"},
+		{"plugdev:x:46:alice,adb-connector\n", statusOK, ""},
+	} {
+		if err := os.WriteFile(d.GroupFile, []byte(tc.group), 0o644); err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(fails) != 2 || !strings.Contains(fails[0], "chmod 0700") || !strings.Contains(fails[1], "chmod 0600") {
-		t.Errorf("loose modes: %q", fails)
-	}
-	os.Chmod(cfg.DataDir, 0o700)
-	os.Chmod(db, 0o600)
-	for _, f := range checkDataDir(cfg) {
-		if f.Status != statusOK {
-			t.Errorf("tight modes: %+v", f)
-		}
-	}
-
-	cfg.Listen = "0.0.0.0:8080"
-	if f := checkExposure(cfg); f.Status != statusFail {
-		t.Errorf("open to the network without a key: %+v", f)
-	}
-	if f := checkAPIKey(cfg, nil); f.Status != statusWarn {
-		t.Errorf("no key: %+v", f)
-	}
-	cfg.APIKey = "k"
-	if f := checkExposure(cfg); f.Status != statusOK {
-		t.Errorf("open with a key: %+v", f)
-	}
-	if f := checkAPIKey(cfg, errors.New("API key file x is empty")); f.Status != statusFail {
-		t.Errorf("bad key file: %+v", f)
-	}
-	if f := checkDisk(cfg); f.Status == "" || !strings.Contains(f.Message, "MiB free") {
-		t.Errorf("disk: %+v", f)
+		wantStatus(t, d.checkPlugdev(), tc.status, tc.fix)
 	}
 }
 
-// TestDoctorHealth asks a running in-process server, with the right key,
-// a wrong one, and nothing listening.
+// TestDoctorDataDir lays out a data dir with modes too open, then fixed.
+func TestDoctorDataDir(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "data")
+	keyFile := filepath.Join(t.TempDir(), "api-key")
+	if err := os.WriteFile(keyFile, []byte("k\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := newTestDoctor(t, "--data-dir", dir, "--api-key-file", keyFile)
+	if r := d.checkDataDir(); len(r) != 1 || r[0].Status != statusWarn {
+		t.Errorf("missing data dir: %+v", r)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "files"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "auth.key"), make([]byte, 32), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{dir, filepath.Join(dir, "files")} {
+		if err := os.Chmod(p, 0o755); err != nil { // past the umask
+			t.Fatal(err)
+		}
+	}
+	status := func() map[string]checkResult {
+		m := map[string]checkResult{}
+		for _, r := range d.checkDataDir() {
+			m[strings.Fields(r.Message)[0]] = r
+		}
+		return m
+	}
+	got := status()
+	wantStatus(t, got[dir], statusFail, "chmod 0700 "+dir)
+	wantStatus(t, got[filepath.Join(dir, "auth.key")], statusFail, "chmod 0600 ")
+	wantStatus(t, got[filepath.Join(dir, "files")], statusFail, "chmod 0700 ")
+	wantStatus(t, got[keyFile], statusFail, "chmod 0640 "+keyFile)
+
+	for p, mode := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, "files"): 0o700, filepath.Join(dir, "auth.key"): 0o600, keyFile: 0o640} {
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, r := range status() {
+		if r.Status != statusOK {
+			t.Errorf("%s after chmod: %+v", p, r)
+		}
+	}
+}
+
+func TestDoctorAPIKeyAndListen(t *testing.T) {
+	keyFile := filepath.Join(t.TempDir(), "api-key")
+	if err := os.WriteFile(keyFile, []byte("sk-doctor\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name              string
+		args              []string
+		key, listen       string
+		keyFix, listenFix string
+	}{
+		{"loopback, no key", []string{"--listen", "127.0.0.1:8080"}, statusWarn, statusOK, "openssl rand", ""},
+		{"all hosts, no key", []string{"--listen", "0.0.0.0:8080"}, statusWarn, statusWarn, "openssl rand", "--api-key-file"},
+		{"all hosts, key file", []string{"--listen", ":8080", "--api-key-file", keyFile}, statusOK, statusOK, "", ""},
+		{"missing key file", []string{"--listen", "[::]:8080", "--api-key-file", keyFile + ".gone"}, statusFail, statusOK, "readable by the service user", ""},
+		{"bad listen", []string{"--listen", "8080"}, statusWarn, statusFail, "", "HOST:PORT"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := newTestDoctor(t, tc.args...)
+			wantStatus(t, d.checkAPIKey(), tc.key, tc.keyFix)
+			wantStatus(t, d.checkExposure(), tc.listen, tc.listenFix)
+		})
+	}
+	t.Run("env key", func(t *testing.T) {
+		t.Setenv("ADB_CONNECTOR_API_KEY", "sk-env")
+		d := newTestDoctor(t)
+		if r := d.checkAPIKey(); r.Status != statusOK || strings.Contains(r.Message, "sk-env") {
+			t.Errorf("env key: %+v (the key itself must never be printed)", r)
+		}
+	})
+}
+
+func TestDoctorDisk(t *testing.T) {
+	t.Parallel()
+	d := newTestDoctor(t, "--data-dir", filepath.Join(t.TempDir(), "not", "yet"))
+	wantStatus(t, d.checkDisk(), statusOK, "")
+	d = newTestDoctor(t, "--data-dir", t.TempDir(), "--file-cap-bytes", "9000000000000000000")
+	wantStatus(t, d.checkDisk(), statusWarn, "--file-cap-bytes")
+}
+
+// TestDoctorHealth asks a running in-process serve's /health with the right
+// key, a wrong one, and a port nothing listens on.
 func TestDoctorHealth(t *testing.T) {
 	t.Parallel()
 	env := adbtest.Start(t, adbtest.Options{Devices: -1})
 	p := startServe(t, t.TempDir(), env.ServerAddr, nil)
-	cfg := quietDoctor(t, doctorConfig{Listen: strings.TrimPrefix(p.URL, "http://"), APIKey: e2eKey})
-	if f := checkHealth(context.Background(), cfg); f.Status != statusOK {
-		t.Errorf("running: %+v", f)
+	listen := strings.TrimPrefix(p.URL, "http://")
+	dir := t.TempDir()
+	write := func(name, key string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(key+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return path
 	}
-	cfg.APIKey = "wrong"
-	if f := checkHealth(context.Background(), cfg); f.Status != statusFail || !strings.Contains(f.Message, "refused") {
-		t.Errorf("wrong key: %+v", f)
+	d := newTestDoctor(t, "--listen", listen, "--api-key-file", write("good", e2eKey))
+	wantStatus(t, d.checkHealth(context.Background()), statusOK, "")
+	d = newTestDoctor(t, "--listen", listen, "--api-key-file", write("bad", "sk-wrong"))
+	wantStatus(t, d.checkHealth(context.Background()), statusFail, "same --api-key-file")
+	d = newTestDoctor(t, "--listen", closedAddr(t))
+	wantStatus(t, d.checkHealth(context.Background()), statusFail, "start the server")
+}
+
+// TestDoctorCommand runs the whole command: the report, --json, exit status
+// and bad input.
+func TestDoctorCommand(t *testing.T) {
+	t.Parallel()
+	var out bytes.Buffer
+	err := runDoctor([]string{"--json", "--adb", closedAddr(t), "--listen", closedAddr(t), "--data-dir", t.TempDir()}, &out, io.Discard)
+	if !errors.Is(err, errUsage) {
+		t.Errorf("with failures: err %v, want the exit-1 error", err)
 	}
-	cfg.Listen = "127.0.0.1:1"
-	if f := checkHealth(context.Background(), cfg); f.Status != statusFail {
-		t.Errorf("not running: %+v", f)
+	var rows []checkResult
+	if err := json.Unmarshal(out.Bytes(), &rows); err != nil {
+		t.Fatalf("--json: %v\n%s", err, out.String())
+	}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		seen[r.Check] = true
+		if r.Status != statusOK && r.Status != statusWarn && r.Status != statusFail {
+			t.Errorf("status %q", r.Status)
+		}
+	}
+	for _, c := range []string{"adb", "adb-server", "udev", "plugdev", "data-dir", "api-key", "listen", "disk", "health"} {
+		if !seen[c] {
+			t.Errorf("--json lacks check %q: %s", c, out.String())
+		}
+	}
+
+	out.Reset()
+	_ = runDoctor([]string{"--adb", closedAddr(t), "--listen", closedAddr(t), "--data-dir", t.TempDir()}, &out, io.Discard)
+	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		if f := strings.Fields(line); len(f) < 2 || (f[0] != statusOK && f[0] != statusWarn && f[0] != statusFail) {
+			t.Errorf("line %q: want STATUS CHECK message", line)
+		}
+	}
+
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"--adb", "nohost"}, `adb server "nohost": want HOST:PORT`},
+		{[]string{"--adb", "127.0.0.1:99999"}, "bad port"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	} {
+		err := runDoctor(tc.args, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("doctor %q: err %v, want %q", tc.args, err, tc.want)
+		}
+	}
+	if err := runDoctor([]string{"-h"}, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
+		t.Errorf("-h: %v", err)
 	}
 }
 
-// TestDoctorCommand: flags, JSON output and exit status of the command.
-func TestDoctorCommand(t *testing.T) {
-	t.Setenv("ADB_CONNECTOR_ADB", "")
-	t.Setenv("ADB_CONNECTOR_API_KEY", "")
-	var out, errOut bytes.Buffer
-	if err := runDoctor([]string{"--adb", "nonsense"}, &out, &errOut); err == nil {
-		t.Error("a bad --adb was accepted")
-	}
-	if err := runDoctor([]string{"--timeout", "0s"}, &out, &errOut); err == nil {
-		t.Error("--timeout 0 accepted")
-	}
-	out.Reset()
-	err := runDoctor([]string{"--json", "--adb", "127.0.0.1:1", "--listen", "127.0.0.1:1", "--data-dir", t.TempDir(),
-		"--udev-dir", t.TempDir(), "--sysfs", t.TempDir(), "--timeout", "2s"}, &out, &errOut)
-	if !errors.Is(err, errSilentFail) {
-		t.Fatalf("a report with FAIL lines returned %v", err)
-	}
-	var report []finding
-	if jerr := json.Unmarshal(out.Bytes(), &report); jerr != nil || len(report) < 8 {
-		t.Fatalf("--json: %v\n%s", jerr, out.String())
+func TestDoctorBadEnv(t *testing.T) {
+	t.Setenv("ADB_CONNECTOR_ADB", "127.0.0.1:5037,nope")
+	err := runDoctor(nil, io.Discard, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "ADB_CONNECTOR_ADB") {
+		t.Errorf("bad ADB_CONNECTOR_ADB: %v", err)
 	}
 }

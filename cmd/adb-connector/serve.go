@@ -30,6 +30,7 @@ type serveConfig struct {
 	Listen     string
 	DataDir    string
 	APIKey     string // from ADB_CONNECTOR_API_KEY or the key file; never a flag
+	KeyFile    string // --api-key-file, "" when the key is from env or unset
 	LeaseGrace time.Duration
 	LogLevel   slog.Level
 	DrainTime  time.Duration
@@ -66,41 +67,65 @@ func envOr(key, def string) string {
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	listen := fs.String("listen", envOr("ADB_CONNECTOR_LISTEN", "127.0.0.1:8080"), "HTTP listen address (env ADB_CONNECTOR_LISTEN)")
-	dataDir := fs.String("data-dir", envOr(dataDirEnv, defaultDataDir), "data directory, created 0700 (env "+dataDirEnv+")")
-	keyFile := fs.String("api-key-file", envOr("ADB_CONNECTOR_API_KEY_FILE", ""), "file holding the system API key (env ADB_CONNECTOR_API_KEY_FILE; or put the key itself in ADB_CONNECTOR_API_KEY)")
-	graceDef, err := time.ParseDuration(envOr("ADB_CONNECTOR_LEASE_GRACE", "1h"))
-	if err != nil {
-		return serveConfig{}, fmt.Errorf("ADB_CONNECTOR_LEASE_GRACE: %w", err)
-	}
-	grace := fs.Duration("lease-grace", graceDef, "how long a connector_id and its channels survive with no xAgent connected (env ADB_CONNECTOR_LEASE_GRACE)")
-	level := fs.String("log-level", envOr("ADB_CONNECTOR_LOG_LEVEL", "info"), "debug, info, warn or error (env ADB_CONNECTOR_LOG_LEVEL)")
-	drain := fs.Duration("drain-timeout", 15*time.Second, "on SIGTERM, how long in-flight requests may finish")
-	hf := registerHTTPFlags(fs)
-	dev := registerDeviceFlags(fs)
-	cf := registerConfigFlags(fs)
+	config := registerServeFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		return serveConfig{}, err
 	}
 	if fs.NArg() > 0 {
 		return serveConfig{}, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
 	}
-	if dev.Policy, err = applyConfigFile(fs, cf); err != nil {
-		return serveConfig{}, err
+	return config()
+}
+
+// apiKeyError is a key file or env that cannot be used. serve stops on it;
+// doctor reports it as a failed check instead.
+type apiKeyError struct{ err error }
+
+func (e *apiKeyError) Error() string { return e.err.Error() }
+func (e *apiKeyError) Unwrap() error { return e.err }
+
+// registerServeFlags adds serve's flags to fs (so doctor checks the very
+// configuration serve would run with); once fs is parsed, config returns
+// it. A bad API key setting is an *apiKeyError, returned with the rest of
+// the configuration.
+func registerServeFlags(fs *flag.FlagSet) (config func() (serveConfig, error)) {
+	listen := fs.String("listen", envOr("ADB_CONNECTOR_LISTEN", "127.0.0.1:8080"), "HTTP listen address (env ADB_CONNECTOR_LISTEN)")
+	dataDir := fs.String("data-dir", envOr(dataDirEnv, defaultDataDir), "data directory, created 0700 (env "+dataDirEnv+")")
+	keyFile := fs.String("api-key-file", envOr("ADB_CONNECTOR_API_KEY_FILE", ""), "file holding the system API key (env ADB_CONNECTOR_API_KEY_FILE; or put the key itself in ADB_CONNECTOR_API_KEY)")
+	graceEnv := envOr("ADB_CONNECTOR_LEASE_GRACE", "1h")
+	graceDef, graceErr := time.ParseDuration(graceEnv)
+	grace := fs.Duration("lease-grace", graceDef, "how long a connector_id and its channels survive with no xAgent connected (env ADB_CONNECTOR_LEASE_GRACE)")
+	level := fs.String("log-level", envOr("ADB_CONNECTOR_LOG_LEVEL", "info"), "debug, info, warn or error (env ADB_CONNECTOR_LOG_LEVEL)")
+	drain := fs.Duration("drain-timeout", 15*time.Second, "on SIGTERM, how long in-flight requests may finish")
+	hf := registerHTTPFlags(fs)
+	dev := registerDeviceFlags(fs)
+	cf := registerConfigFlags(fs)
+	return func() (serveConfig, error) {
+		if graceErr != nil {
+			return serveConfig{}, fmt.Errorf("ADB_CONNECTOR_LEASE_GRACE: %w", graceErr)
+		}
+		// The config file fills what neither a flag nor its env set, so it
+		// is read before the values are.
+		var err error
+		if dev.Policy, err = applyConfigFile(fs, cf); err != nil {
+			return serveConfig{}, err
+		}
+		dev.ConfigPath, dev.ConfigPoll = *cf.path, *cf.poll
+		cfg := serveConfig{Listen: *listen, DataDir: *dataDir, KeyFile: *keyFile, LeaseGrace: *grace, DrainTime: *drain, Device: *dev}
+		if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
+			return serveConfig{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)
+		}
+		if cfg.LeaseGrace <= 0 {
+			return serveConfig{}, errors.New("--lease-grace must be positive")
+		}
+		if cfg.HTTP, err = hf.config(httplimit.FileLimit()); err != nil {
+			return serveConfig{}, err
+		}
+		if cfg.APIKey, err = loadAPIKey(*keyFile, os.Getenv("ADB_CONNECTOR_API_KEY")); err != nil {
+			return cfg, &apiKeyError{err}
+		}
+		return cfg, nil
 	}
-	dev.ConfigPath, dev.ConfigPoll = *cf.path, *cf.poll
-	cfg := serveConfig{Listen: *listen, DataDir: *dataDir, LeaseGrace: *grace, DrainTime: *drain, Device: *dev}
-	if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
-		return serveConfig{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)
-	}
-	if cfg.LeaseGrace <= 0 {
-		return serveConfig{}, errors.New("--lease-grace must be positive")
-	}
-	if cfg.HTTP, err = hf.config(httplimit.FileLimit()); err != nil {
-		return serveConfig{}, err
-	}
-	cfg.APIKey, err = loadAPIKey(*keyFile, os.Getenv("ADB_CONNECTOR_API_KEY"))
-	return cfg, err
 }
 
 // loadAPIKey returns the key from file (when set) or env. A named file that
