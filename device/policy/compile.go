@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 )
 
 // Config is a checked config file: its server settings (File) and the
@@ -410,11 +409,31 @@ func checkRule(r Rule, p string, o Options) error {
 			return &Error{Path: p + ".shell.prefixes", Msg: "shell is enabled with no prefixes, which allows nothing; list the commands (getprop, dumpsys battery)"}
 		}
 		for i, pre := range s.Prefixes {
-			if strings.TrimSpace(pre) == "" || len(pre) > MaxShellPrefixLength ||
-				strings.ContainsFunc(pre, func(r rune) bool { return unicode.IsControl(r) || r > unicode.MaxASCII }) {
-				return &Error{Path: fmt.Sprintf("%s.shell.prefixes[%d]", p, i), Msg: "want the leading words of a command in printable ASCII (getprop, dumpsys battery)"}
+			path := fmt.Sprintf("%s.shell.prefixes[%d]", p, i)
+			if strings.TrimSpace(pre) == "" || len(pre) > MaxShellPrefixLength || strings.ContainsFunc(pre, func(r rune) bool { return !PlainShellChar(r) && r != ' ' }) {
+				return &Error{Path: path, Msg: "want the leading words of a command: letters, digits and -_./:,=%+@ (getprop, dumpsys battery)"}
+			}
+			if w := strings.Fields(pre)[0]; slices.Contains(shellRunners, w) {
+				return &Error{Path: path, Msg: w + " runs other commands, so it would allow any command"}
 			}
 		}
 	}
 	return nil
+}
+
+// PlainShellChar is a character a shell takes literally outside quotes:
+// what an allowed prefix and an unquoted android_shell word may hold.
+func PlainShellChar(r rune) bool {
+	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("-_./:,=%+@", r)
+}
+
+// shellRunners are commands that run other commands or a shell (or, as
+// mksh's predefined aliases login and r, expand to one): an allowed prefix
+// starting with one would allow everything. Best effort: the operator
+// still chooses what the others may do.
+var shellRunners = []string{
+	".", "ash", "awk", "bash", "builtin", "busybox", "chroot", "chrt", "command", "dash", "env", "eval", "exec",
+	"fc", "find", "flock", "ionice", "login", "logwrapper", "mksh", "nice", "nohup", "nsenter", "r", "run-as",
+	"runcon", "setsid", "sh", "source", "stdbuf", "strace", "su", "sudo", "taskset", "time", "timeout", "toybox",
+	"trap", "unshare", "watch", "xargs", "zsh",
 }

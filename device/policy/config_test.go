@@ -119,6 +119,8 @@ func TestBadConfigs(t *testing.T) {
 		{"bad clear package", "policies:\n  default:\n    lease: {reset: {clear_packages: ['com.*']}}\n", []string{"clear_packages[0]"}},
 		{"shell without prefixes", "policies:\n  default:\n    shell: {enabled: true}\n", []string{"shell.prefixes", "allows nothing"}},
 		{"bad shell prefix", "policies:\n  default:\n    shell: {enabled: true, prefixes: [\"getprop\\n\"]}\n", []string{"shell.prefixes[0]"}},
+		{"shell prefix with shell syntax", "policies:\n  default:\n    shell: {enabled: true, prefixes: [\"getprop;\"]}\n", []string{"shell.prefixes[0]", "letters, digits"}},
+		{"shell prefix that runs anything", "policies:\n  default:\n    shell: {enabled: true, prefixes: [getprop, \"sh -c\"]}\n", []string{"shell.prefixes[1]", "runs other commands"}},
 		{"virtual devices", "virtual_devices: 1000\n", []string{"virtual_devices", "0..256"}},
 	}
 	for _, tt := range tests {

@@ -205,14 +205,13 @@ func literalWord(w *syntax.Word) (string, error) {
 		return &ArgError{Field: "command", Reason: what + " is not allowed: one simple command only"}
 	}
 	var sb strings.Builder
-	for i, p := range w.Parts {
+	for _, p := range w.Parts {
 		switch p := p.(type) {
 		case *syntax.Lit:
-			if strings.ContainsAny(p.Value, "*?[]{}\\$") {
-				return "", bad("a glob, brace, escape or $ character")
-			}
-			if i == 0 && strings.HasPrefix(p.Value, "~") {
-				return "", bad("a leading ~")
+			// Unquoted, only what every shell takes literally: no glob,
+			// brace, escape, $, ~ or anything else with a meaning.
+			if strings.ContainsFunc(p.Value, func(r rune) bool { return !policy.PlainShellChar(r) }) {
+				return "", bad("an unquoted character other than letters, digits and -_./:,=%+@")
 			}
 			sb.WriteString(p.Value)
 		case *syntax.SglQuoted:
