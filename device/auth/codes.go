@@ -128,10 +128,14 @@ func newCode(n int) string {
 }
 
 // normalizeCode maps user input to canonical code characters: upper case,
-// separators and spaces dropped, Crockford's look-alikes folded (O->0, I/L->1).
+// separators and spaces dropped, Crockford's look-alikes folded (O->0, I/L->1),
+// anything outside ASCII made a character no code has.
 func normalizeCode(s string) string {
 	var sb strings.Builder
-	for _, r := range strings.ToUpper(s) {
+	for _, r := range s {
+		if r >= 'a' && r <= 'z' {
+			r -= 'a' - 'A'
+		}
 		switch {
 		case r == '-' || r == ' ' || r == '\t' || r == '_':
 			continue
@@ -139,6 +143,12 @@ func normalizeCode(s string) string {
 			r = '0'
 		case r == 'I' || r == 'L':
 			r = '1'
+		case r > 0x7e:
+			// Codes are ASCII. Unicode case mapping would turn some
+			// letters into others or into two runes ("İ" lowers to
+			// "i" and a combining dot), so a character outside ASCII is
+			// one that matches nothing.
+			r = '?'
 		}
 		sb.WriteRune(r)
 	}
