@@ -129,7 +129,7 @@ func TestAdbkitClient(t *testing.T) {
 		// `pm list features` (2>/dev/null): a real phone lists dozens.
 		var n int
 		if value(t, "getFeatures", &n); n == 0 {
-			gap(t, "getFeatures", "no features")
+			t.Errorf("getFeatures: no features")
 		}
 	})
 	t.Run("getPackages", func(t *testing.T) {
@@ -206,29 +206,13 @@ func TestAdbkitClient(t *testing.T) {
 			Message  string
 		}
 		if op := ops["openLogcat"]; !op.OK {
-			gap(t, "openLogcat", op.Error)
+			t.Errorf("openLogcat: %s", op.Error)
 			return
 		}
 		if value(t, "openLogcat", &e); e.Tag == "" || e.PID <= 0 || e.Priority < 2 {
 			t.Errorf("entry %+v", e)
 		}
 	})
-}
-
-// virtualPhoneGaps are adbkit operations the virtual phone does not yet
-// answer as a real phone does (the library is not at fault); each entry
-// goes when the virtual phone learns the command.
-var virtualPhoneGaps = map[string]string{}
-
-// gap reports a failed check of op: an error, unless op is a listed
-// virtual-phone gap, which is logged with its reason.
-func gap(t *testing.T, op, msg string) {
-	t.Helper()
-	if why, ok := virtualPhoneGaps[op]; ok {
-		t.Logf("%s: %s (virtual phone gap: %s)", op, msg, why)
-		return
-	}
-	t.Errorf("%s: %s", op, msg)
 }
 
 // nodeBinary returns the node path or fails with how to install it.
