@@ -32,7 +32,7 @@ var (
 // resolve-activity print them) and expands a leading "." of the class.
 func ParseComponent(s string) (Component, error) {
 	pkg, cls, ok := strings.Cut(strings.TrimSpace(s), "/")
-	if !ok || !pkgRe.MatchString(pkg) || !classRe.MatchString(cls) {
+	if !ok || !ValidPackage(pkg) || !classRe.MatchString(cls) {
 		return Component{}, formatErr("component", "want pkg/Class, got "+clip(s))
 	}
 	if strings.HasPrefix(cls, ".") {
