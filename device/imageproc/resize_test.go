@@ -165,6 +165,73 @@ func TestResizeErrors(t *testing.T) {
 	}
 }
 
+// TestEncodeMatchesResize: a raw frame and the PNG of the same frame give
+// the same image (what lets the capture pick either).
+func TestEncodeMatchesResize(t *testing.T) {
+	t.Parallel()
+	frame := phoneFrame(216, 480)
+	src := encodePNG(t, frame)
+	for _, tc := range []struct {
+		maxSide int
+		format  string
+	}{{0, "png"}, {100, "png"}, {300, "png"}, {100, "jpeg"}, {0, "jpeg"}} {
+		fromRaw, w1, h1, s1, err := Encode(frame, tc.maxSide, tc.format, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fromPNG, w2, h2, s2, err := Resize(src, tc.maxSide, tc.format, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w1 != w2 || h1 != h2 || s1 != s2 {
+			t.Fatalf("%+v: raw %dx%d scale %v, png %dx%d scale %v", tc, w1, h1, s1, w2, h2, s2)
+		}
+		a, _, err := image.Decode(bytes.NewReader(fromRaw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, err := image.Decode(bytes.NewReader(fromPNG))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for y := range h1 {
+			for x := range w1 {
+				if a.At(x, y) != b.At(x, y) {
+					t.Fatalf("%+v: pixel (%d,%d) %v from raw, %v from png", tc, x, y, a.At(x, y), b.At(x, y))
+				}
+			}
+		}
+	}
+}
+
+func TestEncodeErrors(t *testing.T) {
+	t.Parallel()
+	huge := &image.RGBA{Rect: image.Rect(0, 0, 100000, 100000)} // no pixels: refused from its bounds
+	tests := []struct {
+		name   string
+		img    image.Image
+		format string
+		q      int
+		want   error
+	}{
+		{"empty", image.NewRGBA(image.Rect(0, 0, 0, 5)), "png", 0, ErrInvalidImage},
+		{"too many pixels", huge, "jpeg", 0, ErrTooManyPixels},
+		{"format", phoneFrame(4, 4), "webp", 0, ErrInvalidArgument},
+		{"quality", phoneFrame(4, 4), "jpeg", 101, ErrInvalidArgument},
+	}
+	for _, tt := range tests {
+		if _, _, _, _, err := Encode(tt.img, 10, tt.format, tt.q); !errors.Is(err, tt.want) {
+			t.Errorf("%s: err = %v, want %v", tt.name, err, tt.want)
+		}
+	}
+	if _, err := Decode(withSize(screenshot(t, 4, 4), 100000, 100000)); !errors.Is(err, ErrTooManyPixels) {
+		t.Errorf("Decode bomb: %v", err)
+	}
+	if _, err := Decode([]byte("GIF89a")); !errors.Is(err, ErrInvalidImage) {
+		t.Errorf("Decode gif: %v", err)
+	}
+}
+
 func TestTranslucentJPEGFlattensToBlack(t *testing.T) {
 	t.Parallel()
 	img := image.NewNRGBA(image.Rect(0, 0, 16, 16))
