@@ -19,6 +19,9 @@ type Device struct {
 
 	mu    sync.Mutex
 	props map[string]string // cached getprop output; nil until loaded
+
+	capMu sync.Mutex
+	cap   captureState // how screenshots are taken (capture.go)
 }
 
 // Key returns "endpoint/serial".
@@ -51,4 +54,7 @@ func (d *Device) resetCache() {
 	d.mu.Lock()
 	d.props = nil
 	d.mu.Unlock()
+	d.capMu.Lock()
+	d.cap = captureState{pinned: d.cap.pinned}
+	d.capMu.Unlock()
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -67,56 +66,33 @@ func (d *Device) ScreencapPNG(ctx context.Context) ([]byte, error) {
 
 // ScreencapRaw returns a screenshot from the raw screencap format (exec-out
 // screencap, no PNG encoding on the device: usually faster), converted to
-// RGBA. Default timeout: DefaultScreencapTimeout. Counted as a read.
+// RGBA; output longer or shorter than its header says is an error wrapping
+// ErrProtocol. Device.Screenshot picks between this and ScreencapPNG.
+// Default timeout: DefaultScreencapTimeout. Counted as a read.
 func (d *Device) ScreencapRaw(ctx context.Context) (*image.RGBA, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
 	defer cancel()
-	b, err := d.execScript(ctx, opRead, "screencap", nil)
+	release, err := d.lim.acquire(ctx, opRead)
 	if err != nil {
 		return nil, fmt.Errorf("screencap raw: %w", err)
 	}
-	img, err := decodeRawScreencap(b)
-	if err != nil {
-		return nil, fmt.Errorf("screencap raw: %w", err)
-	}
-	return img, nil
-}
-
-// decodeRawScreencap converts raw screencap output to RGBA.
-func decodeRawScreencap(b []byte) (*image.RGBA, error) {
-	w, h, format, hl, err := parse.RawScreencapHeader(b)
+	defer release()
+	// The frame's buffer comes from the pool and is never handed back:
+	// the caller keeps the image.
+	shot, _, err := d.captureStream(ctx, "screencap raw", CaptureRaw)
 	if err != nil {
 		return nil, err
 	}
-	pix := b[hl:]
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	dst := img.Pix
-	switch format {
-	case parse.PixelFormatRGBA8888:
-		copy(dst, pix)
-	case parse.PixelFormatRGBX8888:
-		copy(dst, pix)
-		for i := 3; i < len(dst); i += 4 {
-			dst[i] = 0xff
-		}
-	case parse.PixelFormatBGRA8888:
-		for i := 0; i+3 < len(pix); i += 4 {
-			dst[i], dst[i+1], dst[i+2], dst[i+3] = pix[i+2], pix[i+1], pix[i], pix[i+3]
-		}
-	case parse.PixelFormatRGB888:
-		for i, j := 0, 0; i+2 < len(pix); i, j = i+3, j+4 {
-			dst[j], dst[j+1], dst[j+2], dst[j+3] = pix[i], pix[i+1], pix[i+2], 0xff
-		}
-	case parse.PixelFormatRGB565:
-		for i, j := 0, 0; i+1 < len(pix); i, j = i+2, j+4 {
-			v := binary.LittleEndian.Uint16(pix[i:])
-			r, g, bl := byte(v>>11), byte(v>>5&0x3f), byte(v&0x1f)
-			dst[j], dst[j+1], dst[j+2], dst[j+3] = r<<3|r>>2, g<<2|g>>4, bl<<3|bl>>2, 0xff
-		}
-	default:
-		return nil, fmt.Errorf("%w: pixel format %d", ErrProtocol, format)
+	return shot.frame.img, nil
+}
+
+// decodeRawScreencap converts a whole raw screencap output to RGBA.
+func decodeRawScreencap(b []byte) (*image.RGBA, error) {
+	f, err := readRawScreencap(bytes.NewReader(b), false)
+	if err != nil {
+		return nil, err
 	}
-	return img, nil
+	return f.img, nil
 }
 
 func clip(b []byte) []byte {

@@ -193,8 +193,13 @@ func (d *Device) execScript(ctx context.Context, kind opKind, cmd string, whole 
 		return nil, fmt.Errorf("exec: %w", err)
 	}
 	defer hc.Close()
+	return d.readExec(ctx, hc, whole)
+}
+
+// readExec reads an exec stream to its end (see execScript).
+func (d *Device) readExec(ctx context.Context, hc *hostConn, whole func([]byte) bool) ([]byte, error) {
 	var buf bytes.Buffer
-	_, err = io.Copy(&buf, io.LimitReader(hc.br, maxOutput+1))
+	_, err := io.Copy(&buf, io.LimitReader(hc.br, maxOutput+1))
 	if err != nil {
 		return nil, d.streamError(ctx, hc, "exec", err)
 	}

@@ -31,6 +31,11 @@ type Options struct {
 	// Profile is the devices' timing profile (android.ProfileNames).
 	// Default: the scenario's, else "instant" (no device or link cost).
 	Profile string
+	// Timing, when set, is the devices' timing profile itself
+	// (android.Config.Timing); Profile is then ignored.
+	Timing *android.Profile
+	// SDK is ro.build.version.sdk (android.Config.SDK). Default 33.
+	SDK int
 }
 
 // Env is a private adb server with connected virtual devices.
@@ -61,8 +66,9 @@ func Start(t testing.TB, opts Options) *Env {
 	}
 	for i := range max(n, 0) {
 		d, err := emulator.Start(context.Background(), emulator.Options{
-			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile},
-			Logger:  opts.Logger,
+			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile,
+				Timing: opts.Timing, SDK: opts.SDK},
+			Logger: opts.Logger,
 		})
 		if err != nil {
 			t.Fatalf("adbtest: device %d: %v", i, err)

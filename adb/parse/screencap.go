@@ -29,13 +29,19 @@ func BytesPerPixel(format int) int {
 	return 0
 }
 
-// RawScreencapHeader reads the header of raw `screencap` output (no -p):
-// little-endian uint32 width, height, format, and since Android 9 a fourth
-// uint32 colour space (16-byte header; 12 bytes before). The header length
-// is decided by the data length: len(b) == headerLen + w*h*bpp. b must hold
-// the whole capture.
-func RawScreencapHeader(b []byte) (w, h, format, headerLen int, err error) {
-	if len(b) < 12 {
+// RawScreencapMinHeader is the part of a raw screencap header every
+// release writes: width, height and format.
+const RawScreencapMinHeader = 12
+
+// RawScreencapSize reads the first RawScreencapMinHeader bytes of raw
+// `screencap` output (no -p): little-endian uint32 width, height and
+// format. It returns them with the size of the pixel data that follows the
+// header (w*h*bytes per pixel), so a reader can bound and allocate it
+// before reading. Since Android 9 a fourth uint32 (the colour space) comes
+// before the pixels (AOSP frameworks/base cmds/screencap/screencap.cpp):
+// whether it is there shows only in the total length (RawScreencapHeader).
+func RawScreencapSize(b []byte) (w, h, format int, pixBytes int64, err error) {
+	if len(b) < RawScreencapMinHeader {
 		return 0, 0, 0, 0, formatErr("screencap", fmt.Sprintf("%d bytes, want a 12 or 16 byte header", len(b)))
 	}
 	uw := binary.LittleEndian.Uint32(b[0:4])
@@ -48,14 +54,26 @@ func RawScreencapHeader(b []byte) (w, h, format, headerLen int, err error) {
 	if bpp == 0 {
 		return 0, 0, 0, 0, formatErr("screencap", fmt.Sprintf("unknown pixel format %d", uf))
 	}
-	pix := uint64(uw) * uint64(uh) * uint64(bpp)
-	switch uint64(len(b)) {
+	return int(uw), int(uh), int(uf), int64(uw) * int64(uh) * int64(bpp), nil
+}
+
+// RawScreencapHeader reads the header of raw `screencap` output (no -p):
+// little-endian uint32 width, height, format, and since Android 9 a fourth
+// uint32 colour space (16-byte header; 12 bytes before). The header length
+// is decided by the data length: len(b) == headerLen + w*h*bpp. b must hold
+// the whole capture.
+func RawScreencapHeader(b []byte) (w, h, format, headerLen int, err error) {
+	w, h, format, pix, err := RawScreencapSize(b)
+	if err != nil {
+		return 0, 0, 0, 0, err
+	}
+	switch int64(len(b)) {
 	case 16 + pix:
 		headerLen = 16
 	case 12 + pix:
 		headerLen = 12
 	default:
-		return 0, 0, 0, 0, formatErr("screencap", fmt.Sprintf("%d bytes do not match %dx%d format %d with a 12 or 16 byte header", len(b), uw, uh, uf))
+		return 0, 0, 0, 0, formatErr("screencap", fmt.Sprintf("%d bytes do not match %dx%d format %d with a 12 or 16 byte header", len(b), w, h, format))
 	}
-	return int(uw), int(uh), int(uf), headerLen, nil
+	return w, h, format, headerLen, nil
 }

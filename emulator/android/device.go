@@ -57,6 +57,11 @@ type Config struct {
 	// scenario's "profile", else "instant" (no cost). An unknown name is
 	// an error from New.
 	Profile string
+	// Timing, when set, is the timing profile itself, and Profile is
+	// ignored: a test's own numbers (say a link slow enough, or a PNG
+	// encode dear enough, to make one choice certain) without a named
+	// profile.
+	Timing *Profile
 }
 
 // Device is one virtual Android device. It implements adbd.Backend and is
@@ -137,6 +142,9 @@ func New(cfg Config) (*Device, error) {
 		pname = sc.Profile
 	}
 	prof, err := ProfileByName(pname)
+	if cfg.Timing != nil {
+		prof, err = *cfg.Timing, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("android: %w", err)
 	}

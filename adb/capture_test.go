@@ -1,0 +1,420 @@
+package adb
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"image"
+	"image/png"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/adb-connector/adb-connector/adb/adbtest"
+	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
+	"github.com/adb-connector/adb-connector/adb/parse"
+	"github.com/adb-connector/adb-connector/emulator"
+	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android"
+)
+
+// Timing profiles that make the capture choice certain whatever the
+// machine's load: the modelled costs are lower bounds (the virtual phone
+// sleeps them), an order of magnitude apart.
+var (
+	// fastLink: a USB-like link costing nothing, and a PNG encode on the
+	// phone of 300 ms per megapixel (276 ms for the 720x1280 screen) where
+	// a raw frame crosses loopback in a few ms.
+	fastLink = &android.Profile{Name: "test-fast-link", PNGPerMP: 300 * time.Millisecond}
+	// slowLink: a 1 MB/s link (a poor Wi-Fi) and a free PNG encode: the
+	// 3.7 MB raw frame takes at least 3.7 s, a PNG of the launcher a few
+	// tens of ms; the raw probe is stopped long before.
+	slowLink = &android.Profile{Name: "test-slow-link", Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 1_000_000}}}
+)
+
+// captureEnv is one virtual phone with opts behind the real adb server.
+func captureEnv(t *testing.T, opts adbtest.Options) (*adbtest.Env, *emulator.Device, *Device) {
+	t.Helper()
+	opts.Devices = 1
+	env := adbtest.Start(t, opts)
+	c := newTestClient(t, Config{NoTracking: true, Endpoints: []string{env.ServerAddr}})
+	vd := env.Devices[0]
+	d, err := c.Device(DeviceKey(env.ServerAddr, vd.Serial()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return env, vd, d
+}
+
+// shoot takes a screenshot that must succeed and returns its mode.
+func shoot(t *testing.T, d *Device) *Screenshot {
+	t.Helper()
+	s, err := d.Screenshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Release)
+	if s.Width != 720 || s.Height != 1280 {
+		t.Fatalf("%s capture is %dx%d", s.Mode, s.Width, s.Height)
+	}
+	return s
+}
+
+// screencaps returns the screencap command lines the phone ran, and
+// clears its log.
+func screencaps(vd *emulator.Device) []string {
+	var out []string
+	for _, c := range vd.Android().Commands() {
+		if strings.HasPrefix(c.Line, "screencap") {
+			out = append(out, c.Line)
+		}
+	}
+	vd.Android().ClearCommands()
+	return out
+}
+
+func TestScreenshotPicksRawOnFastLink(t *testing.T) {
+	t.Parallel()
+	_, vd, d := captureEnv(t, adbtest.Options{Timing: fastLink})
+	if s := shoot(t, d); s.Mode != CapturePNG || s.PNG == nil || s.Image == nil {
+		t.Fatalf("first capture: %s, png %d bytes, image %v; want a decoded PNG", s.Mode, len(s.PNG), s.Image != nil)
+	}
+	if s := shoot(t, d); s.Mode != CaptureRaw || s.PNG != nil {
+		t.Fatalf("second capture (the raw probe): %s", s.Mode)
+	}
+	st := d.CaptureStats()
+	if st.Mode != CaptureRaw || st.Raw.Cost <= 0 || st.Raw.AtLeast || st.PNG.Cost <= 0 || st.Raw.Bytes != 16+720*1280*4 {
+		t.Fatalf("stats %+v: want raw chosen on measurements of both", st)
+	}
+	if s := shoot(t, d); s.Mode != CaptureRaw {
+		t.Fatalf("third capture: %s", s.Mode)
+	}
+	if got, want := screencaps(vd), []string{"screencap -p", "screencap", "screencap"}; !slices.Equal(got, want) {
+		t.Fatalf("phone ran %q, want %q", got, want)
+	}
+}
+
+func TestScreenshotPicksPNGOnSlowLink(t *testing.T) {
+	t.Parallel()
+	_, vd, d := captureEnv(t, adbtest.Options{Timing: slowLink})
+	shoot(t, d)
+	// The raw probe is stopped at twice the PNG's cost; the call is
+	// served by PNG.
+	if s := shoot(t, d); s.Mode != CapturePNG {
+		t.Fatalf("second capture: %s", s.Mode)
+	}
+	st := d.CaptureStats()
+	if st.Mode != CapturePNG || !st.Raw.AtLeast || st.Raw.Cost <= st.PNG.Cost || st.Raw.Failures != 0 {
+		t.Fatalf("stats %+v: want png chosen, raw known slower", st)
+	}
+	if s := shoot(t, d); s.Mode != CapturePNG {
+		t.Fatalf("third capture: %s", s.Mode)
+	}
+	// The stopped raw capture is logged when the phone sees its stream
+	// close, maybe after the PNGs that followed.
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if _, err := vd.Android().WaitCommand(ctx, func(c android.Command) bool { return c.Line == "screencap" }); err != nil {
+		t.Fatal(err)
+	}
+	got := screencaps(vd)
+	slices.Sort(got)
+	if want := []string{"screencap", "screencap -p", "screencap -p", "screencap -p"}; !slices.Equal(got, want) {
+		t.Fatalf("phone ran %q, want %q", got, want)
+	}
+}
+
+// A raw capture that fails (here: the phone's screencap dies with no
+// output) is taken again as a PNG in the same call; raw is measured again
+// at the next capture and wins back.
+func TestScreenshotRawFailureFallsBackToPNG(t *testing.T) {
+	t.Parallel()
+	_, vd, d := captureEnv(t, adbtest.Options{Timing: fastLink})
+	shoot(t, d)
+	shoot(t, d)
+	if m := d.CaptureStats().Mode; m != CaptureRaw {
+		t.Fatalf("mode %s before the fault", m)
+	}
+	screencaps(vd)
+	vd.FailNext(1)
+	if s := shoot(t, d); s.Mode != CapturePNG {
+		t.Fatalf("capture after a raw failure: %s", s.Mode)
+	}
+	if st := d.CaptureStats(); st.Mode != CapturePNG || st.Raw.Failures != 1 || st.Raw.Cost != 0 {
+		t.Fatalf("stats after the failure %+v", st)
+	}
+	if s := shoot(t, d); s.Mode != CaptureRaw {
+		t.Fatalf("capture after the fallback (raw measured again): %s", s.Mode)
+	}
+	if st := d.CaptureStats(); st.Mode != CaptureRaw || st.Raw.Failures != 0 {
+		t.Fatalf("stats after the new measurement %+v", st)
+	}
+	if got, want := screencaps(vd), []string{"screencap", "screencap -p", "screencap"}; !slices.Equal(got, want) {
+		t.Fatalf("phone ran %q, want %q", got, want)
+	}
+}
+
+// A PNG capture that fails falls back to raw, pinned mode or not.
+func TestScreenshotPNGFailureFallsBackToRaw(t *testing.T) {
+	t.Parallel()
+	_, vd, d := captureEnv(t, adbtest.Options{})
+	d.SetCaptureMode(CapturePNG)
+	vd.FailNext(1)
+	if s := shoot(t, d); s.Mode != CaptureRaw || s.Image == nil {
+		t.Fatalf("capture after a PNG failure: %s", s.Mode)
+	}
+	if st := d.CaptureStats(); st.Mode != CapturePNG || st.Pinned != CapturePNG || st.PNG.Failures != 1 {
+		t.Fatalf("stats %+v: want png still pinned", st)
+	}
+	// Both failing is an error that names both.
+	vd.FailNext(2)
+	_, err := d.Screenshot(t.Context())
+	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "screencap png") || !strings.Contains(err.Error(), "screencap raw") {
+		t.Fatalf("both modes failing: %v", err)
+	}
+	if got := screencaps(vd); len(got) != 4 {
+		t.Fatalf("phone ran %q, want two attempts per call", got)
+	}
+}
+
+// The same screen gives the same pixels either way, with the 16-byte raw
+// header (Android 9+) and the 12-byte one before.
+func TestScreenshotRawEqualsPNG(t *testing.T) {
+	t.Parallel()
+	for _, sdk := range []int{27, 33} {
+		_, vd, d := captureEnv(t, adbtest.Options{SDK: sdk})
+		vd.Android().SetEncodeEveryCapture(true)
+		d.SetCaptureMode(CaptureRaw)
+		raw := shoot(t, d)
+		d.SetCaptureMode(CapturePNG)
+		pngShot := shoot(t, d)
+		if raw.Mode != CaptureRaw || pngShot.Mode != CapturePNG {
+			t.Fatalf("SDK %d: modes %s, %s", sdk, raw.Mode, pngShot.Mode)
+		}
+		if want := int64(12 + 720*1280*4); sdk >= 28 {
+			want += 4
+			if raw.frame.n != want || !raw.frame.complete {
+				t.Fatalf("SDK %d: raw stream %d bytes (complete %v), want %d", sdk, raw.frame.n, raw.frame.complete, want)
+			}
+		} else if raw.frame.n != want || raw.frame.complete {
+			t.Fatalf("SDK %d: raw stream %d bytes (complete %v), want %d, checked online", sdk, raw.frame.n, raw.frame.complete, want)
+		}
+		pimg, err := png.Decode(bytes.NewReader(pngShot.PNG))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rimg := raw.Image.(*image.RGBA)
+		for y := range 1280 {
+			for x := range 720 {
+				r1, g1, b1, a1 := pimg.At(x, y).RGBA()
+				r2, g2, b2, a2 := rimg.At(x, y).RGBA()
+				if r1 != r2 || g1 != g2 || b1 != b2 || a1 != a2 {
+					t.Fatalf("SDK %d: pixel (%d,%d) png %v raw %v", sdk, x, y, pimg.At(x, y), rimg.At(x, y))
+				}
+			}
+		}
+	}
+}
+
+// A reconnect drops what was measured on the old link: the Client's
+// tracker forgets a device that went offline (a TCP device keeps its
+// transport id across adb's reconnect), and the next capture measures
+// again from the start.
+func TestScreenshotRemeasuresAfterReconnect(t *testing.T) {
+	t.Parallel()
+	env := adbtest.Start(t, adbtest.Options{Timing: fastLink})
+	c := newTestClient(t, Config{Endpoints: []string{env.ServerAddr}})
+	ch := c.Watch(t.Context())
+	vd := env.Devices[0]
+	key := DeviceKey(env.ServerAddr, vd.Serial())
+	waitAllReady(t, ch, []string{key})
+	d, err := c.Device(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shoot(t, d)
+	shoot(t, d)
+	if st := d.CaptureStats(); st.Mode != CaptureRaw {
+		t.Fatalf("before the reconnect: %+v", st)
+	}
+	vd.DropLink()
+	nextEvent(t, ch, "offline", forKey(key, StateChanged, StateOffline))
+	nextEvent(t, ch, "back", forKey(key, StateChanged, StateDevice))
+	if st := d.CaptureStats(); st.Mode != CaptureAuto || st.Raw.Cost != 0 || st.PNG.Cost != 0 {
+		t.Fatalf("after the reconnect: %+v", st)
+	}
+	screencaps(vd)
+	shoot(t, d)
+	shoot(t, d)
+	if got := screencaps(vd); !slices.Equal(got, []string{"screencap -p", "screencap"}) {
+		t.Fatalf("phone ran %q, want a new measurement", got)
+	}
+}
+
+// The policy's bookkeeping, step by step with made-up costs.
+func TestCapturePolicy(t *testing.T) {
+	t.Parallel()
+	ms := time.Millisecond
+	now := time.Unix(1000, 0)
+	var s captureState
+	step := func(wantMode CaptureMode, wantProbe bool, wantLimit time.Duration) {
+		t.Helper()
+		m, probe, limit := s.plan(now)
+		if m != wantMode || probe != wantProbe || limit != wantLimit {
+			t.Fatalf("plan = %s probe %v limit %v; want %s %v %v (state %+v)", m, probe, limit, wantMode, wantProbe, wantLimit, s)
+		}
+	}
+	step(CapturePNG, false, 0) // first: PNG
+	s.record(CapturePNG, false, 7, 300*ms, 40*ms, false, 500_000, now)
+	if s.mode != CapturePNG || s.png.Cost != 340*ms {
+		t.Fatalf("after the first PNG: %+v", s)
+	}
+	step(CaptureRaw, true, 700*ms) // probe raw, bounded by 2x PNG + slack
+	if _, probe, _ := s.plan(now); probe {
+		t.Fatal("a second probe while one runs")
+	}
+	s.record(CaptureRaw, true, 7, 100*ms, 0, false, 10_000_000, now)
+	if s.mode != CaptureRaw {
+		t.Fatalf("after the raw probe: %+v", s)
+	}
+	for range probeEvery - 1 {
+		step(CaptureRaw, false, 0)
+		s.record(CaptureRaw, false, 7, 100*ms, 0, false, 10_000_000, now)
+	}
+	step(CaptureRaw, false, 0)
+	s.record(CaptureRaw, false, 7, 100*ms, 0, false, 10_000_000, now)
+	step(CapturePNG, true, 220*ms) // probeEvery captures: PNG probed
+	s.record(CapturePNG, true, 7, 200*ms, 0, false, 500_000, now)
+	if s.png.Cost != 315*ms { // 340 + (200+40-340)/4
+		t.Fatalf("smoothed PNG cost %v", s.png.Cost)
+	}
+	now = now.Add(probeAge)
+	step(CapturePNG, true, 220*ms) // probeAge: probed again
+	s.record(CapturePNG, true, 7, 220*ms, 0, true, 0, now)
+	if s.mode != CaptureRaw || !s.png.AtLeast || s.png.Cost != 220*ms {
+		t.Fatalf("after a slow PNG probe: %+v", s)
+	}
+	// Raw fails: PNG takes over, raw is probed at the next capture, and a
+	// second failure in a row leaves it to the periodic probes.
+	s.fail(CaptureRaw, false)
+	if s.mode != CapturePNG {
+		t.Fatalf("after a raw failure: %+v", s)
+	}
+	s.record(CapturePNG, false, 7, 200*ms, 0, false, 500_000, now) // the fallback
+	step(CaptureRaw, true, 2*240*ms+probeSlack)
+	s.fail(CaptureRaw, true)
+	step(CapturePNG, false, 0)
+	if s.raw.Failures != 2 || s.probing {
+		t.Fatalf("after two raw failures: %+v", s)
+	}
+	// A new transport drops every measurement.
+	s.record(CapturePNG, false, 8, 200*ms, 0, false, 500_000, now)
+	if s.raw != (ModeStats{}) || s.png.Cost != 240*ms || s.tid != 8 {
+		t.Fatalf("after a new transport: %+v", s)
+	}
+	step(CaptureRaw, true, 500*ms)
+	// A pinned mode is used as is.
+	s.probing = false
+	s.pinned = CaptureRaw
+	step(CaptureRaw, false, 0)
+}
+
+// rawBadEnv is a scripted phone whose `screencap` writes raw and whose
+// `screencap -p` writes a small PNG, behind the real adb server.
+func rawBadEnv(t *testing.T, raw []byte) *Device {
+	t.Helper()
+	srv := adbserver.Start(t)
+	c := newTestClient(t, Config{NoTracking: true}, srv)
+	td := startDevice(t, c, srv)
+	var pngBuf bytes.Buffer
+	if err := png.Encode(&pngBuf, image.NewRGBA(image.Rect(0, 0, 720, 1280))); err != nil {
+		t.Fatal(err)
+	}
+	td.backend.setHandler(func(_ context.Context, cmdline string, stdout, _ io.Writer) int {
+		switch cmdline {
+		case "screencap":
+			stdout.Write(raw)
+		case "screencap -p":
+			stdout.Write(pngBuf.Bytes())
+		}
+		return 0
+	})
+	d, err := c.Device(td.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Raw output that is not what its header says is a clear error wrapping
+// ErrProtocol (or ErrOutputTooLarge, refused from the header alone), and
+// Screenshot serves the call from PNG.
+func TestScreencapRawMalformed(t *testing.T) {
+	t.Parallel()
+	pix := make([]byte, 720*1280*4)
+	tests := []struct {
+		name string
+		raw  []byte
+		want error
+		text string
+	}{
+		{"empty", nil, ErrProtocol, "want a header"},
+		{"short header", []byte{1, 2, 3, 4, 5}, ErrProtocol, "want a header"},
+		{"short pixels", rawCapture(720, 1280, 1, 16, pix[:1<<20]), ErrProtocol, "stream ended after"},
+		{"too long", append(rawCapture(720, 1280, 1, 16, pix), 0, 0, 0, 0, 0), ErrProtocol, "more than"},
+		{"unknown format", rawCapture(720, 1280, 9, 16, pix), ErrProtocol, "unknown pixel format"},
+		{"too large", rawCapture(1<<15, 1<<15, 1, 16, nil), ErrOutputTooLarge, "32768x32768"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			d := rawBadEnv(t, tt.raw)
+			_, err := d.ScreencapRaw(t.Context())
+			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) || !strings.HasPrefix(err.Error(), "screencap raw: ") {
+				t.Fatalf("err = %v, want %v saying %q", err, tt.want, tt.text)
+			}
+			d.SetCaptureMode(CaptureRaw)
+			s, err := d.Screenshot(t.Context())
+			if err != nil || s.Mode != CapturePNG || s.Width != 720 {
+				t.Fatalf("Screenshot = %+v, %v; want the PNG fallback", s, err)
+			}
+			if st := d.CaptureStats(); st.Raw.Failures != 1 {
+				t.Fatalf("stats %+v", st)
+			}
+		})
+	}
+}
+
+func FuzzReadRawScreencap(f *testing.F) {
+	for _, tt := range rawCases {
+		f.Add(tt.data)
+	}
+	f.Add(rawCapture(3, 2, 1, 12, make([]byte, 24)))
+	f.Add(rawCapture(3, 2, 1, 16, make([]byte, 25)))
+	f.Add(rawCapture(3, 2, 4, 16, make([]byte, 5)))
+	f.Add(rawCapture(1<<15, 1<<15, 1, 16, nil))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		// Headers declaring a frame above a megapixel are refused or read
+		// the same way; skip their allocation to keep the fuzzer fast.
+		if len(data) >= 8 && uint64(binary.LittleEndian.Uint32(data))*uint64(binary.LittleEndian.Uint32(data[4:])) > 1<<20 {
+			return
+		}
+		fr, err := readRawScreencap(bytes.NewReader(data), true)
+		if err != nil {
+			if !errors.Is(err, ErrProtocol) && !errors.Is(err, ErrOutputTooLarge) {
+				t.Fatalf("error %v wraps neither ErrProtocol nor ErrOutputTooLarge", err)
+			}
+			return
+		}
+		defer fr.release()
+		// A frame read is exactly the stream, as the whole-output parser
+		// sees it.
+		w, h, _, hl, perr := parse.RawScreencapHeader(data)
+		if perr != nil || fr.n != int64(len(data)) || fr.img.Rect.Dx() != w || fr.img.Rect.Dy() != h || fr.complete != (hl == 16) {
+			t.Fatalf("read %v n=%d complete=%v; whole-output header %dx%d/%d %v", fr.img.Rect, fr.n, fr.complete, w, h, hl, perr)
+		}
+	})
+}
