@@ -178,7 +178,11 @@ type toolMetrics struct {
 	// android_observe store, by format (png, jpeg): what downloads and the
 	// file cache carry.
 	screenshotBytes *prometheus.HistogramVec
-	refusals        *prometheus.CounterVec // policy refusals by tool and rule
+	// screenshotCaptures counts the captures behind them by how the phone
+	// delivered the screen (raw, png): the choice adb.Device.Screenshot
+	// made from its measurements, fallbacks included.
+	screenshotCaptures *prometheus.CounterVec
+	refusals           *prometheus.CounterVec // policy refusals by tool and rule
 }
 
 func newToolMetrics() *toolMetrics {
@@ -202,6 +206,10 @@ func newToolMetrics() *toolMetrics {
 			Help:    "Size of the screenshots stored for download, by format.",
 			Buckets: prometheus.ExponentialBuckets(16<<10, 2, 10), // 16 KiB to 8 MiB
 		}, []string{"format"}),
+		screenshotCaptures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "adb_connector_tool_screenshot_captures_total",
+			Help: "Screen captures behind stored screenshots, by how the phone delivered them (raw pixels or png).",
+		}, []string{"mode"}),
 	}
 }
 
@@ -216,5 +224,5 @@ func (m *toolMetrics) observe(tool, outcome string, replayed bool, d time.Durati
 // Collectors returns the pipeline's Prometheus collectors, for the
 // server's registry.
 func (t *Tools) Collectors() []prometheus.Collector {
-	return []prometheus.Collector{t.metrics.calls, t.metrics.replays, t.metrics.duration, t.metrics.screenshotBytes, t.metrics.refusals}
+	return []prometheus.Collector{t.metrics.calls, t.metrics.replays, t.metrics.duration, t.metrics.screenshotBytes, t.metrics.screenshotCaptures, t.metrics.refusals}
 }

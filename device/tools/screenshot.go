@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/imageproc"
 	"github.com/adb-connector/adb-connector/files"
@@ -92,11 +93,13 @@ func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) 
 	if a.Quality != nil {
 		quality = *a.Quality
 	}
-	png, err := inv.dev.ScreencapPNG(ctx)
+	shot, err := inv.dev.Screenshot(ctx)
 	if err != nil {
 		return ScreenshotResult{}, err
 	}
-	img, w, h, scale, err := imageproc.Resize(png, maxSide, format, quality)
+	t.metrics.screenshotCaptures.WithLabelValues(shot.Mode.String()).Inc()
+	img, w, h, scale, err := encodeShot(shot, maxSide, format, quality)
+	shot.Release()
 	if err != nil {
 		if errors.Is(err, imageproc.ErrInvalidArgument) {
 			return ScreenshotResult{}, &ArgError{Reason: "format or quality not supported"}
@@ -113,4 +116,17 @@ func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) 
 		return ScreenshotResult{}, fmt.Errorf("screenshot: %w", err)
 	}
 	return ScreenshotResult{FileResult: fileResult(ref, w, h), Scale: scale}, nil
+}
+
+// encodeShot turns a capture into the image asked for. The phone's PNG is
+// passed through untouched when it is what was asked for (png, no
+// shrinking); pixels in memory (a raw capture, or a PNG the capture
+// decoded) are encoded without decoding anything; else the PNG is
+// decoded first.
+func encodeShot(shot *adb.Screenshot, maxSide int, format string, quality int) ([]byte, int, int, float64, error) {
+	asIs := format == imageproc.FormatPNG && (maxSide <= 0 || max(shot.Width, shot.Height) <= maxSide)
+	if shot.PNG != nil && (asIs || shot.Image == nil) {
+		return imageproc.Resize(shot.PNG, maxSide, format, quality)
+	}
+	return imageproc.Encode(shot.Image, maxSide, format, quality)
 }

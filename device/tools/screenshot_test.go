@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -11,8 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/adb/adbtest"
+	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/testkit"
+	"github.com/prometheus/client_golang/prometheus/testutil"
 )
 
 // download reads a stored screenshot back as GET /files/refs/{ref} would.
@@ -30,11 +36,24 @@ func (e *toolsEnv) download(t *testing.T, ref, channelID string) []byte {
 	return b
 }
 
+// adbDevice returns the adb handle of the i-th virtual phone, the one the
+// tools use.
+func (e *toolsEnv) adbDevice(t *testing.T, i int) *adb.Device {
+	t.Helper()
+	d, err := e.resolver.client.Device(adb.DeviceKey(e.adb.ServerAddr, e.device(i).Serial()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 func TestScreenshotOnVirtualPhone(t *testing.T) {
 	e := newToolsEnv(t, 1, nil)
 	dev := e.device(0)
 
 	t.Run("png passthrough equals exec-out screencap -p", func(t *testing.T) {
+		e.adbDevice(t, 0).SetCaptureMode(adb.CapturePNG)
+		defer e.adbDevice(t, 0).SetCaptureMode(adb.CaptureAuto)
 		var res ScreenshotResult
 		mustOK(t, e.call(t, t.Context(), devChannel(0), "android_screenshot", `{}`, "", nil), &res)
 		raw, err := e.adb.Adb("-s", dev.Serial(), "exec-out", "screencap", "-p")
@@ -52,6 +71,43 @@ func TestScreenshotOnVirtualPhone(t *testing.T) {
 		}
 		if exp := time.UnixMilli(res.ExpiresAt); !exp.After(time.Now()) {
 			t.Errorf("expires_at %v is not in the future", exp)
+		}
+	})
+
+	// From a raw capture, the full-size PNG is encoded on the host: other
+	// bytes, the same pixels.
+	t.Run("png from raw has the phone's pixels", func(t *testing.T) {
+		e.adbDevice(t, 0).SetCaptureMode(adb.CaptureRaw)
+		defer e.adbDevice(t, 0).SetCaptureMode(adb.CaptureAuto)
+		dev.Android().ClearCommands()
+		var res ScreenshotResult
+		mustOK(t, e.call(t, t.Context(), devChannel(0), "android_screenshot", `{}`, "", nil), &res)
+		if cmds := dev.Android().Commands(); len(cmds) != 1 || cmds[0].Line != "screencap" {
+			t.Fatalf("phone ran %+v, want one raw screencap", cmds)
+		}
+		raw, err := e.adb.Adb("-s", dev.Serial(), "exec-out", "screencap", "-p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := png.Decode(strings.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := png.Decode(bytes.NewReader(e.download(t, res.FileRef, devChannel(0))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Width != 720 || res.Height != 1280 || res.Scale != 1 || got.Bounds() != want.Bounds() {
+			t.Fatalf("result %+v, image %v", res, got.Bounds())
+		}
+		for y := range 1280 {
+			for x := range 720 {
+				r1, g1, b1, _ := got.At(x, y).RGBA()
+				r2, g2, b2, _ := want.At(x, y).RGBA()
+				if r1 != r2 || g1 != g2 || b1 != b2 {
+					t.Fatalf("pixel (%d,%d): %v from raw, %v from the phone's PNG", x, y, got.At(x, y), want.At(x, y))
+				}
+			}
 		}
 	})
 
@@ -109,7 +165,7 @@ func TestToolFailureIsGenericAndLogsNoSerial(t *testing.T) {
 		c.Logger = logs.TextLogger()
 	})
 	dev := e.device(0)
-	dev.FailNext(1)
+	dev.FailNext(2) // the capture and its fallback in the other mode
 	a := e.call(t, t.Context(), devChannel(0), "android_screenshot", `{}`, "", nil)
 	if a.Err == nil || a.Err.Code != "tool_invoke_failed" || a.Err.Message != msgFailed {
 		t.Fatalf("ack = %+v, want tool_invoke_failed with the generic message", a)
@@ -121,4 +177,67 @@ func TestToolFailureIsGenericAndLogsNoSerial(t *testing.T) {
 	if strings.Contains(out, dev.Serial()) {
 		t.Errorf("log holds the full serial %q:\n%s", dev.Serial(), out)
 	}
+}
+
+// The capture mode does not show in the result: a phone whose PNG encode
+// is dear is served raw from its second screenshot on (after one PNG to
+// measure), a phone on a slow link by PNG, with the same fields; a raw
+// capture that fails is served by PNG in the same call.
+func TestScreenshotCaptureModes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name          string
+		prof          *android.Profile
+		raw, png      float64 // captures that served the 3 calls
+		phoneRawCalls int     // raw screencaps the phone ran (with a stopped probe)
+	}{
+		{"fast link", &android.Profile{Name: "test-fast-link", PNGPerMP: 300 * time.Millisecond}, 2, 1, 2},
+		{"slow link", &android.Profile{Name: "test-slow-link", Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 1_000_000}}}, 0, 3, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Timing: tc.prof}, adb.Limits{}, nil)
+			for i := range 3 {
+				var res ScreenshotResult
+				mustOK(t, e.call(t, t.Context(), devChannel(0), "android_screenshot", `{"max_side":640,"format":"jpeg"}`, "", nil), &res)
+				if res.MIMEType != "image/jpeg" || res.Width != 360 || res.Height != 640 || res.Scale != 2 {
+					t.Fatalf("call %d: %+v", i, res)
+				}
+			}
+			raw := testutil.ToFloat64(e.tools.metrics.screenshotCaptures.WithLabelValues("raw"))
+			png := testutil.ToFloat64(e.tools.metrics.screenshotCaptures.WithLabelValues("png"))
+			if raw != tc.raw || png != tc.png {
+				t.Fatalf("served by raw %v, png %v; want %v, %v", raw, png, tc.raw, tc.png)
+			}
+			// The phone's log: a stopped raw probe is logged when the
+			// phone sees its stream close, maybe after the PNG that
+			// followed.
+			ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+			defer cancel()
+			n := 0
+			if _, err := e.device(0).Android().WaitCommand(ctx, func(c android.Command) bool {
+				if c.Line == "screencap" {
+					n++
+				}
+				return n == tc.phoneRawCalls
+			}); err != nil {
+				t.Fatalf("phone ran %d raw screencaps, want %d: %v", n, tc.phoneRawCalls, err)
+			}
+		})
+	}
+
+	t.Run("raw failure served by png", func(t *testing.T) {
+		t.Parallel()
+		e := newToolsEnv(t, 1, nil)
+		e.adbDevice(t, 0).SetCaptureMode(adb.CaptureRaw)
+		e.device(0).FailNext(1)
+		var res ScreenshotResult
+		mustOK(t, e.call(t, t.Context(), devChannel(0), "android_screenshot", `{}`, "", nil), &res)
+		if res.Width != 720 || res.Height != 1280 || res.MIMEType != "image/png" {
+			t.Fatalf("result %+v", res)
+		}
+		if n := testutil.ToFloat64(e.tools.metrics.screenshotCaptures.WithLabelValues("png")); n != 1 {
+			t.Fatalf("png captures %v", n)
+		}
+	})
 }
