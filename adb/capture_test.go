@@ -29,10 +29,11 @@ var (
 	// phone of 300 ms per megapixel (276 ms for the 720x1280 screen) where
 	// a raw frame crosses loopback in a few ms.
 	fastLink = &android.Profile{Name: "test-fast-link", PNGPerMP: 300 * time.Millisecond}
-	// slowLink: a 1 MB/s link (a poor Wi-Fi) and a free PNG encode: the
-	// 3.7 MB raw frame takes at least 3.7 s, a PNG of the launcher a few
-	// tens of ms; the raw probe is stopped long before.
-	slowLink = &android.Profile{Name: "test-slow-link", Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 1_000_000}}}
+	// slowLink: a 250 kB/s link (a poor Wi-Fi) and a free PNG encode: the
+	// 3.7 MB raw frame takes at least 15 s, a PNG of the launcher (7 kB)
+	// about 30 ms; the raw probe is stopped long before, even when a
+	// loaded machine (-race) makes the PNG capture a hundred times dearer.
+	slowLink = &android.Profile{Name: "test-slow-link", Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 250_000}}}
 )
 
 // captureEnv is one virtual phone with opts behind the real adb server.
@@ -46,13 +47,31 @@ func captureEnv(t *testing.T, opts adbtest.Options) (*adbtest.Env, *emulator.Dev
 	if err != nil {
 		t.Fatal(err)
 	}
+	warm(t, env, vd)
 	return env, vd, d
 }
 
-// shoot takes a screenshot that must succeed and returns its mode.
+// warm has the phone render its screen and encode its PNG once (the
+// virtual phone then serves them from a cache): a first capture that
+// pays for that on a busy machine would skew the first measurement.
+func warm(t *testing.T, env *adbtest.Env, vd *emulator.Device) {
+	t.Helper()
+	if _, err := env.Adb("-s", vd.Serial(), "exec-out", "screencap", "-p"); err != nil {
+		t.Fatal(err)
+	}
+	vd.Android().ClearCommands()
+}
+
+// shoot takes a screenshot for pixels that must succeed.
 func shoot(t *testing.T, d *Device) *Screenshot {
 	t.Helper()
-	s, err := d.Screenshot(t.Context())
+	return shootFor(t, d, UsePixels)
+}
+
+// shootFor takes a screenshot for use that must succeed.
+func shootFor(t *testing.T, d *Device, use CaptureUse) *Screenshot {
+	t.Helper()
+	s, err := d.Screenshot(t.Context(), use)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,14 +105,54 @@ func TestScreenshotPicksRawOnFastLink(t *testing.T) {
 		t.Fatalf("second capture (the raw probe): %s", s.Mode)
 	}
 	st := d.CaptureStats()
-	if st.Mode != CaptureRaw || st.Raw.Cost <= 0 || st.Raw.AtLeast || st.PNG.Cost <= 0 || st.Raw.Bytes != 16+720*1280*4 {
+	if st.Pixels != CaptureRaw || st.Raw.Fetch <= 0 || st.Raw.AtLeast || st.PNG.Fetch <= 0 || st.Raw.Bytes != 16+720*1280*4 {
 		t.Fatalf("stats %+v: want raw chosen on measurements of both", st)
 	}
+	// PNG's second sample: its probe is stopped at twice raw's cost, and
+	// raw serves the call.
 	if s := shoot(t, d); s.Mode != CaptureRaw {
 		t.Fatalf("third capture: %s", s.Mode)
 	}
-	if got, want := screencaps(vd), []string{"screencap -p", "screencap", "screencap"}; !slices.Equal(got, want) {
+	if st := d.CaptureStats(); st.Pixels != CaptureRaw || !st.PNG.AtLeast || st.PNG.Samples != 2 {
+		t.Fatalf("stats %+v after the PNG probe", st)
+	}
+	// For the PNG as it is, a raw frame comes back encoded on the host,
+	// and that encode is timed (whether it beats the phone's depends on
+	// this machine's load: TestCapturePolicy covers the choice).
+	d.SetCaptureMode(CaptureRaw)
+	s := shootFor(t, d, UsePNG)
+	if s.Mode != CaptureRaw || s.PNG == nil {
+		t.Fatalf("capture for PNG: %s, %d bytes", s.Mode, len(s.PNG))
+	}
+	if img, err := png.Decode(bytes.NewReader(s.PNG)); err != nil || img.Bounds() != s.Image.Bounds() {
+		t.Fatalf("host PNG: %v", err)
+	}
+	if st := d.CaptureStats(); st.Encode <= 0 || st.Decode <= 0 {
+		t.Fatalf("stats %+v: want both host costs measured", st)
+	}
+	waitScreencaps(t, vd, "screencap -p", 2)
+	got := screencaps(vd)
+	slices.Sort(got)
+	if want := []string{"screencap", "screencap", "screencap", "screencap -p", "screencap -p"}; !slices.Equal(got, want) {
 		t.Fatalf("phone ran %q, want %q", got, want)
+	}
+}
+
+// waitScreencaps waits until the phone has logged n command lines line: a
+// stopped probe is logged when the phone sees its stream close, maybe
+// after the capture that followed.
+func waitScreencaps(t *testing.T, vd *emulator.Device, line string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	seen := 0
+	if _, err := vd.Android().WaitCommand(ctx, func(c android.Command) bool {
+		if c.Line == line {
+			seen++
+		}
+		return seen == n
+	}); err != nil {
+		t.Fatalf("phone ran %d %q, want %d: %v", seen, line, n, err)
 	}
 }
 
@@ -107,19 +166,16 @@ func TestScreenshotPicksPNGOnSlowLink(t *testing.T) {
 		t.Fatalf("second capture: %s", s.Mode)
 	}
 	st := d.CaptureStats()
-	if st.Mode != CapturePNG || !st.Raw.AtLeast || st.Raw.Cost <= st.PNG.Cost || st.Raw.Failures != 0 {
+	if st.Pixels != CapturePNG || !st.Raw.AtLeast || st.Raw.Fetch <= st.PNG.Fetch || st.Raw.Failures != 0 {
 		t.Fatalf("stats %+v: want png chosen, raw known slower", st)
 	}
-	if s := shoot(t, d); s.Mode != CapturePNG {
-		t.Fatalf("third capture: %s", s.Mode)
+	if s := shootFor(t, d, UsePNG); s.Mode != CapturePNG {
+		t.Fatalf("third capture (for PNG): %s", s.Mode)
 	}
-	// The stopped raw capture is logged when the phone sees its stream
-	// close, maybe after the PNGs that followed.
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	if _, err := vd.Android().WaitCommand(ctx, func(c android.Command) bool { return c.Line == "screencap" }); err != nil {
-		t.Fatal(err)
+	if st := d.CaptureStats(); st.AsPNG != CapturePNG || st.Encode != 0 {
+		t.Fatalf("stats %+v: want PNG for PNG, nothing encoded here", st)
 	}
+	waitScreencaps(t, vd, "screencap", 1)
 	got := screencaps(vd)
 	slices.Sort(got)
 	if want := []string{"screencap", "screencap -p", "screencap -p", "screencap -p"}; !slices.Equal(got, want) {
@@ -133,23 +189,25 @@ func TestScreenshotPicksPNGOnSlowLink(t *testing.T) {
 func TestScreenshotRawFailureFallsBackToPNG(t *testing.T) {
 	t.Parallel()
 	_, vd, d := captureEnv(t, adbtest.Options{Timing: fastLink})
-	shoot(t, d)
-	shoot(t, d)
-	if m := d.CaptureStats().Mode; m != CaptureRaw {
+	for range 3 { // PNG, raw probe, PNG probe (stopped) served by raw
+		shoot(t, d)
+	}
+	if m := d.CaptureStats().Pixels; m != CaptureRaw {
 		t.Fatalf("mode %s before the fault", m)
 	}
+	waitScreencaps(t, vd, "screencap -p", 2)
 	screencaps(vd)
 	vd.FailNext(1)
 	if s := shoot(t, d); s.Mode != CapturePNG {
 		t.Fatalf("capture after a raw failure: %s", s.Mode)
 	}
-	if st := d.CaptureStats(); st.Mode != CapturePNG || st.Raw.Failures != 1 || st.Raw.Cost != 0 {
+	if st := d.CaptureStats(); st.Pixels != CapturePNG || st.Raw.Failures != 1 || st.Raw.Fetch != 0 {
 		t.Fatalf("stats after the failure %+v", st)
 	}
 	if s := shoot(t, d); s.Mode != CaptureRaw {
 		t.Fatalf("capture after the fallback (raw measured again): %s", s.Mode)
 	}
-	if st := d.CaptureStats(); st.Mode != CaptureRaw || st.Raw.Failures != 0 {
+	if st := d.CaptureStats(); st.Pixels != CaptureRaw || st.Raw.Failures != 0 {
 		t.Fatalf("stats after the new measurement %+v", st)
 	}
 	if got, want := screencaps(vd), []string{"screencap", "screencap -p", "screencap"}; !slices.Equal(got, want) {
@@ -166,12 +224,12 @@ func TestScreenshotPNGFailureFallsBackToRaw(t *testing.T) {
 	if s := shoot(t, d); s.Mode != CaptureRaw || s.Image == nil {
 		t.Fatalf("capture after a PNG failure: %s", s.Mode)
 	}
-	if st := d.CaptureStats(); st.Mode != CapturePNG || st.Pinned != CapturePNG || st.PNG.Failures != 1 {
+	if st := d.CaptureStats(); st.Pixels != CapturePNG || st.Pinned != CapturePNG || st.PNG.Failures != 1 {
 		t.Fatalf("stats %+v: want png still pinned", st)
 	}
 	// Both failing is an error that names both.
 	vd.FailNext(2)
-	_, err := d.Screenshot(t.Context())
+	_, err := d.Screenshot(t.Context(), UsePixels)
 	if !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), "screencap png") || !strings.Contains(err.Error(), "screencap raw") {
 		t.Fatalf("both modes failing: %v", err)
 	}
@@ -231,19 +289,20 @@ func TestScreenshotRemeasuresAfterReconnect(t *testing.T) {
 	vd := env.Devices[0]
 	key := DeviceKey(env.ServerAddr, vd.Serial())
 	waitAllReady(t, ch, []string{key})
+	warm(t, env, vd)
 	d, err := c.Device(key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	shoot(t, d)
 	shoot(t, d)
-	if st := d.CaptureStats(); st.Mode != CaptureRaw {
+	if st := d.CaptureStats(); st.Pixels != CaptureRaw {
 		t.Fatalf("before the reconnect: %+v", st)
 	}
 	vd.DropLink()
 	nextEvent(t, ch, "offline", forKey(key, StateChanged, StateOffline))
 	nextEvent(t, ch, "back", forKey(key, StateChanged, StateDevice))
-	if st := d.CaptureStats(); st.Mode != CaptureAuto || st.Raw.Cost != 0 || st.PNG.Cost != 0 {
+	if st := d.CaptureStats(); st.Pixels != CapturePNG || st.Raw.Fetch != 0 || st.PNG.Fetch != 0 {
 		t.Fatalf("after the reconnect: %+v", st)
 	}
 	screencaps(vd)
@@ -260,66 +319,77 @@ func TestCapturePolicy(t *testing.T) {
 	ms := time.Millisecond
 	now := time.Unix(1000, 0)
 	var s captureState
-	step := func(wantMode CaptureMode, wantProbe bool, wantLimit time.Duration) {
+	step := func(use CaptureUse, wantMode CaptureMode, wantProbe bool, wantLimit time.Duration) {
 		t.Helper()
-		m, probe, limit := s.plan(now)
+		m, probe, limit := s.plan(use, now)
 		if m != wantMode || probe != wantProbe || limit != wantLimit {
 			t.Fatalf("plan = %s probe %v limit %v; want %s %v %v (state %+v)", m, probe, limit, wantMode, wantProbe, wantLimit, s)
 		}
 	}
-	step(CapturePNG, false, 0) // first: PNG
-	s.record(CapturePNG, false, 7, 300*ms, 40*ms, false, 500_000, now)
-	if s.mode != CapturePNG || s.png.Cost != 340*ms {
-		t.Fatalf("after the first PNG: %+v", s)
-	}
-	step(CaptureRaw, true, 700*ms) // probe raw, bounded by 2x PNG + slack
-	if _, probe, _ := s.plan(now); probe {
+	step(UsePixels, CapturePNG, false, 0) // first: PNG
+	s.record(CapturePNG, false, 7, 300*ms, false, 500_000, now)
+	s.host(40*ms, 0)
+	step(UsePixels, CaptureRaw, true, 700*ms) // probe raw, bounded by 2x (PNG + decode) + slack
+	if _, probe, _ := s.plan(UsePixels, now); probe {
 		t.Fatal("a second probe while one runs")
 	}
-	s.record(CaptureRaw, true, 7, 100*ms, 0, false, 10_000_000, now)
-	if s.mode != CaptureRaw {
-		t.Fatalf("after the raw probe: %+v", s)
+	s.record(CaptureRaw, true, 7, 100*ms, false, 10_000_000, now)
+	if c := s.snapshot(); c.Pixels != CaptureRaw || c.AsPNG != CaptureRaw {
+		t.Fatalf("after the raw probe: %+v", c)
 	}
-	for range probeEvery - 1 {
-		step(CaptureRaw, false, 0)
-		s.record(CaptureRaw, false, 7, 100*ms, 0, false, 10_000_000, now)
+	// For the PNG as it is, raw pays the host's encode: 100+250 ms is
+	// more than the phone's 300 ms.
+	s.host(0, 250*ms)
+	if c := s.snapshot(); c.Pixels != CaptureRaw || c.AsPNG != CapturePNG {
+		t.Fatalf("after a dear encode: %+v", c)
 	}
-	step(CaptureRaw, false, 0)
-	s.record(CaptureRaw, false, 7, 100*ms, 0, false, 10_000_000, now)
-	step(CapturePNG, true, 220*ms) // probeEvery captures: PNG probed
-	s.record(CapturePNG, true, 7, 200*ms, 0, false, 500_000, now)
-	if s.png.Cost != 315*ms { // 340 + (200+40-340)/4
-		t.Fatalf("smoothed PNG cost %v", s.png.Cost)
+	// PNG's second sample: the lower one counts.
+	step(UsePixels, CapturePNG, true, 220*ms)
+	s.record(CapturePNG, true, 7, 250*ms, false, 500_000, now)
+	if s.png.Fetch != 250*ms || s.png.Samples != 2 {
+		t.Fatalf("PNG after two samples: %+v", s.png)
+	}
+	for range probeEvery {
+		step(UsePixels, CaptureRaw, false, 0)
+		s.record(CaptureRaw, false, 7, 100*ms, false, 10_000_000, now)
+	}
+	step(UsePixels, CapturePNG, true, 220*ms) // probeEvery captures: PNG probed
+	s.record(CapturePNG, true, 7, 200*ms, false, 500_000, now)
+	if s.png.Fetch != 237500*time.Microsecond { // 250 + (200-250)/4
+		t.Fatalf("smoothed PNG fetch %v", s.png.Fetch)
 	}
 	now = now.Add(probeAge)
-	step(CapturePNG, true, 220*ms) // probeAge: probed again
-	s.record(CapturePNG, true, 7, 220*ms, 0, true, 0, now)
-	if s.mode != CaptureRaw || !s.png.AtLeast || s.png.Cost != 220*ms {
-		t.Fatalf("after a slow PNG probe: %+v", s)
+	step(UsePixels, CapturePNG, true, 220*ms) // probeAge: probed again
+	s.record(CapturePNG, true, 7, 220*ms, true, 0, now)
+	if c := s.snapshot(); c.Pixels != CaptureRaw || !c.PNG.AtLeast || c.PNG.Fetch != 220*ms {
+		t.Fatalf("after a slow PNG probe: %+v", c)
 	}
 	// Raw fails: PNG takes over, raw is probed at the next capture, and a
 	// second failure in a row leaves it to the periodic probes.
 	s.fail(CaptureRaw, false)
-	if s.mode != CapturePNG {
-		t.Fatalf("after a raw failure: %+v", s)
+	if c := s.snapshot(); c.Pixels != CapturePNG {
+		t.Fatalf("after a raw failure: %+v", c)
 	}
-	s.record(CapturePNG, false, 7, 200*ms, 0, false, 500_000, now) // the fallback
-	step(CaptureRaw, true, 2*240*ms+probeSlack)
+	s.record(CapturePNG, false, 7, 200*ms, false, 500_000, now) // the fallback
+	step(UsePixels, CaptureRaw, true, 2*(200+40)*ms+probeSlack)
 	s.fail(CaptureRaw, true)
-	step(CapturePNG, false, 0)
+	step(UsePixels, CapturePNG, false, 0)
 	if s.raw.Failures != 2 || s.probing {
 		t.Fatalf("after two raw failures: %+v", s)
 	}
 	// A new transport drops every measurement.
-	s.record(CapturePNG, false, 8, 200*ms, 0, false, 500_000, now)
-	if s.raw != (ModeStats{}) || s.png.Cost != 240*ms || s.tid != 8 {
+	s.record(CapturePNG, false, 8, 200*ms, false, 500_000, now)
+	if s.raw != (ModeStats{}) || s.png.Fetch != 200*ms || s.tid != 8 {
 		t.Fatalf("after a new transport: %+v", s)
 	}
-	step(CaptureRaw, true, 500*ms)
+	step(UsePNG, CaptureRaw, true, 420*ms)
 	// A pinned mode is used as is.
 	s.probing = false
 	s.pinned = CaptureRaw
-	step(CaptureRaw, false, 0)
+	step(UsePixels, CaptureRaw, false, 0)
+	// With nothing measured, a mode that failed more is avoided.
+	s = captureState{png: ModeStats{Failures: 1}}
+	step(UsePixels, CaptureRaw, false, 0)
 }
 
 // rawBadEnv is a scripted phone whose `screencap` writes raw and whose
@@ -377,7 +447,7 @@ func TestScreencapRawMalformed(t *testing.T) {
 				t.Fatalf("err = %v, want %v saying %q", err, tt.want, tt.text)
 			}
 			d.SetCaptureMode(CaptureRaw)
-			s, err := d.Screenshot(t.Context())
+			s, err := d.Screenshot(t.Context(), UsePixels)
 			if err != nil || s.Mode != CapturePNG || s.Width != 720 {
 				t.Fatalf("Screenshot = %+v, %v; want the PNG fallback", s, err)
 			}

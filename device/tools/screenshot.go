@@ -93,7 +93,13 @@ func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) 
 	if a.Quality != nil {
 		quality = *a.Quality
 	}
-	shot, err := inv.dev.Screenshot(ctx)
+	// The whole screen as PNG needs no pixels: the phone's PNG as it is,
+	// or a raw frame encoded once.
+	use := adb.UsePixels
+	if format == imageproc.FormatPNG && maxSide == 0 {
+		use = adb.UsePNG
+	}
+	shot, err := inv.dev.Screenshot(ctx, use)
 	if err != nil {
 		return ScreenshotResult{}, err
 	}
@@ -118,11 +124,11 @@ func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) 
 	return ScreenshotResult{FileResult: fileResult(ref, w, h), Scale: scale}, nil
 }
 
-// encodeShot turns a capture into the image asked for. The phone's PNG is
-// passed through untouched when it is what was asked for (png, no
-// shrinking); pixels in memory (a raw capture, or a PNG the capture
-// decoded) are encoded without decoding anything; else the PNG is
-// decoded first.
+// encodeShot turns a capture into the image asked for. A PNG of the
+// whole screen, when that is what was asked for, is passed through
+// untouched (Resize reads its header only); pixels in memory (a raw
+// capture, or a PNG the capture decoded) are encoded without decoding
+// anything; else the PNG is decoded first.
 func encodeShot(shot *adb.Screenshot, maxSide int, format string, quality int) ([]byte, int, int, float64, error) {
 	asIs := format == imageproc.FormatPNG && (maxSide <= 0 || max(shot.Width, shot.Height) <= maxSide)
 	if shot.PNG != nil && (asIs || shot.Image == nil) {

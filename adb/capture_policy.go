@@ -1,0 +1,241 @@
+package adb
+
+import (
+	"errors"
+	"time"
+)
+
+// The capture policy: which mode the next capture of a device uses.
+//
+// Costs are measured per device. A mode's fetch is the time from opening
+// the stream to the frame in memory (a raw frame converted to RGBA, a PNG
+// read whole). The host's work depends on the use: for pixels (to resize,
+// re-encode), a PNG is decoded; for the PNG as it is, a raw frame is
+// encoded (png.BestSpeed). Both are timed when they happen and added to
+// the fetch of the mode that needs them, so each use picks the mode with
+// the lower total: on a USB phone raw for both (the phone's PNG encode
+// costs more than the transfer and the host's work), on Wi-Fi PNG.
+//
+// The first capture on a device uses PNG, which every phone supports; the
+// next probes raw. A mode's first fetch is often slow (a cold cache, a
+// first connection: seen at 100 ms where later ones take 1 ms), so the mode
+// not chosen is probed until it has two samples, the lower of which
+// counts; later samples are smoothed. Probes thereafter go to the mode not
+// chosen every probeEvery captures or probeAge. A probe is bounded: once its fetch
+// takes longer than twice the chosen mode's total, it is stopped and its
+// fetch noted as at least that (a raw probe over Wi-Fi costs about a PNG
+// capture, not the whole 10 MB). A capture that fails as a mode (output
+// that is not a screencap: ErrProtocol, ErrOutputTooLarge) is taken again
+// at once in the other mode, and the failed mode is probed again at the
+// next capture; a second failure in a row leaves it to the periodic
+// probes. A new transport (the device reconnected, maybe on another cable
+// or port) or a tracked reconnect (Client.forget) drops what was measured.
+
+// CaptureUse is what the caller makes of a capture, which decides the
+// cheaper mode.
+type CaptureUse int
+
+const (
+	// UsePixels: the frame is resized or re-encoded (Screenshot.Image, or
+	// the PNG decoded).
+	UsePixels CaptureUse = iota
+	// UsePNG: the whole frame as PNG bytes (Screenshot.PNG: the phone's,
+	// or a raw frame encoded on the host).
+	UsePNG
+)
+
+// Capture policy constants (see above).
+const (
+	probeEvery = 50
+	probeAge   = 10 * time.Minute
+	// probeSlack is added to a probe's limit: on a fast link both modes
+	// take milliseconds, and scheduling noise should not stop a probe.
+	probeSlack = 20 * time.Millisecond
+)
+
+// errProbeSlow ends a probe whose fetch has already cost more than its
+// limit.
+var errProbeSlow = errors.New("adb: capture probe slower than the mode in use")
+
+// ModeStats is what is known of one capture mode on a device.
+type ModeStats struct {
+	// Fetch is the smoothed time of one capture's fetch, from opening the
+	// stream to the frame in memory; zero when not measured (or dropped
+	// after a failure or reconnect).
+	Fetch time.Duration
+	// AtLeast says Fetch is a lower bound: the probe was stopped there.
+	AtLeast bool
+	// Samples counts the captures measured since the last reset (a
+	// stopped probe counts as conclusive: 2).
+	Samples int
+	// Bytes is the size of the last capture's stream.
+	Bytes int64
+	// Failures counts failures of the mode in a row.
+	Failures int
+}
+
+// CaptureStats is a device's capture choice and what it rests on, for
+// metrics and diagnostics.
+type CaptureStats struct {
+	// Pixels and AsPNG are the modes the next capture for each use takes
+	// (the pinned mode, if any); CapturePNG before any measurement.
+	Pixels, AsPNG CaptureMode
+	// Pinned is the mode set with SetCaptureMode (CaptureAuto: none).
+	Pinned CaptureMode
+	// Raw and PNG are the fetch measurements of each mode.
+	Raw, PNG ModeStats
+	// Decode is the host's decode of a PNG, Encode its PNG encode of a
+	// raw frame (smoothed; zero until measured).
+	Decode, Encode time.Duration
+	// Captures counts captures since the last probe.
+	Captures int
+	// Probed is when the last probe ran (zero: none yet).
+	Probed time.Time
+}
+
+// captureState is a Device's capture policy state, guarded by capMu.
+type captureState struct {
+	pinned         CaptureMode
+	raw, png       ModeStats
+	decode, encode time.Duration
+	tid            int64 // transport the measurements were made on (0: none)
+	since          int
+	probed         time.Time
+	probing        bool
+}
+
+func (s *captureState) stats(m CaptureMode) *ModeStats {
+	if m == CaptureRaw {
+		return &s.raw
+	}
+	return &s.png
+}
+
+func (s *captureState) snapshot() CaptureStats {
+	return CaptureStats{Pixels: s.choice(UsePixels), AsPNG: s.choice(UsePNG), Pinned: s.pinned, Raw: s.raw, PNG: s.png,
+		Decode: s.decode, Encode: s.encode, Captures: s.since, Probed: s.probed}
+}
+
+// total is mode m's cost for use: its fetch and the host's work; 0 when
+// the fetch is not measured.
+func (s *captureState) total(m CaptureMode, use CaptureUse) time.Duration {
+	st := s.stats(m)
+	switch {
+	case st.Fetch == 0:
+		return 0
+	case m == CapturePNG && use == UsePixels:
+		return st.Fetch + s.decode
+	case m == CaptureRaw && use == UsePNG:
+		return st.Fetch + s.encode
+	}
+	return st.Fetch
+}
+
+// choice is the mode for use: the pinned one, else the cheaper measured
+// one, else the one measured, else PNG (unless PNG has failed more).
+func (s *captureState) choice(use CaptureUse) CaptureMode {
+	if s.pinned != CaptureAuto {
+		return s.pinned
+	}
+	r, p := s.total(CaptureRaw, use), s.total(CapturePNG, use)
+	switch {
+	case r > 0 && p > 0 && r < p, r > 0 && p == 0:
+		return CaptureRaw
+	case p > 0:
+		return CapturePNG
+	case s.png.Failures > s.raw.Failures:
+		return CaptureRaw
+	}
+	return CapturePNG
+}
+
+// plan decides how the next capture for use is taken: mode, and whether
+// it is a probe (then limit bounds its fetch, 0 for none).
+func (s *captureState) plan(use CaptureUse, now time.Time) (mode CaptureMode, probe bool, limit time.Duration) {
+	mode = s.choice(use)
+	if s.pinned != CaptureAuto || s.raw.Fetch == 0 && s.png.Fetch == 0 || s.probing {
+		return mode, false, 0
+	}
+	other := s.stats(mode.other())
+	due := s.since >= probeEvery || now.Sub(s.probed) >= probeAge
+	if !due && (other.Samples >= 2 || other.Failures >= 2) {
+		return mode, false, 0
+	}
+	s.probing = true
+	if t := s.total(mode, use); t > 0 {
+		limit = 2*t + probeSlack
+	}
+	return mode.other(), true, limit
+}
+
+// record notes a capture in mode m whose fetch cost fetch (a lower bound
+// when atLeast) over n bytes on transport tid.
+func (s *captureState) record(m CaptureMode, probe bool, tid int64, fetch time.Duration, atLeast bool, n int64, now time.Time) {
+	if probe {
+		s.probing, s.probed, s.since = false, now, 0
+	} else {
+		s.since++
+	}
+	if tid != 0 && s.tid != 0 && tid != s.tid {
+		// Reconnected: what was measured is of another link.
+		s.raw, s.png = ModeStats{}, ModeStats{}
+	}
+	if tid != 0 {
+		s.tid = tid
+	}
+	st := s.stats(m)
+	switch {
+	case st.Samples == 0 || st.AtLeast || atLeast:
+		st.Fetch = fetch
+	case st.Samples == 1:
+		st.Fetch = min(st.Fetch, fetch)
+	default:
+		st.Fetch = smooth(st.Fetch, fetch)
+	}
+	st.Samples++
+	if atLeast {
+		st.Samples = max(st.Samples, 2)
+	}
+	st.AtLeast, st.Bytes, st.Failures = atLeast, n, 0
+}
+
+// host notes the host's decode of a PNG or encode of a raw frame (zero:
+// none was done).
+func (s *captureState) host(decode, encode time.Duration) {
+	if decode > 0 {
+		s.decode = smooth(s.decode, decode)
+	}
+	if encode > 0 {
+		s.encode = smooth(s.encode, encode)
+	}
+}
+
+// smooth folds sample into the running value cur (0: none yet) a quarter
+// of the way, so one slow capture does not flip the choice.
+func smooth(cur, sample time.Duration) time.Duration {
+	if cur == 0 {
+		return sample
+	}
+	return cur + (sample-cur)/4
+}
+
+// fail notes a failure of mode m (of the mode: not a context end or a
+// device that went away): its measurement is dropped, so the other mode
+// is chosen, and m is probed again at the next capture (at the periodic
+// probes after two in a row).
+func (s *captureState) fail(m CaptureMode, probe bool) {
+	if probe {
+		s.probing = false
+	}
+	st := s.stats(m)
+	st.Fetch, st.AtLeast, st.Samples = 0, false, 0
+	st.Failures++
+}
+
+// modeFailure reports whether err is a failure of the capture mode, which
+// the other mode may not have: output that is not a screencap of that
+// kind. A context end, a busy, offline or unauthorized device fail the
+// call as they are.
+func modeFailure(err error) bool {
+	return errors.Is(err, ErrProtocol) || errors.Is(err, ErrOutputTooLarge)
+}
