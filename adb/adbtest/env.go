@@ -36,6 +36,9 @@ type Options struct {
 	Timing *android.Profile
 	// SDK is ro.build.version.sdk (android.Config.SDK). Default 33.
 	SDK int
+	// Screen overrides the scenario's display size and density
+	// (android.Config.Screen).
+	Screen android.ScreenSpec
 }
 
 // Env is a private adb server with connected virtual devices.
@@ -67,7 +70,7 @@ func Start(t testing.TB, opts Options) *Env {
 	for i := range max(n, 0) {
 		d, err := emulator.Start(context.Background(), emulator.Options{
 			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile,
-				Timing: opts.Timing, SDK: opts.SDK},
+				Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen},
 			Logger: opts.Logger,
 		})
 		if err != nil {

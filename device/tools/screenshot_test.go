@@ -38,7 +38,7 @@ func (e *toolsEnv) download(t *testing.T, ref, channelID string) []byte {
 
 // adbDevice returns the adb handle of the i-th virtual phone, the one the
 // tools use.
-func (e *toolsEnv) adbDevice(t *testing.T, i int) *adb.Device {
+func (e *toolsEnv) adbDevice(t testing.TB, i int) *adb.Device {
 	t.Helper()
 	d, err := e.resolver.client.Device(adb.DeviceKey(e.adb.ServerAddr, e.device(i).Serial()))
 	if err != nil {
