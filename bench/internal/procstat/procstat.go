@@ -1,4 +1,10 @@
-package main
+// Package procstat reads a running `adb-connector serve` child's figures for
+// the bench programs that watch it under load (bench/soak, bench/scale):
+// what the kernel says (/proc/PID: VmRSS, open FDs and what they point at)
+// and what the server says (/metrics: go_goroutines, process_open_fds,
+// heap, socket gauges, counters by label), sampled over a run with the
+// peak of each figure kept.
+package procstat
 
 import (
 	"bufio"
@@ -18,7 +24,7 @@ import (
 // Sample is one reading of the server process: from /proc (what the kernel
 // says) and from /metrics (what the Go runtime and the server say).
 type Sample struct {
-	AtSeconds float64 `json:"at_s"` // since the load started (negative: before)
+	AtSeconds float64 `json:"at_s"` // since the Sampler's Start (negative: before)
 	RSSKB     int64   `json:"rss_kb"`
 	// HeapInuseKB is go_memstats_heap_inuse_bytes: the live part of the
 	// RSS (the Go runtime returns freed heap to the OS only slowly).
@@ -31,55 +37,75 @@ type Sample struct {
 	WSConns   int64 `json:"ws_connections"`
 	HTTPConns int64 `json:"http_connections"`
 	// FDTargets counts the open FDs by what they point at (a file's path,
-	// "socket", "pipe", "anon_inode:[eventpoll]", ...): in the before and
-	// after samples only, to tell a leak from a pool that grew.
+	// "socket", "pipe", "anon_inode:[eventpoll]", ...): filled by callers
+	// in their before and after samples only, to tell a leak from a pool
+	// that grew.
 	FDTargets map[string]int `json:"fd_targets,omitempty"`
 }
 
-// sampler reads the serve process's figures.
-type sampler struct {
-	srv   *benchtb.Serve
-	pid   int
-	start time.Time
+// Sampler reads the serve process's figures.
+type Sampler struct {
+	Srv   *benchtb.Serve
+	Pid   int
+	Start time.Time
 }
 
-// take reads /proc/PID/status VmRSS, counts /proc/PID/fd and scrapes
-// /metrics.
-func (s *sampler) take(ctx context.Context) (Sample, error) {
-	smp := Sample{AtSeconds: time.Since(s.start).Seconds()}
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", s.pid))
-	if err != nil {
+// Take reads /proc/PID/status VmRSS, counts /proc/PID/fd and scrapes
+// /metrics (10 s deadline).
+func (s *Sampler) Take(ctx context.Context) (Sample, error) {
+	smp := Sample{AtSeconds: time.Since(s.Start).Seconds()}
+	var err error
+	if smp.RSSKB, err = RSSKB(s.Pid); err != nil {
 		return smp, err
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			smp.RSSKB, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		}
-	}
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.pid))
+	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", s.Pid))
 	if err != nil {
 		return smp, err
 	}
 	smp.FDs = int64(len(fds))
 	mctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	m, err := s.srv.Metrics(mctx)
+	m, err := s.Srv.Metrics(mctx)
 	if err != nil {
 		return smp, err
 	}
-	v := gauges(m)
+	v := Gauges(m)
 	smp.Goroutines, smp.OpenFDs = int64(v["go_goroutines"]), int64(v["process_open_fds"])
 	smp.HeapInuseKB = int64(v["go_memstats_heap_inuse_bytes"]) / 1024
 	smp.WSConns, smp.HTTPConns = int64(v["adb_connector_ws_connections"]), int64(v["adb_connector_http_connections"])
 	return smp, nil
 }
 
-// fdTargets reads where each of the process's FDs points, and their
-// number. Read after take, it counts the connection of take's /metrics
-// scrape (idle in the client's pool) in the before and after samples
-// alike, where take's own count may see it or not.
-func (s *sampler) fdTargets() (map[string]int, int64) {
-	dir := fmt.Sprintf("/proc/%d/fd", s.pid)
+// TakeWithTargets is Take plus FDTargets, whose count replaces FDs: read
+// after Take, it counts the connection of Take's /metrics scrape (idle in
+// the client's pool) in the before and after samples alike, where Take's
+// own count may see it or not.
+func (s *Sampler) TakeWithTargets(ctx context.Context) (Sample, error) {
+	smp, err := s.Take(ctx)
+	if err != nil {
+		return smp, err
+	}
+	smp.FDTargets, smp.FDs = FDTargets(s.Pid)
+	return smp, nil
+}
+
+// RSSKB reads VmRSS (kB) from /proc/PID/status.
+func RSSKB(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			return strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/status: no VmRSS", pid)
+}
+
+// FDTargets reads where each of pid's FDs points, and their number.
+func FDTargets(pid int) (map[string]int, int64) {
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, 0
@@ -100,8 +126,25 @@ func (s *sampler) fdTargets() (map[string]int, int64) {
 	return out, n
 }
 
-// gauges reads the unlabelled samples of a Prometheus text exposition.
-func gauges(text string) map[string]float64 {
+// MaxDBFDs bounds the FDs on the database files: the store keeps one
+// writer and up to four readers, each with the database and its WAL open,
+// and the reader pool keeps some idle after a load. Growth up to it is the
+// pool warming, not a leak.
+const MaxDBFDs = 5 * 2
+
+// DBFDs counts the FDs on the SQLite files (adb-connector.db, -wal).
+func DBFDs(targets map[string]int) int64 {
+	var n int64
+	for path, k := range targets {
+		if strings.HasPrefix(filepath.Base(path), "adb-connector.db") {
+			n += int64(k)
+		}
+	}
+	return n
+}
+
+// Gauges reads the unlabelled samples of a Prometheus text exposition.
+func Gauges(text string) map[string]float64 {
 	out := map[string]float64{}
 	for _, line := range strings.Split(text, "\n") {
 		if line == "" || line[0] == '#' || strings.ContainsRune(line, '{') {
@@ -118,9 +161,9 @@ func gauges(text string) map[string]float64 {
 	return out
 }
 
-// counterByLabel sums the samples of metric by the value of label, e.g.
+// CounterByLabel sums the samples of metric by the value of label, e.g.
 // adb_connector_tool_invocations_total by outcome.
-func counterByLabel(text, metric, label string) map[string]float64 {
+func CounterByLabel(text, metric, label string) map[string]float64 {
 	out := map[string]float64{}
 	sc := bufio.NewScanner(strings.NewReader(text))
 	for sc.Scan() {
@@ -146,16 +189,31 @@ func counterByLabel(text, metric, label string) map[string]float64 {
 	return out
 }
 
-// series samples every interval until ctx ends and keeps every reading
+// Delta is after - before per key, leaving out the keys that did not move.
+func Delta(before, after map[string]float64) map[string]float64 {
+	out := map[string]float64{}
+	for k, v := range after {
+		if d := v - before[k]; d != 0 {
+			out[k] = d
+		}
+	}
+	return out
+}
+
+// Series samples every interval until ctx ends and keeps every reading
 // and the peak of each figure. Safe for concurrent use.
-type series struct {
+type Series struct {
 	mu      sync.Mutex
 	samples []Sample
 	peak    Sample
 	errs    int
 }
 
-func (se *series) run(ctx context.Context, s *sampler, interval time.Duration) {
+// NewSeries starts the peak at from (the before sample).
+func NewSeries(from Sample) *Series { return &Series{peak: from} }
+
+// Run samples with s every interval until ctx ends.
+func (se *Series) Run(ctx context.Context, s *Sampler, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -164,30 +222,47 @@ func (se *series) run(ctx context.Context, s *sampler, interval time.Duration) {
 			return
 		case <-t.C:
 		}
-		smp, err := s.take(ctx)
+		smp, err := s.Take(ctx)
 		se.mu.Lock()
 		if err != nil {
 			se.errs++
 		} else {
 			se.samples = append(se.samples, smp)
-			se.peak = peakOf(se.peak, smp)
+			se.peak = PeakOf(se.peak, smp)
 		}
 		se.mu.Unlock()
 	}
 }
 
-// peakOf is the field-wise maximum (AtSeconds: of the RSS peak).
-func peakOf(a, b Sample) Sample {
+// Peak returns the field-wise maximum so far.
+func (se *Series) Peak() Sample {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return se.peak
+}
+
+// Samples returns every reading so far, and the number of failed ones.
+func (se *Series) Samples() ([]Sample, int) {
+	se.mu.Lock()
+	defer se.mu.Unlock()
+	return append([]Sample(nil), se.samples...), se.errs
+}
+
+// PeakOf is the field-wise maximum (AtSeconds: of the RSS peak).
+func PeakOf(a, b Sample) Sample {
 	if b.RSSKB > a.RSSKB {
 		a.RSSKB, a.AtSeconds = b.RSSKB, b.AtSeconds
 	}
 	a.HeapInuseKB = max(a.HeapInuseKB, b.HeapInuseKB)
 	a.FDs, a.Goroutines, a.OpenFDs = max(a.FDs, b.FDs), max(a.Goroutines, b.Goroutines), max(a.OpenFDs, b.OpenFDs)
 	a.WSConns, a.HTTPConns = max(a.WSConns, b.WSConns), max(a.HTTPConns, b.HTTPConns)
+	a.FDTargets = nil
 	return a
 }
 
-func printSamples(w io.Writer, before, peak, after Sample) {
+// Print writes the before / peak / after table, then the FD targets whose
+// count changed between before and after.
+func Print(w io.Writer, before, peak, after Sample) {
 	fmt.Fprintf(w, "%-28s %10s %10s %10s %12s\n", "server process", "before", "peak", "after", "after-before")
 	row := func(name string, f func(Sample) int64) {
 		fmt.Fprintf(w, "%-28s %10d %10d %10d %+12d\n", name, f(before), f(peak), f(after), f(after)-f(before))

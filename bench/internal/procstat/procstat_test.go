@@ -1,0 +1,38 @@
+package procstat
+
+import (
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// The pure parts: reading a /metrics exposition.
+
+const exposition = `# HELP go_goroutines Number of goroutines that currently exist.
+# TYPE go_goroutines gauge
+go_goroutines 42
+process_open_fds 31
+adb_connector_ws_connections 3
+adb_connector_tool_invocations_total{outcome="ok",tool="android_tap"} 5
+adb_connector_tool_invocations_total{outcome="ok",tool="android_screenshot"} 2
+adb_connector_tool_invocations_total{outcome="rate_limited",tool="android_tap"} 7
+adb_connector_tool_invocations_total_other{outcome="ok"} 100
+`
+
+func TestGauges(t *testing.T) {
+	t.Parallel()
+	got := Gauges(exposition)
+	want := map[string]float64{"go_goroutines": 42, "process_open_fds": 31, "adb_connector_ws_connections": 3}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("Gauges (-want +got):\n%s", d)
+	}
+}
+
+func TestCounterByLabel(t *testing.T) {
+	t.Parallel()
+	got := CounterByLabel(exposition, "adb_connector_tool_invocations_total", "outcome")
+	want := map[string]float64{"ok": 7, "rate_limited": 7}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("CounterByLabel (-want +got):\n%s", d)
+	}
+}
