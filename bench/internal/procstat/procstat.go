@@ -9,6 +9,7 @@ package procstat
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -284,4 +285,37 @@ func Print(w io.Writer, before, peak, after Sample) {
 			fmt.Fprintf(w, "  FDs to %-50s %+d (%d -> 0)\n", k, -n, n)
 		}
 	}
+}
+
+// clockTicks is USER_HZ, the unit of /proc/PID/stat's times: 100 on every
+// Linux architecture Go supports (proc(5); sysconf(_SC_CLK_TCK)).
+const clockTicks = 100
+
+// CPUSeconds reads the user + system CPU time pid has used so far, from
+// /proc/PID/stat (proc(5): fields 14 utime and 15 stime, counted after the
+// parenthesised command name, which may hold spaces).
+func CPUSeconds(pid int) (float64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	return parseStatCPU(string(b))
+}
+
+func parseStatCPU(stat string) (float64, error) {
+	i := strings.LastIndexByte(stat, ')')
+	if i < 0 {
+		return 0, errors.New("/proc/PID/stat: no command name")
+	}
+	// After ") ": field 3 (state) is f[0], so utime (14) is f[11], stime f[12].
+	f := strings.Fields(stat[i+1:])
+	if len(f) < 13 {
+		return 0, errors.New("/proc/PID/stat: too few fields")
+	}
+	u, err1 := strconv.ParseUint(f[11], 10, 64)
+	s, err2 := strconv.ParseUint(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, fmt.Errorf("/proc/PID/stat: %w", err)
+	}
+	return float64(u+s) / clockTicks, nil
 }

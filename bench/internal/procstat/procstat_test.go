@@ -36,3 +36,16 @@ func TestCounterByLabel(t *testing.T) {
 		t.Errorf("CounterByLabel (-want +got):\n%s", d)
 	}
 }
+
+func TestParseStatCPU(t *testing.T) {
+	t.Parallel()
+	// A command name with a space and a parenthesis, as proc(5) allows.
+	stat := "4242 (adb (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 130 0 0 20 0 7 0 1000 1000000 500 18446744073709551615"
+	got, err := parseStatCPU(stat)
+	if err != nil || got != 3.8 {
+		t.Errorf("parseStatCPU = %v, %v; want 3.8", got, err)
+	}
+	if _, err := parseStatCPU("4242 (adb) S 1"); err == nil {
+		t.Error("parseStatCPU of a short line: no error")
+	}
+}
