@@ -233,7 +233,10 @@ type Report struct {
 
 	// Serve's figures: Zero with no phone attached, Baseline with every
 	// phone attached and no client, Peak the maximum of each figure
-	// under load, After the clients gone and -settle later.
+	// under load, After the clients gone and -settle later. After's heap
+	// in use still holds the load's garbage unless a GC ran meanwhile (Go
+	// forces one every 2 minutes on an idle server): -settle 135s shows
+	// it collected.
 	Zero     procstat.Sample   `json:"zero_phones"`
 	Baseline procstat.Sample   `json:"baseline"`
 	Peak     procstat.Sample   `json:"peak"`

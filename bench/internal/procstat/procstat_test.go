@@ -49,3 +49,30 @@ func TestParseStatCPU(t *testing.T) {
 		t.Error("parseStatCPU of a short line: no error")
 	}
 }
+
+// FuzzParseStatCPU: any /proc/PID/stat line gives a time or an error,
+// never a panic, and a time is never negative.
+func FuzzParseStatCPU(f *testing.F) {
+	for _, s := range []string{
+		"4242 (adb (x) y) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 130 0 0 20 0 7 0 1000",
+		"4242 (adb) S 1", "", ")", "1 (a) R 1 1 1 0 -1 0 0 0 0 0 x y",
+		"1 (a) R 1 1 1 0 -1 0 0 0 0 0 18446744073709551615 1",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, stat string) {
+		if got, err := parseStatCPU(stat); err == nil && got < 0 {
+			t.Errorf("parseStatCPU(%q) = %v", stat, got)
+		}
+	})
+}
+
+// FuzzGauges: any exposition text is read without a panic.
+func FuzzGauges(f *testing.F) {
+	f.Add(exposition)
+	f.Add("go_goroutines\nx{ 1\n{\n# c\n m 1e400\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		Gauges(text)
+		CounterByLabel(text, "adb_connector_tool_invocations_total", "outcome")
+	})
+}
