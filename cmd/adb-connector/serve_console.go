@@ -40,6 +40,9 @@ type consoleOptions struct {
 	AllowRemote bool
 	TokenFile   string
 	Token       string // from the token file or ADB_CONNECTOR_CONSOLE_TOKEN; never a flag
+	// onListen, when set (tests only), receives the console's bound
+	// address before serve reports ready.
+	onListen func(addr string)
 }
 
 type consoleFlags struct {
@@ -135,6 +138,9 @@ func startConsole(cfg serveConfig, w *serveWiring, ln net.Listener) (stop func()
 		}
 	}()
 	log.Info("console listening", "addr", ln.Addr().String())
+	if cfg.Console.onListen != nil {
+		cfg.Console.onListen(ln.Addr().String())
+	}
 	var once sync.Once
 	return func() {
 		once.Do(func() {

@@ -190,17 +190,19 @@ func (c *Console) action(h func(http.ResponseWriter, *req)) http.HandlerFunc {
 	}
 }
 
-// sameOrigin refuses a POST whose Origin (or, without one, Referer) names
-// another site; a request with neither (an older client, a script) is
-// left to the CSRF token.
+// sameOrigin refuses a POST that the browser says comes from another site
+// (Sec-Fetch-Site) or whose Origin names another host. Under this
+// console's Referrer-Policy no-referrer a browser sends "Origin: null" on
+// its own forms, so null or no Origin says nothing and the CSRF token
+// decides.
 func sameOrigin(r *http.Request) bool {
+	switch r.Header.Get("Sec-Fetch-Site") {
+	case "cross-site", "same-site":
+		return false
+	}
 	o := r.Header.Get("Origin")
 	if o == "" || o == "null" {
-		if ref := r.Header.Get("Referer"); ref != "" {
-			o = ref
-		} else {
-			return o == ""
-		}
+		return true
 	}
 	u, err := url.Parse(o)
 	return err == nil && u.Host == r.Host

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
@@ -22,11 +23,16 @@ func (c *Config) YAML() (string, error) {
 		return "", fmt.Errorf("config to YAML: %w", err)
 	}
 	prune(&n, true)
-	b, err := yaml.Marshal(&n)
-	if err != nil {
+	var b strings.Builder
+	enc := yaml.NewEncoder(&b)
+	enc.SetIndent(2)
+	if err := enc.Encode(&n); err != nil {
 		return "", fmt.Errorf("config to YAML: %w", err)
 	}
-	if s := string(b); s != "{}\n" {
+	if err := enc.Close(); err != nil {
+		return "", fmt.Errorf("config to YAML: %w", err)
+	}
+	if s := b.String(); s != "{}\n" {
 		return s, nil
 	}
 	return "", nil
