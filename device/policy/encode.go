@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -11,59 +12,75 @@ import (
 // MarshalYAML writes a Duration as the file does ("30s", "1h30m0s").
 func (d Duration) MarshalYAML() (any, error) { return time.Duration(d).String(), nil }
 
-// YAML is the file in force as YAML, what it leaves unset left out, for
-// an operator to read (the console's policy page); decoding it gives the
-// same Config. Empty for a nil Config.
+// YAML is the file in force as YAML, for an operator to read (the
+// console's policy page): what the file leaves unset is left out, what it
+// sets is kept (an empty allow list, a pointer to 0 or false included), so
+// parsing it gives the same File. Empty for a nil Config or an empty file.
 func (c *Config) YAML() (string, error) {
 	if c == nil {
 		return "", nil
 	}
-	var n yaml.Node
-	if err := n.Encode(c.File); err != nil {
-		return "", fmt.Errorf("config to YAML: %w", err)
+	n, empty, err := yamlNode(reflect.ValueOf(c.File))
+	if err != nil || empty {
+		return "", err
 	}
-	prune(&n, true)
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)
-	if err := enc.Encode(&n); err != nil {
+	if err := enc.Encode(n); err != nil {
 		return "", fmt.Errorf("config to YAML: %w", err)
 	}
 	if err := enc.Close(); err != nil {
 		return "", fmt.Errorf("config to YAML: %w", err)
 	}
-	if s := b.String(); s != "{}\n" {
-		return s, nil
-	}
-	return "", nil
+	return b.String(), nil
 }
 
-// prune drops the mapping entries whose value is unset (null, "", 0s, an
-// empty list or mapping; 0 too at the top, whose numbers are not pointers
-// and 0 means unset), so only what the file says is shown. It reports
-// whether n itself is then empty.
-func prune(n *yaml.Node, top bool) (empty bool) {
-	switch n.Kind {
-	case yaml.MappingNode:
-		kept := n.Content[:0]
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			v := n.Content[i+1]
-			if top && v.Kind == yaml.ScalarNode && v.Value == "0" {
+// yamlNode encodes v as yaml's omitempty would, except that a set pointer
+// is kept whatever it points to (in this file a pointer means "given"),
+// and reports whether v is empty (to be left out of its parent).
+func yamlNode(v reflect.Value) (n *yaml.Node, empty bool, err error) {
+	switch v.Kind() {
+	case reflect.Pointer:
+		if v.IsNil() {
+			return nil, true, nil
+		}
+		n, _, err := yamlNode(v.Elem())
+		return n, false, err
+	case reflect.Struct:
+		n := &yaml.Node{Kind: yaml.MappingNode}
+		for i := range v.NumField() {
+			f := v.Type().Field(i)
+			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+			if !f.IsExported() || name == "" || name == "-" {
 				continue
 			}
-			if !prune(v, false) {
-				kept = append(kept, n.Content[i], n.Content[i+1])
+			c, empty, err := yamlNode(v.Field(i))
+			if err != nil {
+				return nil, false, err
+			}
+			if !empty {
+				n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: name}, c)
 			}
 		}
-		n.Content = kept
-		return len(kept) == 0
-	case yaml.SequenceNode:
-		for _, c := range n.Content {
-			prune(c, false)
+		return n, len(n.Content) == 0, nil
+	case reflect.Slice:
+		n := &yaml.Node{Kind: yaml.SequenceNode}
+		if v.Len() == 0 {
+			n.Style = yaml.FlowStyle
 		}
-		return len(n.Content) == 0
-	case yaml.ScalarNode:
-		return n.Tag == "!!null" || n.Value == "" || n.Value == "0s"
+		for i := range v.Len() {
+			c, _, err := yamlNode(v.Index(i))
+			if err != nil {
+				return nil, false, err
+			}
+			n.Content = append(n.Content, c)
+		}
+		return n, v.Len() == 0, nil
 	}
-	return false
+	n = &yaml.Node{}
+	if err := n.Encode(v.Interface()); err != nil {
+		return nil, false, fmt.Errorf("config to YAML: %w", err)
+	}
+	return n, v.IsZero(), nil
 }
