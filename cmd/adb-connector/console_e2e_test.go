@@ -267,9 +267,22 @@ func TestConsoleBrowser(t *testing.T) {
 	if !strings.Contains(list, "shelf-a") || !strings.Contains(list, "free") {
 		t.Errorf("devices page shows no tag or free phone:\n%s", list)
 	}
-	// Thumbnails on screen are taken again every 2 s by the page's script.
-	before := b.count("/thumb?")
-	b.waitCount(t, "/thumb?", before+2)
+	// Thumbnails on screen are taken again every 2 s by the page's script;
+	// one scrolled out of sight is not.
+	b.do(t, "a small screen", chromedp.EmulateViewport(360, 200),
+		chromedp.Evaluate[chromedp.Void](`window.scrollTo(0, document.body.scrollHeight)`))
+	thumbs, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](
+		`Array.from(document.querySelectorAll("img[data-thumb]"), i => i.getAttribute("data-thumb") + "&t=")`))
+	if err != nil || len(thumbs) != 2 {
+		t.Fatalf("thumbnails %q: %v", thumbs, err)
+	}
+	top, bottom := thumbs[0], thumbs[1] // scrolled away, on screen
+	hidden, shown := b.count(top), b.count(bottom)
+	b.waitCount(t, bottom, shown+3)
+	if n := b.count(top); n > hidden+1 {
+		t.Errorf("the thumbnail out of sight was taken %d times while the one on screen was taken 3 times", n-hidden)
+	}
+	b.do(t, "a desk screen", chromedp.EmulateViewport(1280, 900))
 
 	// Issue a pairing code on the device page; an agent pairs with it and
 	// the page (not reloaded) shows the phone bound.
