@@ -182,16 +182,9 @@ func consoleSettings(cfg serveConfig) []console.Setting {
 		{Name: "file cap", Value: strconv.FormatInt(d.FileCap, 10) + " bytes"},
 		{Name: "audit retention", Value: d.AuditRetention.String()},
 		{Name: "max conns", Value: fmt.Sprintf("%d (%d per IP)", cfg.HTTP.MaxConns, cfg.HTTP.MaxConnsPerIP)},
-		{Name: "config file", Value: cmpOrDash(d.ConfigPath)},
+		{Name: "config file", Value: dash(d.ConfigPath)},
 		{Name: "config poll", Value: d.ConfigPoll.String()},
 	}
-}
-
-func cmpOrDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // batteryTTL is how long a battery level is reused: the devices page

@@ -1,7 +1,6 @@
 package console
 
 import (
-	"cmp"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -87,8 +86,11 @@ func (c *Console) auditTail(w http.ResponseWriter, r *req) {
 	ctx, cancel := c.ctx(r)
 	defer cancel()
 	f, bad := auditFilter(r.URL.Query())
-	if bad != "" || f.AfterID == 0 && r.URL.Query().Get("after") != "0" {
-		http.Error(w, cmp.Or(bad, "after: want a row id"), http.StatusBadRequest)
+	if bad == "" && r.URL.Query().Get("after") == "" {
+		bad = "after: want a row id"
+	}
+	if bad != "" {
+		http.Error(w, bad, http.StatusBadRequest)
 		return
 	}
 	f.Limit = maxAuditRows
@@ -101,7 +103,7 @@ func (c *Console) auditTail(w http.ResponseWriter, r *req) {
 	for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
 		rows[i], rows[j] = rows[j], rows[i]
 	}
-	c.render(w, http.StatusOK, "tail", pageData{Calls: rows})
+	c.renderPart(w, http.StatusOK, "audit", "tailrows", pageData{Calls: rows})
 }
 
 func (c *Console) policyPage(w http.ResponseWriter, r *req) {

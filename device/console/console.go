@@ -198,13 +198,13 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /logout", c.action(c.logout))
 	m.HandleFunc("GET /{$}", c.page(c.devicesPage))
 	m.HandleFunc("GET /device", c.page(c.devicePage))
-	m.HandleFunc("GET /thumb", c.page(c.thumb))
+	m.HandleFunc("GET /thumb", c.part(c.thumb))
 	m.HandleFunc("POST /device/pair", c.action(c.pair))
 	m.HandleFunc("POST /device/unbind", c.action(c.unbind))
 	m.HandleFunc("POST /device/clear-reset", c.action(c.clearReset))
 	m.HandleFunc("POST /device/approve", c.action(c.approve))
 	m.HandleFunc("GET /audit", c.page(c.auditPage))
-	m.HandleFunc("GET /audit/tail", c.page(c.auditTail))
+	m.HandleFunc("GET /audit/tail", c.part(c.auditTail))
 	m.HandleFunc("GET /policy", c.page(c.policyPage))
 	c.mux = m
 }

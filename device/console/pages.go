@@ -96,24 +96,18 @@ func parsePages() (map[string]*template.Template, error) {
 		}
 		pages[name] = t
 	}
-	tail, err := template.Must(base.Clone()).ParseFS(templateFS, "templates/audit.html")
-	if err != nil {
-		return nil, err
-	}
-	pages["tail"] = tail
 	return pages, nil
 }
 
 // render writes a page; a template error is logged and answered 500
 // before anything was sent (the page is rendered to a buffer first).
 func (c *Console) render(w http.ResponseWriter, status int, name string, d pageData) {
-	if d.Now.IsZero() {
-		d.Now = c.cfg.Now()
-	}
-	entry := "layout"
-	if name == "tail" {
-		entry = "tailrows"
-	}
+	c.renderPart(w, status, name, "layout", d)
+}
+
+// renderPart writes one template of a page: "layout" (the page) or a
+// part a script fetches ("tailrows").
+func (c *Console) renderPart(w http.ResponseWriter, status int, name, entry string, d pageData) {
 	var buf bytes.Buffer
 	if err := c.pages[name].ExecuteTemplate(&buf, entry, d); err != nil {
 		c.log.Error("console template", "page", name, "err", err)
@@ -126,7 +120,7 @@ func (c *Console) render(w http.ResponseWriter, status int, name string, d pageD
 }
 
 func (c *Console) data(r *req, title, nav string) pageData {
-	return pageData{Title: title, Nav: nav, CSRF: r.csrf, Flash: r.flash, Refresh: int(c.cfg.Refresh / time.Millisecond)}
+	return pageData{Title: title, Nav: nav, CSRF: r.csrf, Flash: r.flash, Refresh: int(c.cfg.Refresh / time.Millisecond), Now: c.cfg.Now()}
 }
 
 func (c *Console) ctx(r *req) (context.Context, context.CancelFunc) {

@@ -136,16 +136,27 @@ type req struct {
 	flash []flash
 }
 
-// page wraps a GET handler: without a live session a browser is sent to
-// the login page and a script's fetch gets 401.
+// page wraps a GET handler of a page: without a live session a browser
+// is sent to the login page, and the page's script (which asks with
+// X-Console-Live) gets 401.
 func (c *Console) page(h func(http.ResponseWriter, *req)) http.HandlerFunc {
+	return c.get(h, false)
+}
+
+// part wraps a GET handler of what a page's script or image fetches (a
+// thumbnail, audit rows): without a live session, 401.
+func (c *Console) part(h func(http.ResponseWriter, *req)) http.HandlerFunc {
+	return c.get(h, true)
+}
+
+func (c *Console) get(h func(http.ResponseWriter, *req), part bool) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := sessionID(r)
-		// A live refresh must not eat the messages its page is showing.
-		take := r.Header.Get("X-Console-Live") == ""
-		csrf, fl, ok := c.sessions.get(id, take)
+		live := part || r.Header.Get("X-Console-Live") != ""
+		// A refresh must not eat the messages its page is showing.
+		csrf, fl, ok := c.sessions.get(id, !live)
 		if !ok {
-			if r.Header.Get("X-Console-Live") != "" || r.URL.Path == "/thumb" || r.URL.Path == "/audit/tail" {
+			if live {
 				http.Error(w, "not logged in", http.StatusUnauthorized)
 				return
 			}
