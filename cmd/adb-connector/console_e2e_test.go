@@ -210,6 +210,16 @@ func (b *browser) screenshot(t *testing.T, name string, width int64) {
 	b.do(t, "viewport", chromedp.EmulateViewport(1280, 900))
 }
 
+// poll waits until the page's expression is true.
+func (b *browser) poll(t *testing.T, what, expr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, setupWait)
+	defer cancel()
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](expr)); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+}
+
 // waitCount waits until at least n requests had this path prefix: the
 // page's script is what makes them.
 func (b *browser) waitCount(t *testing.T, prefix string, n int) {
@@ -338,7 +348,10 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Fatal("the phone was unbound by a request with a forged CSRF token")
 	}
 
-	// Unbind: the page says so, the phone is free, the agent is told.
+	// Unbind: the page says so, the phone is free, the agent is told. The
+	// phone fails every command, so its reset fails: the page shows
+	// needs-reset, and "Reset now" (the phone healed) clears it.
+	cs.env.Devices[0].Android().FailNext(1000)
 	b.do(t, "unbind", chromedp.Navigate(devicePage), chromedp.WaitEnabled(chromedp.ID("unbind")),
 		chromedp.Click(chromedp.ID("unbind")), chromedp.WaitVisible(chromedp.CSS("#status .free")))
 	if msg := b.text(t, `p[role="status"]`); !strings.Contains(msg, "Unbound") {
@@ -347,6 +360,14 @@ func TestConsoleBrowser(t *testing.T) {
 	a.waitStatus(t, ch, "revoked", setupWait)
 	if cs.deviceRow(t, serials[0]).Bound {
 		t.Fatal("still bound after the console's unbind")
+	}
+	b.poll(t, "needs-reset shown live", `document.querySelector("#status .st-reset")?.textContent === "needs-reset"`)
+	cs.env.Devices[0].Android().FailNext(0)
+	b.do(t, "reset now", chromedp.WaitEnabled(chromedp.ID("reset-now")), chromedp.Click(chromedp.ID("reset-now")),
+		chromedp.WaitVisible(chromedp.CSS(`p[role="status"]`)))
+	b.poll(t, "reset done, shown live", `document.querySelector("#status .st-reset") === null`)
+	if r := cs.deviceRow(t, serials[0]); r.Reset != "" {
+		t.Errorf("after Reset now: reset %q", r.Reset)
 	}
 
 	// A device_request waits on the other phone's page, live; the operator

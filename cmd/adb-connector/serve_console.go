@@ -108,7 +108,7 @@ func checkConsoleAddr(addr string, allowRemote bool) error {
 // operatorParts are what the console acts on, set by wireDevices.
 type operatorParts struct {
 	svc      *device.Service
-	admin    admin.Handler
+	admin    *device.AdminService
 	db       *store.DB
 	holder   *policy.Holder
 	reloader *policy.Reloader
@@ -279,6 +279,13 @@ func (o *consoleOps) Unbind(ctx context.Context, dev string) (string, error) {
 		return "", err
 	}
 	return o.admin.Unbind(ctx, dev)
+}
+
+func (o *consoleOps) ResetNow(ctx context.Context, dev string) (string, error) {
+	if err := checkOperand(dev); err != nil {
+		return "", err
+	}
+	return o.admin.ResetNow(ctx, dev)
 }
 
 func (o *consoleOps) ClearReset(ctx context.Context, dev string) (string, error) {

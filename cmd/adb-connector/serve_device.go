@@ -231,7 +231,7 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 		w.Stop = append(w.Stop, func() { closeAdmin() })
 		reloader, stopWatch := watchConfig(ctx, o, holder, svc, log.With("component", "config"))
 		w.Stop = append(w.Stop, stopWatch)
-		w.Operator = &operatorParts{svc: svc, admin: svc.AdminHandler(), db: w.DB, holder: holder, reloader: reloader, opts: o}
+		w.Operator = &operatorParts{svc: svc, admin: svc.Admin(), db: w.DB, holder: holder, reloader: reloader, opts: o}
 		return nil
 	})
 	return nil

@@ -32,6 +32,9 @@ type Ops interface {
 	Unbind(ctx context.Context, device string) (string, error)
 	// ClearReset drops the reset the device owes; it returns the device key.
 	ClearReset(ctx context.Context, device string) (string, error)
+	// ResetNow starts the reset the device owes, without waiting for it;
+	// it returns the device key.
+	ResetNow(ctx context.Context, device string) (string, error)
 	// Requests lists the device_request sessions waiting for approval.
 	Requests(ctx context.Context) ([]Request, error)
 	// Thumbnail is a JPEG of the device's screen, taken now, never stored.
@@ -202,6 +205,7 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /device/pair", c.action(c.pair))
 	m.HandleFunc("POST /device/unbind", c.action(c.unbind))
 	m.HandleFunc("POST /device/clear-reset", c.action(c.clearReset))
+	m.HandleFunc("POST /device/reset", c.action(c.resetNow))
 	m.HandleFunc("POST /device/approve", c.action(c.approve))
 	m.HandleFunc("GET /audit", c.page(c.auditPage))
 	m.HandleFunc("GET /audit/tail", c.part(c.auditTail))

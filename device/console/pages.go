@@ -265,6 +265,15 @@ func (c *Console) clearReset(w http.ResponseWriter, r *req) {
 	back(w, r, key)
 }
 
+func (c *Console) resetNow(w http.ResponseWriter, r *req) {
+	ctx, cancel := c.ctx(r)
+	defer cancel()
+	key := r.PostForm.Get("d")
+	_, err := c.cfg.Ops.ResetNow(ctx, key)
+	c.done(r, "reset", err, "Reset started; the state shows how it ends.")
+	back(w, r, key)
+}
+
 func (c *Console) approve(w http.ResponseWriter, r *req) {
 	ctx, cancel := c.ctx(r)
 	defer cancel()
