@@ -32,6 +32,7 @@ test: deps lint unit fuzz
 
 deps: $(PROMTOOL)
 	@scripts/ensure-adb.sh
+	@scripts/ensure-chromium.sh
 
 $(PROMTOOL):
 	@scripts/ensure-promtool.sh $(CURDIR)/.bin

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/imageproc"
 	"github.com/adb-connector/adb-connector/files"
@@ -86,22 +87,35 @@ func (a screenshotArgs) check() error {
 	return nil
 }
 
+// CaptureImage takes a screenshot of d and encodes it as imageproc.Resize
+// does (maxSide 0: full size; format png or jpeg): the one capture path of
+// android_screenshot, android_observe and the operator console's
+// thumbnails, which never reach the file store. Errors of the device come
+// as they are; an image error wraps an imageproc error.
+func CaptureImage(ctx context.Context, d *adb.Device, maxSide int, format string, quality int) (img []byte, w, h int, scale float64, err error) {
+	png, err := d.ScreencapPNG(ctx)
+	if err != nil {
+		return nil, 0, 0, 0, err
+	}
+	img, w, h, scale, err = imageproc.Resize(png, maxSide, format, quality)
+	if err != nil {
+		return nil, 0, 0, 0, fmt.Errorf("screenshot: %w", err)
+	}
+	return img, w, h, scale, nil
+}
+
 // capture takes the screenshot a asks for and stores it for download.
 func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) (ScreenshotResult, error) {
 	maxSide, format, quality := a.MaxSide, cmp.Or(a.Format, imageproc.FormatPNG), DefaultJPEGQuality
 	if a.Quality != nil {
 		quality = *a.Quality
 	}
-	png, err := inv.dev.ScreencapPNG(ctx)
-	if err != nil {
-		return ScreenshotResult{}, err
-	}
-	img, w, h, scale, err := imageproc.Resize(png, maxSide, format, quality)
+	img, w, h, scale, err := CaptureImage(ctx, inv.dev, maxSide, format, quality)
 	if err != nil {
 		if errors.Is(err, imageproc.ErrInvalidArgument) {
 			return ScreenshotResult{}, &ArgError{Reason: "format or quality not supported"}
 		}
-		return ScreenshotResult{}, fmt.Errorf("screenshot: %w", err)
+		return ScreenshotResult{}, err
 	}
 	t.metrics.screenshotBytes.WithLabelValues(format).Observe(float64(len(img)))
 	mime, ext := "image/png", ".png"
