@@ -18,6 +18,10 @@ type Command struct {
 	Argv    [][]string
 	Exit    int
 	Charged time.Duration
+	// Touch is set on the entries the touchscreen logs: one per contact
+	// decoded from events written to its node (Line and Argv empty). The
+	// command that wrote them is logged on its own when it ends.
+	Touch *Touch
 }
 
 // maxCommands bounds the command log: a long-running virtual device (the
