@@ -18,8 +18,15 @@ import (
 // the gesture's input events to the touchscreen's /dev/input node costs a
 // hundred bytes on an open stream. On stock Android the adb shell user is
 // in group input and the nodes are crw-rw---- root input, so a device
-// keeps one shell stream running `cat > /dev/input/eventN` and writes
-// each gesture to its stdin (shell protocol v2 stdin packets). The panel
+// keeps one shell stream running `tee /dev/input/eventN` and writes each
+// gesture to its stdin (shell protocol v2 stdin packets). tee, rather
+// than `cat >`, copies what it wrote to the node back to stdout (toybox
+// toys/posix/tee.c writes the files first): that copy is the host's
+// receipt, so a gesture returns once the phone has its events (as `input`
+// returns once it injected them), and only one write is ever in the pipe.
+// That matters: cat and tee read 4096 bytes at a time, and evdev takes
+// whole events only (drivers/input/evdev.c evdev_write), so two writes
+// read together could be split inside an event. The panel
 // is found once per device from `getevent -lp` (parse.FindTouchscreen).
 // When there is none (or several), when the node is not writable, or when
 // the stream cannot be opened again, gestures go through `input` as
@@ -47,13 +54,41 @@ type touchState struct {
 	nextID  int
 }
 
-// touchStream is an open `cat > NODE`. done closes when its reader has
-// seen the stream end; err then says why.
+// touchStream is an open `tee NODE`. echo carries the byte counts of its
+// stdout (the receipts); done closes when its reader has seen the stream
+// end, err then says why.
 type touchStream struct {
 	hc     *hostConn
 	cancel context.CancelFunc
+	echo   chan int
+	owed   int // receipt bytes that arrived ahead of their write
 	done   chan struct{}
 	err    error
+}
+
+// receipt waits until n more bytes have come back.
+func (s *touchStream) receipt(ctx context.Context, n int) error {
+	for s.owed < n {
+		select {
+		case k := <-s.echo:
+			s.owed += k
+		case <-s.done:
+			select {
+			case k := <-s.echo:
+				s.owed += k
+				continue
+			default:
+			}
+			if s.err != nil {
+				return s.err
+			}
+			return io.ErrUnexpectedEOF
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	s.owed -= n
+	return nil
 }
 
 func (s *touchStream) alive() bool {
@@ -240,11 +275,10 @@ func (d *Device) touchGeometry(ctx context.Context) (panelMap, bool, error) {
 	return m, ok, nil
 }
 
-// openTouch opens `: >NODE && echo ok && cat >NODE` with stdin: the
-// first part opens the node for writing as cat's redirect will (mode,
-// group and SELinux alike), so a node the shell may not write fails at
-// once ("can't create NODE: Permission denied") instead of swallowing the
-// first gesture. The stream lives until the Client closes or the device
+// openTouch opens `: >NODE && echo ok && tee NODE` with stdin: the
+// first part opens the node for writing (mode, group and SELinux alike),
+// so a node the shell may not write fails at once ("can't create NODE:
+// Permission denied"); tee alone would only warn and run on. The stream lives until the Client closes or the device
 // goes away; ctx bounds only the opening. t.mu held.
 func (d *Device) openTouch(ctx context.Context) error {
 	t := &d.touch
@@ -257,7 +291,7 @@ func (d *Device) openTouch(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithCancel(d.c.ctx)
 	stop := context.AfterFunc(ctx, cancel) // ctx ends the opening only
-	hc, err := openService(sctx, d.endpoint, d.serial, "shell,v2,raw:: >"+node+" && echo ok && cat >"+node, d.c.cfg.DialTimeout)
+	hc, err := openService(sctx, d.endpoint, d.serial, "shell,v2,raw:: >"+node+" && echo ok && tee "+node, d.c.cfg.DialTimeout)
 	if err != nil {
 		stop()
 		cancel()
@@ -299,14 +333,14 @@ func (d *Device) openTouch(ctx context.Context) error {
 		t.decided = false
 	}
 	t.tid = hc.tid
-	s := &touchStream{hc: hc, cancel: cancel, done: make(chan struct{})}
+	s := &touchStream{hc: hc, cancel: cancel, echo: make(chan int, 64), done: make(chan struct{})}
 	go s.read()
 	t.s = s
 	return nil
 }
 
-// read consumes the stream's packets until it ends: `cat` prints
-// nothing, so anything is its error and its exit.
+// read consumes the stream's packets until it ends: stdout is receipts,
+// stderr an error before the exit.
 func (s *touchStream) read() {
 	defer close(s.done)
 	var stderr bytes.Buffer
@@ -317,6 +351,13 @@ func (s *touchStream) read() {
 			return
 		}
 		switch id {
+		case shellStdout:
+			select {
+			case s.echo <- len(payload):
+			case <-s.hc.ctx.Done():
+				s.err = s.hc.ctx.Err()
+				return
+			}
 		case shellStderr:
 			if stderr.Len() < 4096 {
 				stderr.Write(payload)
@@ -349,11 +390,14 @@ func (d *Device) writeGesture(ctx context.Context, s *touchStream, m panelMap, g
 			return err
 		}
 		started = true
-		return nil
+		return s.receipt(ctx, len(b))
 	}
 	lift := func(cause error) error {
 		f.up()
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
 		_ = s.hc.nc.SetWriteDeadline(time.Now().Add(time.Second))
+		ctx = lctx
 		_ = write(f.take())
 		return cause
 	}

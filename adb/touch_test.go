@@ -92,7 +92,7 @@ func ran(vd *emulator.Device, name string) []string {
 func streams(vd *emulator.Device) int {
 	n := 0
 	for _, c := range vd.Android().Commands() {
-		if strings.Contains(c.Line, "cat >/dev/input/event2") {
+		if strings.Contains(c.Line, "tee /dev/input/event2") {
 			n++
 		}
 	}
@@ -106,7 +106,7 @@ func waitStreams(t *testing.T, vd *emulator.Device, n int) {
 	defer cancel()
 	seen := 0
 	if _, err := vd.Android().WaitCommand(ctx, func(c android.Command) bool {
-		if strings.Contains(c.Line, "cat >/dev/input/event2") {
+		if strings.Contains(c.Line, "tee /dev/input/event2") {
 			seen++
 		}
 		return seen >= n

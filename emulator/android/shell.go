@@ -88,6 +88,7 @@ func init() {
 		"mv":           func(c *cmdCtx) int { return mvcp(c, true) },
 		"cp":           func(c *cmdCtx) int { return mvcp(c, false) },
 		"chmod":        cmdChmod,
+		"tee":          cmdTee,
 		"touch":        cmdTouch,
 		"stat":         cmdStat,
 		"which":        cmdWhich,
@@ -403,7 +404,12 @@ func exitErr(status int) error {
 }
 
 func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
-	p = cleanPath(interp.HandlerCtx(ctx).Dir, p)
+	return d.openShellFile(cleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
+}
+
+// openShellFile opens the absolute path p as the shell's redirects and
+// commands do: device nodes as such, the rest in the file system.
+func (d *Device) openShellFile(p string, flag int) (io.ReadWriteCloser, error) {
 	if _, ok := inputNodes[p]; ok {
 		return d.openInputNode(p, flag)
 	}
