@@ -25,7 +25,7 @@ func cmdTee(c *cmdCtx) int {
 		if name == "-" {
 			continue
 		}
-		f, err := c.d.openShellFile(c.abs(name), flag)
+		f, err := c.d.openShellFile(c.ctx, c.abs(name), flag)
 		if err != nil {
 			c.toyPerror(err, "%s", name)
 			status = 1

@@ -97,8 +97,9 @@ func (d *Device) WaitCommand(ctx context.Context, match func(Command) bool) (Com
 	}
 }
 
-// SetLatency adds d to every later command before it runs (context-aware:
-// a canceled stream ends the wait). Zero removes it.
+// SetLatency adds d to every later command before it runs, and to every
+// write to the touchscreen's node (context-aware: a canceled stream ends
+// the wait). Zero removes it.
 func (d *Device) SetLatency(lat time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -1,6 +1,7 @@
 package android
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"image"
@@ -75,7 +76,9 @@ var errPermissionDenied error = errnoText{syscall.EACCES, "Permission denied"}
 // then refused the way mksh reports a failed redirect ("/system/bin/sh:
 // can't create /dev/input/event2: Permission denied", mksh exec.c iosetup).
 // Reads see no events (the model has no finger of its own).
-func (d *Device) openInputNode(p string, flag int) (io.ReadWriteCloser, error) {
+// A write waits the device's latency (SetLatency) first, as a slow phone
+// takes its time; ctx (the writing command's) ends the wait.
+func (d *Device) openInputNode(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
 		return devNull{}, nil
 	}
@@ -85,7 +88,7 @@ func (d *Device) openInputNode(p string, flag int) (io.ReadWriteCloser, error) {
 	if p != touchNode {
 		return devNull{}, nil // key nodes: accepted and ignored
 	}
-	return &evdevWriter{d: d, abi64: d.abi64()}, nil
+	return &evdevWriter{ctx: ctx, d: d, abi64: d.abi64()}, nil
 }
 
 // inputNotWritable reports whether this build keeps the shell from
@@ -101,6 +104,7 @@ func (d *Device) abi64() bool { return strings.Contains(d.props["ro.product.cpu.
 // evdevWriter is an open write handle of the panel's node. Like the
 // kernel it takes whole events only; a partial one waits for its rest.
 type evdevWriter struct {
+	ctx   context.Context
 	d     *Device
 	abi64 bool
 	mu    sync.Mutex
@@ -114,6 +118,12 @@ func (w *evdevWriter) Write(p []byte) (int, error) {
 	size := 16
 	if w.abi64 {
 		size = 24
+	}
+	w.d.mu.Lock()
+	lat := w.d.latency
+	w.d.mu.Unlock()
+	if !sleepCtx(w.ctx, lat) {
+		return 0, w.ctx.Err()
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()

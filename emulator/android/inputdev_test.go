@@ -121,7 +121,7 @@ func TestTouchscreenSwipeMatchesInput(t *testing.T) {
 	data := encode(true, evs...)
 	// Split mid-event: the panel waits for whole events.
 	var w *evdevWriter
-	if f, err := viaEvents.openInputNode(touchNode, 1); err != nil {
+	if f, err := viaEvents.openInputNode(context.Background(), touchNode, 1); err != nil {
 		t.Fatal(err)
 	} else {
 		w = f.(*evdevWriter)

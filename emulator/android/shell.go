@@ -404,14 +404,14 @@ func exitErr(status int) error {
 }
 
 func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
-	return d.openShellFile(cleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
+	return d.openShellFile(ctx, cleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
 }
 
 // openShellFile opens the absolute path p as the shell's redirects and
 // commands do: device nodes as such, the rest in the file system.
-func (d *Device) openShellFile(p string, flag int) (io.ReadWriteCloser, error) {
+func (d *Device) openShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
 	if _, ok := inputNodes[p]; ok {
-		return d.openInputNode(p, flag)
+		return d.openInputNode(ctx, p, flag)
 	}
 	return d.fs.openFile(p, flag)
 }
