@@ -33,8 +33,10 @@ import (
 // before; the decision is kept until the device goes away or reconnects.
 
 // touchGeometryTTL is how long a screen geometry (size and rotation) read
-// by ScreenInfo serves the touch path before it asks the rotation again:
-// the same trust a caller's bounds check gives a recent ScreenInfo.
+// by ScreenInfo, or a rotation a UI dump showed, serves the touch path
+// before it asks the rotation again: the same trust a caller's bounds
+// check gives a recent ScreenInfo. A caller that observes the screen
+// (ScreenInfo, UIDump) before acting never waits for that query.
 const touchGeometryTTL = 2 * time.Second
 
 // errTouchOff marks why the touch path is off for a device.
@@ -112,6 +114,16 @@ func (d *Device) noteScreen(si ScreenInfo) {
 	d.mu.Lock()
 	d.geo, d.geoAt = si, time.Now()
 	d.mu.Unlock()
+}
+
+// noteRotation refreshes the remembered geometry's rotation (a UI dump
+// says it): the size is still the last ScreenInfo's.
+func (d *Device) noteRotation(r int) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.geoAt.IsZero() && r >= 0 && r <= 3 {
+		d.geo.Rotation, d.geo.RotationKnown, d.geoAt = r, true, time.Now()
+	}
 }
 
 // resetTouch forgets the touch decision and closes the stream: the device
