@@ -63,21 +63,23 @@ type touchStream struct {
 	hc     *hostConn
 	cancel context.CancelFunc
 	echo   chan int
-	owed   int // receipt bytes that arrived ahead of their write
+	sent   int64 // bytes written, and receipted so far
+	echoed int64
 	done   chan struct{}
 	err    error
 }
 
-// receipt waits until n more bytes have come back.
-func (s *touchStream) receipt(ctx context.Context, n int) error {
-	for s.owed < n {
+// receipt waits until every byte written has come back (a receipt a
+// canceled wait missed is counted by the next one).
+func (s *touchStream) receipt(ctx context.Context) error {
+	for s.echoed < s.sent {
 		select {
 		case k := <-s.echo:
-			s.owed += k
+			s.echoed += int64(k)
 		case <-s.done:
 			select {
 			case k := <-s.echo:
-				s.owed += k
+				s.echoed += int64(k)
 				continue
 			default:
 			}
@@ -89,7 +91,6 @@ func (s *touchStream) receipt(ctx context.Context, n int) error {
 			return ctx.Err()
 		}
 	}
-	s.owed -= n
 	return nil
 }
 
@@ -398,11 +399,15 @@ func (d *Device) writeGesture(ctx context.Context, s *touchStream, m panelMap, g
 		pkt := make([]byte, 5, 5+len(b))
 		pkt[0] = shellStdin
 		pkt[1], pkt[2], pkt[3], pkt[4] = byte(len(b)), byte(len(b)>>8), byte(len(b)>>16), byte(len(b)>>24)
-		if _, err := s.hc.nc.Write(append(pkt, b...)); err != nil {
+		n, err := s.hc.nc.Write(append(pkt, b...))
+		if n > 0 {
+			started = true
+			s.sent += int64(len(b))
+		}
+		if err != nil {
 			return err
 		}
-		started = true
-		return s.receipt(ctx, len(b))
+		return s.receipt(ctx)
 	}
 	lift := func(cause error) error {
 		f.up()
@@ -434,7 +439,7 @@ func (d *Device) writeGesture(ctx context.Context, s *touchStream, m panelMap, g
 			continue
 		}
 		if err := write(f.take()); err != nil {
-			return started, err
+			return started, lift(err) // the contact may be down
 		}
 		start := time.Now()
 		moving := from != to

@@ -329,3 +329,99 @@ func TestTouchEventsRefused(t *testing.T) {
 		t.Fatalf("off screen: %v", got)
 	}
 }
+
+// TestTouchEventsReconnect: after the phone's link drops and comes back,
+// the stream is opened again on the new transport and the panel is read
+// again; gestures keep going to the touchscreen.
+func TestTouchEventsReconnect(t *testing.T) {
+	t.Parallel()
+	env := adbtest.Start(t, adbtest.Options{})
+	c := newTestClient(t, Config{Endpoints: []string{env.ServerAddr}})
+	vd := env.Devices[0]
+	d, _ := c.Device(DeviceKey(env.ServerAddr, vd.Serial()))
+	ctx := context.Background()
+	if err := d.Tap(ctx, 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	vd.DropLink()
+	env.WaitState(vd, "device")
+	for i := range 2 {
+		err := d.Tap(ctx, 10, 10)
+		for errors.Is(err, ErrDeviceOffline) && i == 0 {
+			// The tap raced the adb server's reconnect: the device was
+			// not back on its transport yet.
+			env.WaitState(vd, "device")
+			err = d.Tap(ctx, 10, 10)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitTouches(t, vd, 3)
+	if got := ran(vd, "getevent"); len(got) != 2 {
+		t.Fatalf("getevent ran %d times, want once per transport: %v", len(got), got)
+	}
+	if in := ran(vd, "input"); len(in) != 0 {
+		t.Fatalf("input ran: %v", in)
+	}
+}
+
+// TestTouchEventsReopenFails: a stream that breaks and cannot be opened
+// again leaves the device on input, for good (no new attempt per tap).
+func TestTouchEventsReopenFails(t *testing.T) {
+	t.Parallel()
+	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	ctx := context.Background()
+	if err := d.Tap(ctx, 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	d.touch.mu.Lock()
+	s := d.touch.s
+	d.touch.mu.Unlock()
+	vd.FailNext(1) // the reopening command fails
+	s.hc.Close()
+	<-s.done
+	for range 2 {
+		if err := d.Tap(ctx, 20, 20); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := ran(vd, "input"); !slices.Equal(got, []string{"input tap 20 20", "input tap 20 20"}) {
+		t.Fatalf("input commands %v", got)
+	}
+	if got := touches(vd); len(got) != 1 {
+		t.Fatalf("touches %+v", got)
+	}
+	reopen := 0
+	for _, c := range vd.Android().Commands() {
+		if strings.Contains(c.Line, "tee /dev/input/event2") && c.Exit == 1 {
+			reopen++
+		}
+	}
+	if reopen != 1 {
+		t.Fatalf("%d failed reopenings, want 1", reopen)
+	}
+}
+
+// TestTouchEventsCancelLifts: a long press whose context ends midway lifts
+// the contact, so no finger is left down on the panel.
+func TestTouchEventsCancelLifts(t *testing.T) {
+	t.Parallel()
+	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	stop := time.AfterFunc(200*time.Millisecond, cancel) // the caller gives up
+	defer stop.Stop()
+	if err := d.LongPress(ctx, 10, 10, 5*time.Second); !errors.Is(err, context.Canceled) {
+		t.Fatalf("canceled long press: %v", err)
+	}
+	if got := waitTouches(t, vd, 1); got[0].Held >= 5*time.Second {
+		t.Fatalf("touches %+v", got)
+	}
+	x, y := centerOf(t, d, "Settings")
+	if err := d.Tap(context.Background(), x, y); err != nil {
+		t.Fatal(err)
+	}
+	if fg := foreground(vd); fg != "com.android.settings" {
+		t.Fatalf("after the canceled long press a tap does not open Settings: %s", fg)
+	}
+}
