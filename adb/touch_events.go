@@ -3,6 +3,7 @@ package adb
 import (
 	"context"
 	"encoding/binary"
+	"io"
 	"image"
 	"time"
 
@@ -188,4 +189,87 @@ func sleepUntil(ctx context.Context, t time.Time) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// writeGesture writes g's strokes, pacing moves and holds in real time.
+// started says whether any byte of it was written. If ctx ends while a
+// contact is down, the contact is lifted before returning.
+func (d *Device) writeGesture(ctx context.Context, s *touchStream, m panelMap, g gesture) (started bool, err error) {
+	t := &d.touch
+	f := frames{abi64: t.abi64, ts: t.ts}
+	write := func(b []byte) error {
+		if dl, ok := ctx.Deadline(); ok {
+			_ = s.hc.nc.SetWriteDeadline(dl)
+		}
+		pkt := make([]byte, 5, 5+len(b))
+		pkt[0] = shellStdin
+		pkt[1], pkt[2], pkt[3], pkt[4] = byte(len(b)), byte(len(b)>>8), byte(len(b)>>16), byte(len(b)>>24)
+		n, err := s.hc.nc.Write(append(pkt, b...))
+		if n > 0 {
+			started = true
+			s.sent += int64(len(b))
+		}
+		if err != nil {
+			return err
+		}
+		return s.receipt(ctx)
+	}
+	lift := func(cause error) error {
+		f.up()
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		defer cancel()
+		_ = s.hc.nc.SetWriteDeadline(time.Now().Add(time.Second))
+		ctx = lctx
+		_ = write(f.take())
+		return cause
+	}
+	for i, st := range g.strokes {
+		if i > 0 && !sleepUntil(ctx, time.Now().Add(g.gap)) {
+			return started, ctx.Err()
+		}
+		if !s.alive() {
+			return started, io.ErrUnexpectedEOF
+		}
+		t.nextID = t.nextID%max(t.ts.TrackingMax, 1) + 1
+		from, to := m.panel(st.from), m.panel(st.to)
+		f.down(t.nextID, from)
+		if st.dur <= 0 {
+			if from != to {
+				f.move(to)
+			}
+			f.up()
+			if err := write(f.take()); err != nil {
+				return started, err
+			}
+			continue
+		}
+		if err := write(f.take()); err != nil {
+			return started, lift(err) // the contact may be down
+		}
+		start := time.Now()
+		moving := from != to
+		for step := time.Duration(1); ; step++ {
+			at := min(step*swipeStep, st.dur)
+			if !moving {
+				at = st.dur
+			}
+			if !sleepUntil(ctx, start.Add(at)) {
+				return started, lift(ctx.Err())
+			}
+			if moving {
+				f.move(lerp(from, to, at, st.dur))
+			}
+			if at == st.dur {
+				break
+			}
+			if err := write(f.take()); err != nil {
+				return started, lift(err)
+			}
+		}
+		f.up()
+		if err := write(f.take()); err != nil {
+			return started, err
+		}
+	}
+	return started, nil
 }
