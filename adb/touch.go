@@ -210,6 +210,9 @@ func (d *Device) playTouch(ctx context.Context, g gesture) (played bool, err err
 				if ctx.Err() != nil {
 					return false, ctxError(ctx, "touch", ctx.Err())
 				}
+				if transient(err) {
+					return false, fmt.Errorf("touch: %w", err) // input would fail alike
+				}
 				t.off = fmt.Errorf("%w: %w", errTouchOff, err)
 				d.c.log.Info("touch events unavailable, using input", "device", d.key, "err", err)
 				return false, nil
@@ -228,17 +231,30 @@ func (d *Device) playTouch(ctx context.Context, g gesture) (played bool, err err
 	}
 }
 
+// transient reports whether err is about reaching the device (the same
+// operation through input would fail too), not about the device's
+// answer: such an error fails the gesture and decides nothing.
+func transient(err error) bool {
+	for _, s := range []error{ErrDeviceOffline, ErrUnauthorized, ErrDeviceNotFound, ErrServerUnavailable, ErrClosed, ErrTimeout, ErrBusy,
+		context.Canceled, context.DeadlineExceeded} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
 // discoverTouch reads `getevent -lp` and the ABI, and decides. t.mu held.
 func (d *Device) discoverTouch(ctx context.Context) error {
 	t := &d.touch
 	props, err := d.Properties(ctx, false)
-	if err != nil {
+	if err != nil && transient(err) {
 		return fmt.Errorf("touch: %w", err)
 	}
 	res, err := d.shellScript(ctx, opRead, "getevent -lp")
 	var ts parse.Touchscreen
 	switch {
-	case err != nil && !isExit(err):
+	case err != nil && transient(err):
 		return fmt.Errorf("touch: %w", err)
 	case err != nil:
 		err = fmt.Errorf("getevent: %w", err)

@@ -425,3 +425,37 @@ func TestTouchEventsCancelLifts(t *testing.T) {
 		t.Fatalf("after the canceled long press a tap does not open Settings: %s", fg)
 	}
 }
+
+// TestTouchEventsNoTouchscreen: when getevent finds no touchscreen (here
+// it fails outright), taps go through input, and the panel is not looked
+// for again.
+func TestTouchEventsNoTouchscreen(t *testing.T) {
+	t.Parallel()
+	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	ctx := context.Background()
+	if _, err := d.Properties(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	x, y := centerOf(t, d, "Settings")
+	vd.FailNext(1) // getevent -lp
+	for range 2 {
+		if err := d.Tap(ctx, x, y); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fg := foreground(vd); fg != "com.android.settings" {
+		t.Fatalf("foreground %s", fg)
+	}
+	if got := ran(vd, "input"); len(got) != 2 || len(touches(vd)) != 0 || streams(vd) != 0 {
+		t.Fatalf("input %v, touches %v, %d streams", got, touches(vd), streams(vd))
+	}
+	getevents := 0
+	for _, c := range vd.Android().Commands() {
+		if c.Line == "getevent -lp" {
+			getevents++
+		}
+	}
+	if getevents != 1 {
+		t.Fatalf("getevent -lp ran %d times", getevents)
+	}
+}
