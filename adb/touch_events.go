@@ -3,8 +3,8 @@ package adb
 import (
 	"context"
 	"encoding/binary"
-	"io"
 	"image"
+	"io"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/parse"
