@@ -246,3 +246,32 @@ func TestTouchscreenNotWritable(t *testing.T) {
 		t.Fatal("Settings opened")
 	}
 }
+
+// FuzzTouchscreen: any bytes written to the panel's node decode without a
+// panic, whole events only, and leave the panel's state in range.
+func FuzzTouchscreen(f *testing.F) {
+	p := image.Pt(100, 200)
+	f.Add(encode(true, tapEvents(p)...), true)
+	f.Add(encode(false, tapEvents(p)...), false)
+	f.Add(encode(true, append(append(down(3, 9, p), move(3, image.Pt(100, 900))...), up(3)...)...), true)
+	f.Add(encode(true, ev{evSyn, synDropped, 0}, ev{evAbs, absMTSlot, 99}, ev{evAbs, absMTTrack, -7}, ev{evSyn, synReport, 0}), true)
+	d := newDevice(f, Config{})
+	f.Fuzz(func(t *testing.T, data []byte, abi64 bool) {
+		w := &evdevWriter{ctx: context.Background(), d: d, abi64: abi64}
+		if n, err := w.Write(data); err != nil || n != len(data) {
+			t.Fatalf("write: %d, %v", n, err)
+		}
+		size := 16
+		if abi64 {
+			size = 24
+		}
+		if len(w.buf) != len(data)%size {
+			t.Fatalf("%d bytes pending of %d", len(w.buf), len(data))
+		}
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		if d.panel.slot < 0 || d.panel.slot >= panelSlots {
+			t.Fatalf("slot %d", d.panel.slot)
+		}
+	})
+}
