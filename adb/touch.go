@@ -142,10 +142,14 @@ func (d *Device) resetTouch() {
 
 // closeTouch closes the stream for good (Client.Close).
 func (d *Device) closeTouch() {
-	d.resetTouch()
-	d.touch.mu.Lock()
-	d.touch.closed = true
-	d.touch.mu.Unlock()
+	t := &d.touch
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.closed = true
+	if t.s != nil {
+		t.s.close()
+		t.s = nil
+	}
 }
 
 // gesture plays g on the touchscreen, or runs the input command line when
@@ -191,8 +195,11 @@ func (d *Device) playTouch(ctx context.Context, g gesture) (played bool, err err
 		return false, nil
 	}
 	m, ok, err := d.touchGeometry(ctx)
-	if err != nil || !ok {
+	if err != nil && transient(err) {
 		return false, err
+	}
+	if err != nil || !ok {
+		return false, nil // a screen the phone does not describe: input
 	}
 	for _, s := range g.strokes {
 		if !m.onScreen(s.from) || !m.onScreen(s.to) {

@@ -64,9 +64,17 @@ type panelMap struct {
 }
 
 // newPanelMap builds the mapping for a screen; ok is false when the
-// screen does not say its rotation or size.
+// screen does not say its rotation or size, or when the panel's axes are
+// not the display's natural ones (a portrait display with a landscape
+// panel, which an input device configuration file would turn with
+// touch.orientation, AOSP "Input Device Configuration Files"): those
+// phones keep `input`.
 func newPanelMap(ts parse.Touchscreen, si ScreenInfo) (panelMap, bool) {
 	if !si.RotationKnown || si.Width <= 0 || si.Height <= 0 {
+		return panelMap{}, false
+	}
+	xr, yr := ts.X.Max-ts.X.Min, ts.Y.Max-ts.Y.Min
+	if si.Width != si.Height && xr != yr && (si.Width > si.Height) != (xr > yr) {
 		return panelMap{}, false
 	}
 	w, h := si.Oriented()
