@@ -31,6 +31,10 @@ type Options struct {
 	// Profile is the devices' timing profile (android.ProfileNames).
 	// Default: the scenario's, else "instant" (no device or link cost).
 	Profile string
+	// InputNotWritable makes the devices' /dev/input nodes unwritable by
+	// the shell, as on some vendor builds (android.Config.InputNotWritable):
+	// taps then go through `input`.
+	InputNotWritable bool
 }
 
 // Env is a private adb server with connected virtual devices.
@@ -61,7 +65,7 @@ func Start(t testing.TB, opts Options) *Env {
 	}
 	for i := range max(n, 0) {
 		d, err := emulator.Start(context.Background(), emulator.Options{
-			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile},
+			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile, InputNotWritable: opts.InputNotWritable},
 			Logger:  opts.Logger,
 		})
 		if err != nil {
