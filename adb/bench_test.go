@@ -3,6 +3,7 @@ package adb
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 )
@@ -57,4 +58,59 @@ func BenchmarkOverhead(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkTapEventsVsInput: Tap as input events on the touchscreen's node
+// against Tap through `input` (Config.NoTouchEvents) and against the adb
+// CLI's `adb shell input tap`, on one virtual phone under the pixel-usb
+// timing profile (a Java VM start per `input`, the USB link), in the same
+// run. It reports each path's ms per tap and the events path's cost as a
+// fraction of the other two (events/input, events/cli); the screen
+// geometry the events path maps with is refreshed (`dumpsys input`) every
+// 2 s, as in use (events-tap-warm: the fastest tap, without that query).
+func BenchmarkTapEventsVsInput(b *testing.B) {
+	env := adbtest.Start(b, adbtest.Options{Devices: 1, Profile: "pixel-usb"})
+	serial := env.Devices[0].Serial()
+	key := DeviceKey(env.ServerAddr, serial)
+	dev := func(cfg Config) *Device {
+		cfg.NoTracking, cfg.Endpoints = true, []string{env.ServerAddr}
+		c, err := New(context.Background(), cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { c.Close() })
+		d, _ := c.Device(key)
+		return d
+	}
+	events, input := dev(Config{}), dev(Config{NoTouchEvents: true})
+	ctx := context.Background()
+	// The first tap finds the panel, reads the screen and opens the stream.
+	if err := events.Tap(ctx, 5, 5); err != nil {
+		b.Fatal(err)
+	}
+	var tEv, tIn, tCLI time.Duration
+	minEv := time.Hour
+	for b.Loop() {
+		t0 := time.Now()
+		if err := events.Tap(ctx, 5, 5); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := input.Tap(ctx, 5, 5); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		if out, err := env.Adb("-s", serial, "shell", "input", "tap", "5", "5"); err != nil {
+			b.Fatal(err, out)
+		}
+		tEv, tIn, tCLI = tEv+t1.Sub(t0), tIn+t2.Sub(t1), tCLI+time.Since(t2)
+		minEv = min(minEv, t1.Sub(t0))
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(tEv.Microseconds())/1000/n, "ms/events-tap")
+	b.ReportMetric(float64(minEv.Microseconds())/1000, "ms/events-tap-warm")
+	b.ReportMetric(float64(tIn.Microseconds())/1000/n, "ms/input-tap")
+	b.ReportMetric(float64(tCLI.Microseconds())/1000/n, "ms/cli-input-tap")
+	b.ReportMetric(float64(tEv)/float64(tIn), "events/input")
+	b.ReportMetric(float64(tEv)/float64(tCLI), "events/cli")
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +34,11 @@ type Config struct {
 	// NoTracking disables the host:track-devices-l watchers (Watch then
 	// yields nothing). Default false: tracking runs from New until Close.
 	NoTracking bool
+	// NoTouchEvents sends every tap, long press and swipe with the
+	// `input` command. Default false: they are written as input events to
+	// the touchscreen's /dev/input node over one open stream per device,
+	// with `input` where that is not possible (touch.go).
+	NoTouchEvents bool
 }
 
 // Client talks to one or more adb servers. It is safe for concurrent use.
@@ -122,8 +128,12 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
+	devs := slices.Collect(maps.Values(c.devices))
 	c.mu.Unlock()
 	c.cancel()
+	for _, d := range devs {
+		d.closeTouch()
+	}
 	c.wg.Wait()
 	c.tracker.closeWatchers()
 	return nil
@@ -230,8 +240,10 @@ func (c *Client) Device(key string) (*Device, error) {
 // device plugged again starts with fresh properties.
 func (c *Client) forget(key string) {
 	c.mu.Lock()
-	if d := c.devices[key]; d != nil {
-		d.resetCache()
-	}
+	d := c.devices[key]
 	c.mu.Unlock()
+	if d != nil {
+		d.resetCache()
+		d.resetTouch()
+	}
 }

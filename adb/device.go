@@ -3,6 +3,7 @@ package adb
 import (
 	"context"
 	"sync"
+	"time"
 )
 
 // Device is the handle for one device, obtained from Client.Device. It
@@ -19,6 +20,10 @@ type Device struct {
 
 	mu    sync.Mutex
 	props map[string]string // cached getprop output; nil until loaded
+	geo   ScreenInfo        // the latest ScreenInfo, read at geoAt (zero: none)
+	geoAt time.Time
+
+	touch touchState // the touch event path (touch.go)
 
 	capMu sync.Mutex
 	cap   captureState // how screenshots are taken (capture.go)
@@ -53,6 +58,7 @@ func (d *Device) open(ctx context.Context, service string) (*hostConn, error) {
 func (d *Device) resetCache() {
 	d.mu.Lock()
 	d.props = nil
+	d.geo, d.geoAt = ScreenInfo{}, time.Time{}
 	d.mu.Unlock()
 	d.capMu.Lock()
 	d.cap = captureState{pinned: d.cap.pinned}

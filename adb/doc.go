@@ -55,6 +55,19 @@
 // not reuse a transport connection after its service ends); the cost is
 // about 1-2 ms against the adb CLI's 25-30 ms (bench_test.go).
 //
+// # Touch
+//
+// Tap, DoubleTap, LongPress and Swipe are written as input events to the
+// touchscreen's /dev/input node over one shell stream per device (`tee
+// NODE`), found once with `getevent -lp`; no Java VM starts per gesture as
+// with `input`. Display points are mapped to the panel's axes with the
+// screen's rotation (the latest ScreenInfo or UIDump, else `dumpsys input`,
+// trusted for 2 s). Without a usable panel, with a node the shell may not
+// write, or when the stream cannot be opened again, gestures go through
+// `input` (kept per device until it goes away). Config.NoTouchEvents
+// always uses `input`. Errors, deadlines and serialization are the same on
+// both paths (touch.go).
+//
 // # gadb
 //
 // The known defects of gadb v0.1.0 (legacy shell without exit

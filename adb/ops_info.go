@@ -122,6 +122,8 @@ func (d *Device) screenFrom(ctx context.Context, wmSize, wmDensity, window strin
 		PhysicalWidth: size.Physical.W, PhysicalHeight: size.Physical.H,
 		Density: dens.Effective(),
 	}
+	// The touch path maps points with the latest geometry read (touch.go).
+	defer func() { d.noteScreen(si) }()
 	if w, err := parse.Window(window); err == nil && w.RotationKnown {
 		si.Rotation, si.RotationKnown = w.Rotation, true
 		return si, nil

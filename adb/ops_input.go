@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"image"
 	"slices"
 	"strconv"
 	"strings"
@@ -43,35 +44,42 @@ func checkPoint(x, y int) error {
 	return nil
 }
 
-// Tap taps at (x, y) in screen pixels. Serialized with other inputs.
-// Default timeout: DefaultInputTimeout.
+// Tap taps at (x, y) in screen pixels: as input events on the
+// touchscreen's node where the device allows it, else with `input tap`
+// (see Config.NoTouchEvents). Serialized with other inputs. Default
+// timeout: DefaultInputTimeout.
 func (d *Device) Tap(ctx context.Context, x, y int) error {
 	if err := checkPoint(x, y); err != nil {
 		return err
 	}
-	if err := d.input(ctx, 0, fmt.Sprintf("input tap %d %d", x, y)); err != nil {
+	p := image.Pt(x, y)
+	if err := d.gesture(ctx, gesture{strokes: []stroke{{from: p, to: p}}}, fmt.Sprintf("input tap %d %d", x, y)); err != nil {
 		return fmt.Errorf("tap: %w", err)
 	}
 	return nil
 }
 
-// DoubleTap taps twice at (x, y) in one shell round trip. Each `input`
-// starts its own runtime, so on a slow phone the taps may land further
-// apart than the double-tap timeout (300 ms in AOSP ViewConfiguration).
-// Serialized with other inputs. Default timeout: DefaultInputTimeout.
+// DoubleTap taps twice at (x, y), 100 ms apart on the touchscreen. Through
+// `input` (one shell round trip) each tap starts its own runtime, so on a
+// slow phone the taps may land further apart than the double-tap timeout
+// (300 ms in AOSP ViewConfiguration). Serialized with other inputs.
+// Default timeout: DefaultInputTimeout.
 func (d *Device) DoubleTap(ctx context.Context, x, y int) error {
 	if err := checkPoint(x, y); err != nil {
 		return err
 	}
+	p := image.Pt(x, y)
 	tap := fmt.Sprintf("input tap %d %d", x, y)
-	if err := d.input(ctx, 0, tap+"; "+tap); err != nil {
+	g := gesture{strokes: []stroke{{from: p, to: p}, {from: p, to: p}}, gap: doubleTapGap}
+	if err := d.gesture(ctx, g, tap+"; "+tap); err != nil {
 		return fmt.Errorf("double tap: %w", err)
 	}
 	return nil
 }
 
-// Swipe swipes from (x1, y1) to (x2, y2) over dur (minimum 1 ms).
-// Serialized with other inputs. Default timeout: DefaultInputTimeout + dur.
+// Swipe swipes from (x1, y1) to (x2, y2) over dur (minimum 1 ms): on the
+// touchscreen, a move every 10 ms in real time. Serialized with other
+// inputs. Default timeout: DefaultInputTimeout + dur.
 func (d *Device) Swipe(ctx context.Context, x1, y1, x2, y2 int, dur time.Duration) error {
 	if err := checkPoint(x1, y1); err != nil {
 		return err
@@ -79,8 +87,10 @@ func (d *Device) Swipe(ctx context.Context, x1, y1, x2, y2 int, dur time.Duratio
 	if err := checkPoint(x2, y2); err != nil {
 		return err
 	}
-	ms := max(dur.Milliseconds(), 1)
-	if err := d.input(ctx, dur, fmt.Sprintf("input swipe %d %d %d %d %d", x1, y1, x2, y2, ms)); err != nil {
+	dur = max(dur, time.Millisecond)
+	ms := dur.Milliseconds()
+	g := gesture{strokes: []stroke{{from: image.Pt(x1, y1), to: image.Pt(x2, y2), dur: dur}}}
+	if err := d.gesture(ctx, g, fmt.Sprintf("input swipe %d %d %d %d %d", x1, y1, x2, y2, ms)); err != nil {
 		return fmt.Errorf("swipe: %w", err)
 	}
 	return nil

@@ -143,6 +143,8 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ui dump: %w", err)
 	}
+	// The dump's frame is the one its caller will tap in.
+	d.noteRotation(root.Rotation)
 	return root, nil
 }
 

@@ -95,6 +95,12 @@ func (d *Device) shellScriptFor(ctx context.Context, kind opKind, need time.Dura
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
 	defer release()
+	return d.runChecked(ctx, cmd)
+}
+
+// runChecked runs cmd (its caller holds a limiter slot); a non-zero exit
+// is an *ExitError beside the Result.
+func (d *Device) runChecked(ctx context.Context, cmd string) (Result, error) {
 	res, err := d.runShellV2(ctx, cmd)
 	if err != nil {
 		return res, err

@@ -25,6 +25,8 @@ type AdminService struct {
 	// WaitReset, when set, waits for the resets running on the device a
 	// serial names, before an approval binds it (nil: no wait).
 	WaitReset func(ctx context.Context, serial string)
+	// RunReset, when set, starts the reset a device owes (ResetNow).
+	RunReset func(deviceKey string)
 }
 
 var _ admin.Handler = (*AdminService)(nil)
@@ -165,9 +167,41 @@ func resetWord(st binding.ResetStatus) string {
 // clearReset drops the reset the device with this serial owes: the
 // operator says it is fit to hand out.
 func (s *AdminService) clearReset(ctx context.Context, serial string) (string, error) {
-	resets, err := s.Bindings.Resets(ctx)
+	r, err := s.owedReset(ctx, "clear reset", serial)
 	if err != nil {
 		return "", err
+	}
+	if err := s.Bindings.ClearReset(ctx, r.DeviceKey); err != nil {
+		return "", err
+	}
+	return r.DeviceKey, nil
+}
+
+// ResetNow starts the reset the device with this serial owes (pending or
+// failed) at once, rather than when the device next answers or at the next
+// retry; it returns the device key without waiting for the outcome, which
+// `devices` and the audit trail show. A reset already running is
+// binding.ErrResetting. Errors are *admin.Error as Handler's.
+func (s *AdminService) ResetNow(ctx context.Context, serial string) (string, error) {
+	r, err := s.owedReset(ctx, "reset", serial)
+	if err == nil && r.Status == binding.ResetRunning {
+		err = binding.ErrResetting
+	}
+	if err == nil && s.RunReset != nil {
+		s.RunReset(r.DeviceKey)
+	}
+	if err != nil {
+		return "", adminErrorFor(err)
+	}
+	return r.DeviceKey, nil
+}
+
+// owedReset is the reset the device with this serial owes;
+// binding.ErrNoReset (with op) when it owes none.
+func (s *AdminService) owedReset(ctx context.Context, op, serial string) (binding.Reset, error) {
+	resets, err := s.Bindings.Resets(ctx)
+	if err != nil {
+		return binding.Reset{}, err
 	}
 	var keys []auth.DeviceInfo
 	for _, r := range resets {
@@ -176,15 +210,17 @@ func (s *AdminService) clearReset(ctx context.Context, serial string) (string, e
 	}
 	d, err := auth.FindDevice(keys, serial)
 	if errors.Is(err, auth.ErrUnknownDevice) {
-		return "", fmt.Errorf("clear reset: %w", binding.ErrNoReset)
+		return binding.Reset{}, fmt.Errorf("%s: %w", op, binding.ErrNoReset)
 	}
 	if err != nil {
-		return "", err
+		return binding.Reset{}, err
 	}
-	if err := s.Bindings.ClearReset(ctx, d.Key); err != nil {
-		return "", err
+	for _, r := range resets {
+		if r.DeviceKey == d.Key {
+			return r, nil
+		}
 	}
-	return d.Key, nil
+	return binding.Reset{}, fmt.Errorf("%s: %w", op, binding.ErrNoReset)
 }
 
 // Pair issues a pairing code for a device adb sees (bare serial or

@@ -8,6 +8,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/adb-connector/adb-connector/device/tools"
 )
@@ -110,6 +111,10 @@ func TestLeaseIdleExpires(t *testing.T) {
 	}
 	if _, err := e.svc.AdminHandler().ClearReset(t.Context(), testSerial); !errors.Is(err, binding.ErrNoReset) {
 		t.Errorf("second clear = %v, want ErrNoReset", err)
+	}
+	var ae *admin.Error
+	if _, err := e.svc.Admin().ResetNow(t.Context(), testSerial); !errors.As(err, &ae) || ae.Code != admin.CodeNoReset {
+		t.Errorf("reset now of a device owing none = %v, want no_reset", err)
 	}
 	// The expired channel binds again (auth.start), and its lease restarts.
 	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {

@@ -198,7 +198,8 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	s.requests = auth.NewRequests(s.bindings, cfg.Secret, auth.RequestOptions{
 		Now: cfg.Now, TTL: cfg.RequestTTL, PollInterval: cfg.PollInterval, Devices: s.liveDevices,
 	})
-	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices, Tags: s.tagsOf, WaitReset: s.waitResets}
+	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices, Tags: s.tagsOf, WaitReset: s.waitResets,
+		RunReset: func(key string) { s.goSafe(func() { s.claimReset(key) }) }}
 	list, err := s.bindings.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("device service: %w", err)
@@ -254,6 +255,9 @@ func (s *Service) Pairing() *auth.Pairing { return s.pairing }
 // are listed live from adb tracking with their bound flag; pair, approve and
 // unbind go through the same tables, so their changes are pushed.
 func (s *Service) AdminHandler() admin.Handler { return s.admin }
+
+// Admin returns the operator operations: AdminHandler's, and ResetNow.
+func (s *Service) Admin() *AdminService { return s.admin }
 
 // descriptorView is what a channel's Descriptor shows; comparable, so a
 // change can be detected.

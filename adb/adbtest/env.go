@@ -39,6 +39,10 @@ type Options struct {
 	// Screen overrides the scenario's display size and density
 	// (android.Config.Screen).
 	Screen android.ScreenSpec
+	// InputNotWritable makes the devices' /dev/input nodes unwritable by
+	// the shell, as on some vendor builds (android.Config.InputNotWritable):
+	// taps then go through `input`.
+	InputNotWritable bool
 }
 
 // Env is a private adb server with connected virtual devices.
@@ -70,7 +74,7 @@ func Start(t testing.TB, opts Options) *Env {
 	for i := range max(n, 0) {
 		d, err := emulator.Start(context.Background(), emulator.Options{
 			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile,
-				Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen},
+				InputNotWritable: opts.InputNotWritable, Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen},
 			Logger: opts.Logger,
 		})
 		if err != nil {

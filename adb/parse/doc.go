@@ -1,7 +1,7 @@
 // Package parse turns the text (and bytes) that Android commands print into
 // typed Go values: getprop, wm size/density, dumpsys battery/window/power/
 // activity/input (and display, for the rotation), uiautomator dump, pm list packages / pm path /
-// cmd package resolve-activity, logcat, the raw screencap header and the box
+// cmd package resolve-activity, logcat, getevent -lp (the touchscreen), the raw screencap header and the box
 // structure of the MP4 files screenrecord writes (MP4; MP4Head follows a
 // file as it streams past, the one type here with state).
 //

@@ -92,6 +92,21 @@ func FuzzInputRotation(f *testing.F) {
 	fuzzString(f, "input/*.txt", func(s string) error { _, err := InputRotation(s); return err })
 }
 
+func FuzzGetevent(f *testing.F) {
+	fuzzString(f, "getevent/*.txt", func(s string) error {
+		devs, err := Getevent(s)
+		if err != nil {
+			return err
+		}
+		ts, err := FindTouchscreen(devs)
+		if err == nil && (ts.Slots < 1 || ts.X.Max <= ts.X.Min || ts.Y.Max <= ts.Y.Min || ts.TrackingMax < 1) {
+			t := fmt.Sprintf("bad touchscreen %+v", ts)
+			panic(t)
+		}
+		return err
+	})
+}
+
 func FuzzPower(f *testing.F) {
 	fuzzString(f, "power/*.txt", func(s string) error { _, err := Power(s); return err })
 }

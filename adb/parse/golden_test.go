@@ -49,6 +49,23 @@ var goldenCases = []goldenCase{
 	{"packages/resolve_*.txt", str(func(s string) (any, error) { return ResolveActivity(s) })},
 	{"input/*.txt", str(func(s string) (any, error) { return InputRotation(s) })},
 	{"logcat/*.txt", str(func(s string) (any, error) { return Logcat(s) })},
+	{"getevent/*.txt", str(func(s string) (any, error) {
+		devs, err := Getevent(s)
+		if err != nil {
+			return nil, err
+		}
+		out := struct {
+			Devices     []InputDevice `json:"devices"`
+			Touchscreen *Touchscreen  `json:"touchscreen,omitempty"`
+			NoTouch     string        `json:"no_touchscreen,omitempty"`
+		}{Devices: devs}
+		if ts, err := FindTouchscreen(devs); err != nil {
+			out.NoTouch = err.Error()
+		} else {
+			out.Touchscreen = &ts
+		}
+		return out, nil
+	})},
 }
 
 // golden is what a .golden.json file holds: the parsed value or the error.

@@ -47,8 +47,8 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
-	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 	"github.com/adb-connector/adb-connector/bench/internal/benchtb"
+	"github.com/adb-connector/adb-connector/bench/internal/procstat"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 )
 
@@ -148,10 +148,10 @@ type Report struct {
 	// Before: serve up, phones attached, no client. Peak: the maximum of
 	// each figure while the load ran. After: the load stopped, every
 	// client gone, -settle later.
-	Before  Sample   `json:"before"`
-	Peak    Sample   `json:"peak"`
-	After   Sample   `json:"after"`
-	Samples []Sample `json:"samples"`
+	Before  procstat.Sample   `json:"before"`
+	Peak    procstat.Sample   `json:"peak"`
+	After   procstat.Sample   `json:"after"`
+	Samples []procstat.Sample `json:"samples"`
 	// Outcomes are the client's counts per scenario and outcome.
 	Outcomes   []OutcomeRow `json:"outcomes"`
 	Unexpected int          `json:"unexpected"`
@@ -259,7 +259,7 @@ func run() (failed bool, err error) {
 
 	// Stop serve and the adb server now, to check that nothing is left.
 	tb.Close()
-	rep.ADBPort, rep.StrayADB = env.Port, strayADB(env.Port)
+	rep.ADBPort, rep.StrayADB = env.Port, benchtb.StrayADB(env.Port)
 	if len(rep.StrayADB) > 0 {
 		rep.Flags = append(rep.Flags, fmt.Sprintf("adb processes left on port %d: %v (killed)", env.Port, rep.StrayADB))
 	}
@@ -302,26 +302,5 @@ func (s *soak) waitPhones(ctx context.Context) error {
 			return fmt.Errorf("serve's %d virtual phones not all attached after 60 s (%d are; %v)", s.cfg.Phones, len(serials), err)
 		case <-time.After(200 * time.Millisecond):
 		}
-	}
-}
-
-// strayADB waits up to 5 s for adb processes on port to go, then kills
-// and returns those left: the run must leave none behind.
-func strayADB(port int) []int {
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		pids := adbserver.Processes(port)
-		if len(pids) == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range pids {
-				if p, err := os.FindProcess(pid); err == nil {
-					p.Kill()
-				}
-			}
-			return pids
-		}
-		time.Sleep(100 * time.Millisecond) // polling /proc: the processes are not ours to wait for
 	}
 }

@@ -4,34 +4,33 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/bench/internal/procstat"
 )
 
 // soak runs the load and returns the report (without the stray-adb check,
 // which needs serve stopped).
 func (s *soak) soak(ctx context.Context) (*Report, error) {
 	rep := &Report{Time: time.Now().UTC(), Config: s.cfg, CPUs: runtime.NumCPU(), Go: runtime.Version()}
-	sm := &sampler{srv: s.srv, pid: s.srv.Pid(), start: time.Now()}
+	sm := &procstat.Sampler{Srv: s.srv, Pid: s.srv.Pid(), Start: time.Now()}
 
 	// Before: serve up with its phones attached and no client; give it a
 	// moment after the attach, then read it.
 	time.Sleep(3 * time.Second) // letting the server settle, not synchronisation
 	var err error
-	if rep.Before, err = sm.take(ctx); err != nil {
+	if rep.Before, err = sm.TakeWithTargets(ctx); err != nil {
 		return nil, fmt.Errorf("sample before: %w", err)
 	}
-	rep.Before.FDTargets, rep.Before.FDs = sm.fdTargets()
 	metricsBefore, err := s.srv.Metrics(ctx)
 	if err != nil {
 		return nil, err
 	}
-	se := &series{peak: rep.Before}
+	se := procstat.NewSeries(rep.Before)
 	sctx, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
-	go se.run(sctx, sm, time.Second)
+	go se.Run(sctx, sm, time.Second)
 
 	// Setup: load sockets, the steady phones bound to their first channel,
 	// the flood socket bound to the burst phone.
@@ -110,69 +109,38 @@ func (s *soak) soak(ctx context.Context) (*Report, error) {
 	}
 	s.mu.Unlock()
 	s.srv.HTTP.CloseIdleConnections()
-	se.mu.Lock()
-	rep.Peak = se.peak
-	se.mu.Unlock()
+	rep.Peak = se.Peak()
 
 	time.Sleep(s.cfg.Settle) // the settle period is what is measured
 	stopSampling()
-	if rep.After, err = sm.take(ctx); err != nil {
+	if rep.After, err = sm.TakeWithTargets(ctx); err != nil {
 		return nil, fmt.Errorf("sample after: %w", err)
 	}
-	rep.After.FDTargets, rep.After.FDs = sm.fdTargets()
 	metricsAfter, err := s.srv.Metrics(ctx)
 	if err != nil {
 		return nil, err
 	}
-	se.mu.Lock()
-	rep.Samples = append(se.samples, rep.After)
-	se.mu.Unlock()
-	rep.ServerToolOutcomes = delta(counterByLabel(metricsBefore, "adb_connector_tool_invocations_total", "outcome"),
-		counterByLabel(metricsAfter, "adb_connector_tool_invocations_total", "outcome"))
-	rep.ServerErrorsSent = delta(counterByLabel(metricsBefore, "adb_connector_ws_errors_sent_total", "code"),
-		counterByLabel(metricsAfter, "adb_connector_ws_errors_sent_total", "code"))
+	samples, _ := se.Samples()
+	rep.Samples = append(samples, rep.After)
+	rep.ServerToolOutcomes = procstat.Delta(procstat.CounterByLabel(metricsBefore, "adb_connector_tool_invocations_total", "outcome"),
+		procstat.CounterByLabel(metricsAfter, "adb_connector_tool_invocations_total", "outcome"))
+	rep.ServerErrorsSent = procstat.Delta(procstat.CounterByLabel(metricsBefore, "adb_connector_ws_errors_sent_total", "code"),
+		procstat.CounterByLabel(metricsAfter, "adb_connector_ws_errors_sent_total", "code"))
 	rep.ProgressPushes = s.board.progress.Load()
 	rep.Outcomes = s.tally.rows()
 	s.judge(rep)
 	return rep, nil
 }
 
-func delta(before, after map[string]float64) map[string]float64 {
-	out := map[string]float64{}
-	for k, v := range after {
-		if d := v - before[k]; d != 0 {
-			out[k] = d
-		}
-	}
-	return out
-}
-
-// maxDBFDs bounds the FDs on the database files: the store keeps one
-// writer and up to four readers, each with the database and its WAL open,
-// and the reader pool keeps some idle after a load. Growth up to it is the
-// pool warming, not a leak.
-const maxDBFDs = 5 * 2
-
-// dbFDs counts the FDs on the SQLite files (adb-connector.db, -wal).
-func dbFDs(targets map[string]int) int64 {
-	var n int64
-	for path, k := range targets {
-		if strings.HasPrefix(filepath.Base(path), "adb-connector.db") {
-			n += int64(k)
-		}
-	}
-	return n
-}
-
 // judge fills the leak figures and the flags.
 func (s *soak) judge(rep *Report) {
-	dbBefore, dbAfter := dbFDs(rep.Before.FDTargets), dbFDs(rep.After.FDTargets)
+	dbBefore, dbAfter := procstat.DBFDs(rep.Before.FDTargets), procstat.DBFDs(rep.After.FDTargets)
 	rep.Leak = Leak{Goroutines: rep.After.Goroutines - rep.Before.Goroutines,
 		FDs:   (rep.After.FDs - dbAfter) - (rep.Before.FDs - dbBefore),
 		DBFDs: dbAfter - dbBefore, RSSKB: rep.After.RSSKB - rep.Before.RSSKB}
-	if dbAfter > maxDBFDs {
+	if dbAfter > procstat.MaxDBFDs {
 		rep.Leak.Flagged = true
-		rep.Flags = append(rep.Flags, fmt.Sprintf("leak? %d FDs on the database files (the pools allow %d)", dbAfter, maxDBFDs))
+		rep.Flags = append(rep.Flags, fmt.Sprintf("leak? %d FDs on the database files (the pools allow %d)", dbAfter, procstat.MaxDBFDs))
 	}
 	if rep.Leak.Goroutines > s.cfg.LeakGoroutines {
 		rep.Leak.Flagged = true
@@ -207,7 +175,7 @@ func (s *soak) judge(rep *Report) {
 
 func printReport(w io.Writer, rep *Report) {
 	fmt.Fprintln(w)
-	printSamples(w, rep.Before, rep.Peak, rep.After)
+	procstat.Print(w, rep.Before, rep.Peak, rep.After)
 	fmt.Fprintln(w)
 	printOutcomes(w, rep.Outcomes)
 	fmt.Fprintf(w, "tool.progress.push received: %d\n\n", rep.ProgressPushes)
@@ -224,7 +192,7 @@ func printReport(w io.Writer, rep *Report) {
 		fmt.Fprintln(w, "no unexpected outcome, every phone came back")
 	}
 	fmt.Fprintf(w, "leak check: goroutines %+d (margin %d), FDs %+d besides the database files (margin %d), database FDs %+d (pool bound %d), RSS %+d kB (not judged)\n",
-		rep.Leak.Goroutines, rep.Config.LeakGoroutines, rep.Leak.FDs, rep.Config.LeakFDs, rep.Leak.DBFDs, maxDBFDs, rep.Leak.RSSKB)
+		rep.Leak.Goroutines, rep.Config.LeakGoroutines, rep.Leak.FDs, rep.Config.LeakFDs, rep.Leak.DBFDs, procstat.MaxDBFDs, rep.Leak.RSSKB)
 	for _, f := range rep.Flags {
 		fmt.Fprintln(w, "FLAG:", f)
 	}

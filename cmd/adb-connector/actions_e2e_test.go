@@ -11,6 +11,9 @@ import (
 func (f *flow) ran(progs ...string) []string {
 	var out []string
 	for _, c := range f.d.Android().Commands() {
+		if c.Touch != nil && slices.Contains(progs, "input") {
+			out = append(out, touchLine(c.Touch)) // gestures, as events
+		}
 		for _, argv := range c.Argv {
 			if len(argv) > 0 && slices.Contains(progs, argv[0]) {
 				out = append(out, strings.Join(argv, " "))
@@ -42,7 +45,7 @@ func TestSwipeListFlow(t *testing.T) {
 		t.Fatalf("until Item 80: %+v", res)
 	}
 	swipes := f.inputs()[before:]
-	if len(swipes) != res.Swipes || !strings.HasPrefix(swipes[0], "input swipe ") {
+	if len(swipes) != res.Swipes || !strings.HasPrefix(swipes[0], "touch swipe ") {
 		t.Errorf("%d swipes reported, the phone ran %v", res.Swipes, swipes)
 	}
 	// The ref of the element is good on the screen_id it came with.

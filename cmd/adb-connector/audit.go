@@ -69,30 +69,49 @@ func parseAuditFlags(now time.Time, args []string, stderr io.Writer) (auditOptio
 		return auditOptions{}, err
 	}
 	o := auditOptions{dataDir: *dataDir, json: *asJSON, follow: *follow, poll: *poll}
-	q := &o.query
-	var err error
-	if q.Since, err = parseWhen(now, *since); err != nil {
-		return auditOptions{}, fmt.Errorf("--since: %w", err)
+	q, err := auditQuery(now, auditFilter{since: *since, until: *until, device: *dev, channel: *channel,
+		tool: *tool, outcome: *outcome, limit: *limit})
+	if err != nil {
+		return auditOptions{}, err
 	}
-	if q.Until, err = parseWhen(now, *until); err != nil {
-		return auditOptions{}, fmt.Errorf("--until: %w", err)
-	}
-	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
-		return auditOptions{}, errors.New("--since must be before --until")
-	}
-	if *limit < 1 || *limit > tools.MaxAuditLimit {
-		return auditOptions{}, fmt.Errorf("--limit %d: want 1..%d", *limit, tools.MaxAuditLimit)
-	}
+	o.query = q
 	if o.poll <= 0 {
 		return auditOptions{}, errors.New("--poll-interval must be positive")
 	}
 	if o.follow && !q.Until.IsZero() {
 		return auditOptions{}, errors.New("--follow prints new calls, which --until would hide: use one or the other")
 	}
-	q.Limit = *limit
-	q.ChannelID, q.ToolID, q.Outcome = *channel, *tool, *outcome
-	q.DeviceHint = deviceHintOf(*dev)
 	return o, nil
+}
+
+// auditFilter is the audit trail's filter as an operator types it, in
+// `audit`'s flags or the console's audit page.
+type auditFilter struct {
+	since, until, device, channel, tool, outcome string
+	limit                                        int
+}
+
+// auditQuery checks a filter and turns it into the query: the one reading
+// of the filters, shared by `audit` and the console.
+func auditQuery(now time.Time, f auditFilter) (tools.AuditQuery, error) {
+	var q tools.AuditQuery
+	var err error
+	if q.Since, err = parseWhen(now, f.since); err != nil {
+		return q, fmt.Errorf("--since: %w", err)
+	}
+	if q.Until, err = parseWhen(now, f.until); err != nil {
+		return q, fmt.Errorf("--until: %w", err)
+	}
+	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
+		return q, errors.New("--since must be before --until")
+	}
+	if f.limit < 1 || f.limit > tools.MaxAuditLimit {
+		return q, fmt.Errorf("--limit %d: want 1..%d", f.limit, tools.MaxAuditLimit)
+	}
+	q.Limit = f.limit
+	q.ChannelID, q.ToolID, q.Outcome = f.channel, f.tool, f.outcome
+	q.DeviceHint = deviceHintOf(f.device)
+	return q, nil
 }
 
 // parseWhen reads a --since/--until value: empty (no bound), a duration

@@ -91,10 +91,14 @@ func (f *flow) elements() uiList {
 	return l
 }
 
-// inputs counts the input commands the phone ran.
+// inputs lists the gestures the phone received: input commands and what
+// its touchscreen decoded (touchLine).
 func (f *flow) inputs() []string {
 	var out []string
 	for _, c := range f.d.Android().Commands() {
+		if c.Touch != nil {
+			out = append(out, touchLine(c.Touch))
+		}
 		for _, argv := range c.Argv {
 			if len(argv) > 0 && argv[0] == "input" {
 				out = append(out, strings.Join(argv, " "))

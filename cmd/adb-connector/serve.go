@@ -39,6 +39,8 @@ type serveConfig struct {
 	// Device is the device layer's configuration (adb servers, virtual
 	// phones, files).
 	Device deviceOptions
+	// Console is the operator console's (off when its Listen is empty).
+	Console consoleOptions
 }
 
 // serveWiring is what the device layer adds to the server.
@@ -55,6 +57,8 @@ type serveWiring struct {
 	Mount []func(srv *connector.Server) error
 	// Stop runs after the server stopped, before the DB closes (reverse order).
 	Stop []func()
+	// Operator is what the operator console acts on, set by Mount.
+	Operator *operatorParts
 }
 
 func envOr(key, def string) string {
@@ -100,6 +104,7 @@ func registerServeFlags(fs *flag.FlagSet) (config func() (serveConfig, error)) {
 	hf := registerHTTPFlags(fs)
 	dev := registerDeviceFlags(fs)
 	cf := registerConfigFlags(fs)
+	consoleF := registerConsoleFlags(fs)
 	return func() (serveConfig, error) {
 		if graceErr != nil {
 			return serveConfig{}, fmt.Errorf("ADB_CONNECTOR_LEASE_GRACE: %w", graceErr)
@@ -124,6 +129,9 @@ func registerServeFlags(fs *flag.FlagSet) (config func() (serveConfig, error)) {
 		if cfg.APIKey, err = loadAPIKey(*keyFile, os.Getenv("ADB_CONNECTOR_API_KEY")); err != nil {
 			return cfg, &apiKeyError{err}
 		}
+		if cfg.Console, err = consoleF.config(cfg.APIKey); err != nil {
+			return serveConfig{}, err
+		}
 		return cfg, nil
 	}
 }
@@ -131,22 +139,28 @@ func registerServeFlags(fs *flag.FlagSet) (config func() (serveConfig, error)) {
 // loadAPIKey returns the key from file (when set) or env. A named file that
 // is missing, unreadable or empty is an error: never a silent open server.
 func loadAPIKey(file, env string) (string, error) {
+	return loadSecret("API key", "--api-key-file (ADB_CONNECTOR_API_KEY_FILE)", "ADB_CONNECTOR_API_KEY", file, env)
+}
+
+// loadSecret returns a secret (what) from file, named by fileFlag, or from
+// the environment variable envName (its value env); both set is an error.
+func loadSecret(what, fileFlag, envName, file, env string) (string, error) {
 	if file != "" && env != "" {
-		return "", errors.New("set either --api-key-file (ADB_CONNECTOR_API_KEY_FILE) or ADB_CONNECTOR_API_KEY, not both")
+		return "", fmt.Errorf("set either %s or %s, not both", fileFlag, envName)
 	}
 	if file == "" {
 		return strings.TrimSpace(env), nil
 	}
 	b, err := os.ReadFile(file)
 	if err != nil {
-		return "", fmt.Errorf("API key file: %w", err) // the error names the path, never the content
+		return "", fmt.Errorf("%s file: %w", what, err) // the error names the path, never the content
 	}
 	key := strings.TrimSpace(string(b))
 	if key == "" {
-		return "", fmt.Errorf("API key file %s is empty", file)
+		return "", fmt.Errorf("%s file %s is empty", what, file)
 	}
 	if strings.ContainsAny(key, "\r\n\t ") {
-		return "", fmt.Errorf("API key file %s must hold one key on one line", file)
+		return "", fmt.Errorf("%s file %s must hold one %s on one line", what, file, strings.TrimPrefix(what, "API "))
 	}
 	return key, nil
 }
@@ -180,6 +194,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		return fmt.Errorf("listen: %w", err)
 	}
 	defer ln.Close()
+	var consoleLn net.Listener
+	if cfg.Console.Listen != "" {
+		if consoleLn, err = net.Listen("tcp", cfg.Console.Listen); err != nil {
+			return fmt.Errorf("console listen: %w", err)
+		}
+		defer consoleLn.Close()
+	}
 
 	card := device.CardConfig()
 	w := &serveWiring{Card: &card, Registry: connector.NewRegistry(), DB: db, Log: log, DataDir: cfg.DataDir}
@@ -207,6 +228,15 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		if err := m(srv); err != nil {
 			return err
 		}
+	}
+	if consoleLn != nil {
+		stopConsole, err := startConsole(cfg, w, consoleLn)
+		if err != nil {
+			return err
+		}
+		// Deferred last, so it runs first: before the device layer and the
+		// database it reads stop.
+		defer stopConsole()
 	}
 
 	// Without caps and timeouts anyone who can reach the port, key or not,

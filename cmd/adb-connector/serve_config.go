@@ -121,9 +121,10 @@ func applyConfigFile(fs *flag.FlagSet, cf configFlags) (*policy.Config, error) {
 // watchConfig reloads the config file on SIGHUP and when it changes, and
 // has the Service re-push Descriptors whose tool set changed. Without a
 // config file SIGHUP is still caught (and logged): `systemctl reload` must
-// not stop the server. The returned stop ends it and waits.
-func watchConfig(ctx context.Context, o deviceOptions, holder *policy.Holder, svc *device.Service, log *slog.Logger) (stop func()) {
-	r := &policy.Reloader{
+// not stop the server. It returns the Reloader (whose Status the console
+// shows); stop ends the watch and waits.
+func watchConfig(ctx context.Context, o deviceOptions, holder *policy.Holder, svc *device.Service, log *slog.Logger) (r *policy.Reloader, stop func()) {
+	r = &policy.Reloader{
 		Path: o.ConfigPath, Holder: holder, Options: policyOptions(), Log: log,
 		OnApply: func(_, _ *policy.Config) { svc.PolicyChanged() },
 	}
@@ -155,7 +156,7 @@ func watchConfig(ctx context.Context, o deviceOptions, holder *policy.Holder, sv
 			}
 		}
 	})
-	return func() {
+	return r, func() {
 		signal.Stop(hup)
 		cancel()
 		wg.Wait()

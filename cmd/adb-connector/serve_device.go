@@ -229,7 +229,9 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 			return fmt.Errorf("admin socket: %w", err)
 		}
 		w.Stop = append(w.Stop, func() { closeAdmin() })
-		w.Stop = append(w.Stop, watchConfig(ctx, o, holder, svc, log.With("component", "config")))
+		reloader, stopWatch := watchConfig(ctx, o, holder, svc, log.With("component", "config"))
+		w.Stop = append(w.Stop, stopWatch)
+		w.Operator = &operatorParts{svc: svc, admin: svc.Admin(), db: w.DB, holder: holder, reloader: reloader, opts: o}
 		return nil
 	})
 	return nil

@@ -21,6 +21,7 @@ import (
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/emulator"
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
@@ -382,11 +383,25 @@ func launcherIcon(t *testing.T, env *adbtest.Env, d *emulator.Device, label stri
 	return parse.Point{}
 }
 
+// touchLine renders a gesture the phone's touchscreen decoded (adb writes
+// taps, long presses and swipes as input events by default): "touch tap X
+// Y", "touch long_press X Y", "touch swipe X1 Y1 X2 Y2".
+func touchLine(t *android.Touch) string {
+	if t.Kind == "swipe" {
+		return fmt.Sprintf("touch swipe %d %d %d %d", t.From.X, t.From.Y, t.To.X, t.To.Y)
+	}
+	return fmt.Sprintf("touch %s %d %d", t.Kind, t.From.X, t.From.Y)
+}
+
 // deviceCommands returns the command lines d ran that touch input or the
-// screen (input, screencap).
+// screen (input, screencap), and the gestures its touchscreen decoded
+// (touchLine).
 func deviceCommands(d *emulator.Device) []string {
 	var out []string
 	for _, c := range d.Android().Commands() {
+		if c.Touch != nil {
+			out = append(out, touchLine(c.Touch))
+		}
 		for _, argv := range c.Argv {
 			if len(argv) > 0 && (argv[0] == "input" || argv[0] == "screencap") {
 				out = append(out, strings.Join(argv, " "))

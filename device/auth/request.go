@@ -334,6 +334,35 @@ func (r *Requests) Cancel(ctx context.Context, channelID, sessionID string) (Can
 	return out, nil
 }
 
+// Pending lists the sessions waiting for an operator's approval, oldest
+// first, each with its request code when this process still knows it (the
+// clear code lives in memory only: after a restart a session shows none
+// until its channel refreshes). Expired sessions are left out. The codes
+// are what the users were shown; callers show them to the operator only.
+func (r *Requests) Pending(ctx context.Context) ([]Session, error) {
+	rows, err := r.b.Read().QueryContext(ctx, `SELECT session_id, channel_id, expires_at FROM device_auth_requests
+		WHERE status = 'pending' AND expires_at > ? ORDER BY created_at, session_id`, r.now().UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("pending requests: %w", err)
+	}
+	defer rows.Close()
+	var out []Session
+	for rows.Next() {
+		var s Session
+		var exp int64
+		if err := rows.Scan(&s.ID, &s.ChannelID, &exp); err != nil {
+			return nil, fmt.Errorf("pending requests: %w", err)
+		}
+		s.Status, s.ExpiresAt, s.PollInterval = Pending, time.UnixMilli(exp).UTC(), r.poll
+		s.Code = r.shown(s.ID)
+		out = append(out, s)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("pending requests: %w", err)
+	}
+	return out, nil
+}
+
 // Approval is the result of an operator's approval.
 type Approval struct {
 	ChannelID string

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/adb-connector/adb-connector/internal/testkit"
@@ -215,5 +216,41 @@ func TestAuthSessionMessage(t *testing.T) {
 		if !strings.Contains(got, tt.want) || strings.Contains(got, "SECRETSERIAL") || strings.Contains(got, "127.0.0.1") {
 			t.Errorf("Message(%+v) = %q, want it to contain %q and no device key", tt.s, got, tt.want)
 		}
+	}
+}
+
+// TestRequestPending: the operator's list holds the pending sessions with
+// their codes, oldest first, and drops approved and expired ones.
+func TestRequestPending(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	ctx := context.Background()
+	e.setDevices(dev("e1", "S1", "device"))
+	if got, err := e.requests.Pending(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("Pending with none = %+v, %v", got, err)
+	}
+	a, err := e.requests.StartRequest(ctx, "ch-a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.clock.Advance(time.Second)
+	b, err := e.requests.StartRequest(ctx, "ch-b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := e.requests.Pending(ctx)
+	if err != nil || len(got) != 2 || got[0].ID != a.ID || got[0].Code != a.Code || got[0].ChannelID != "ch-a" ||
+		got[1].ID != b.ID || got[1].Code != b.Code || got[0].Status != Pending || !got[1].ExpiresAt.Equal(b.ExpiresAt) {
+		t.Fatalf("Pending = %+v, %v; want a then b", got, err)
+	}
+	if _, err := e.requests.Approve(ctx, a.Code, "S1"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := e.requests.Pending(ctx); err != nil || len(got) != 1 || got[0].ID != b.ID {
+		t.Fatalf("Pending after approving a = %+v, %v", got, err)
+	}
+	e.clock.Advance(DefaultRequestTTL)
+	if got, err := e.requests.Pending(ctx); err != nil || len(got) != 0 {
+		t.Fatalf("Pending after expiry = %+v, %v", got, err)
 	}
 }

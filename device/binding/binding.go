@@ -95,6 +95,11 @@ func New(db *store.DB, opts Options) *Table {
 	return b
 }
 
+// Read returns the read handle of the table's database, for flows that
+// keep their own tables beside it (auth's request sessions) and list them
+// without taking the write connection.
+func (b *Table) Read() *sql.DB { return b.db.Read }
+
 func (b *Table) changed(channels ...string) {
 	if b.onChange != nil && len(channels) > 0 {
 		b.onChange(channels...)

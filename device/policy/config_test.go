@@ -9,6 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var testTools = []string{"android_tap", "android_type_text", "android_open_url", "android_screen_record", "android_shell"}
@@ -217,12 +220,54 @@ func TestReloader(t *testing.T) {
 	if h.For(Device{}).TextInput || applied != 0 {
 		t.Fatal("the old config did not stay")
 	}
+	if st := r.Status(); st.Error == "" || st.ErrorAt.IsZero() || !st.AppliedAt.IsZero() {
+		t.Fatalf("Status after a refused reload: %+v", st)
+	}
 	write("policies:\n  default: {text_input: true}\n")
 	if err := r.Reload(); err != nil {
 		t.Fatal(err)
 	}
 	if !h.For(Device{}).TextInput || applied != 1 {
 		t.Fatal("the new config is not in force")
+	}
+	if st := r.Status(); st.Error != "" || st.AppliedAt.IsZero() {
+		t.Fatalf("Status after an applied reload: %+v", st)
+	}
+}
+
+// TestConfigYAML: the YAML shown for the file in force leaves out what is
+// unset and parses back to the same file.
+func TestConfigYAML(t *testing.T) {
+	t.Parallel()
+	c, err := Load(filepath.Join("..", "..", "deploy", "adb-connector.example.yaml"), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	y, err := c.YAML()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse([]byte(y), Options{})
+	if err != nil {
+		t.Fatalf("the YAML shown does not parse: %v\n%s", err, y)
+	}
+	// An empty deny list and none are the same (an empty allow list is
+	// not: it is a pointer, and kept).
+	if diff := cmp.Diff(c.File, back.File, cmpopts.EquateEmpty()); diff != "" {
+		t.Errorf("round trip (-want +got):\n%s\nYAML:\n%s", diff, y)
+	}
+	if !strings.Contains(y, "idle_timeout: 30m0s") || !strings.Contains(y, "allow: []") || strings.Contains(y, "api_key_file") || strings.Contains(y, "max_conns") {
+		t.Errorf("YAML:\n%s", y)
+	}
+	if y, err := (*Config)(nil).YAML(); err != nil || y != "" {
+		t.Errorf("nil Config: %q, %v", y, err)
+	}
+	empty, err := Parse(nil, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if y, err := empty.YAML(); err != nil || y != "" {
+		t.Errorf("empty file: %q, %v", y, err)
 	}
 }
 

@@ -50,9 +50,28 @@ type Reloader struct {
 	// Descriptors whose tool set changed).
 	OnApply func(old, cur *Config)
 
-	mu      sync.Mutex
-	stamp   fileStamp
-	lastErr string
+	mu        sync.Mutex
+	stamp     fileStamp
+	lastErr   string
+	errAt     time.Time
+	appliedAt time.Time
+}
+
+// ReloadStatus is how the last reload went, for the operator to see.
+type ReloadStatus struct {
+	// Error is why the last reload was refused ("" when it applied or
+	// none ran); the Config in force is then the one before.
+	Error string
+	// ErrorAt is when Error was first met; AppliedAt is when a file was
+	// last applied (both zero when no reload ran).
+	ErrorAt, AppliedAt time.Time
+}
+
+// Status returns how the last reload went.
+func (r *Reloader) Status() ReloadStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return ReloadStatus{Error: r.lastErr, ErrorAt: r.errAt, AppliedAt: r.appliedAt}
 }
 
 type fileStamp struct {
@@ -77,12 +96,12 @@ func (r *Reloader) Reload() error {
 	c, err := Load(r.Path, r.Options)
 	if err != nil {
 		if msg := err.Error(); msg != r.lastErr {
-			r.lastErr = msg
+			r.lastErr, r.errAt = msg, time.Now()
 			r.log().Error("config file refused; the previous one stays in force", "path", r.Path, "err", err)
 		}
 		return err
 	}
-	r.lastErr = ""
+	r.lastErr, r.errAt, r.appliedAt = "", time.Time{}, time.Now()
 	old := r.Holder.Current()
 	r.Holder.cur.Store(c)
 	if old != nil && !reflect.DeepEqual(old.serverSettings(), c.serverSettings()) {

@@ -181,10 +181,15 @@ func mustOK(t testing.TB, a ackOf, v any) {
 	}
 }
 
-// inputCommands returns the input commands a virtual phone ran.
+// inputCommands returns the gestures a virtual phone received: the input
+// commands it ran, and "touch KIND X Y" for each gesture its touchscreen
+// decoded from events (adb's default path).
 func inputCommands(d *emulator.Device) []string {
 	var out []string
 	for _, c := range d.Android().Commands() {
+		if t := c.Touch; t != nil {
+			out = append(out, fmt.Sprintf("touch %s %d %d", t.Kind, t.From.X, t.From.Y))
+		}
 		for _, argv := range c.Argv {
 			if len(argv) > 0 && argv[0] == "input" {
 				out = append(out, strings.Join(argv, " "))

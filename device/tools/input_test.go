@@ -68,7 +68,7 @@ func TestTapOnVirtualPhone(t *testing.T) {
 		if diff := cmp.Diff(first, again); diff != "" {
 			t.Errorf("replayed ack differs (-first +again):\n%s", diff)
 		}
-		want := []string{fmt.Sprintf("input tap %d %d", c.X, c.Y)}
+		want := []string{fmt.Sprintf("touch tap %d %d", c.X, c.Y)}
 		if diff := cmp.Diff(want, inputCommands(dev)); diff != "" {
 			t.Errorf("input commands (-want +got):\n%s", diff)
 		}
@@ -124,7 +124,7 @@ func TestTapOnVirtualPhone(t *testing.T) {
 		if !res.LongPress {
 			t.Errorf("long_press = false")
 		}
-		if diff := cmp.Diff([]string{"input swipe 10 20 10 20 600"}, inputCommands(dev)); diff != "" {
+		if diff := cmp.Diff([]string{"touch long_press 10 20"}, inputCommands(dev)); diff != "" {
 			t.Errorf("input commands (-want +got):\n%s", diff)
 		}
 	})
@@ -212,6 +212,9 @@ func TestBadArgumentsLeaveDeviceUntouched(t *testing.T) {
 			if len(argv) > 0 && (argv[0] == "input" || argv[0] == "screencap") {
 				t.Errorf("device ran %q for invalid arguments", c.Line)
 			}
+		}
+		if c.Touch != nil {
+			t.Errorf("device was touched (%v) for invalid arguments", c.Touch)
 		}
 	}
 }

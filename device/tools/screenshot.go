@@ -87,30 +87,54 @@ func (a screenshotArgs) check() error {
 	return nil
 }
 
+// CaptureImage takes a screenshot of d and encodes it as imageproc.Resize
+// does (maxSide 0: full size; format png or jpeg): the one capture path of
+// android_screenshot, android_observe and the operator console's
+// thumbnails, which never reach the file store. The screen leaves the
+// phone raw or as a PNG as the device's measurements say
+// (adb.Device.Screenshot). Errors of the device come as they are; an image
+// error wraps an imageproc error.
+func CaptureImage(ctx context.Context, d *adb.Device, maxSide int, format string, quality int) (img []byte, w, h int, scale float64, err error) {
+	img, w, h, scale, _, err = captureImage(ctx, d, maxSide, format, quality)
+	return img, w, h, scale, err
+}
+
+// captureImage is CaptureImage, also saying how the phone delivered the
+// screen.
+func captureImage(ctx context.Context, d *adb.Device, maxSide int, format string, quality int) (img []byte, w, h int, scale float64, mode adb.CaptureMode, err error) {
+	// The whole screen as PNG needs no pixels: the phone's PNG as it is,
+	// or a raw frame encoded once.
+	use := adb.UsePixels
+	if cmp.Or(format, imageproc.FormatPNG) == imageproc.FormatPNG && maxSide <= 0 {
+		use = adb.UsePNG
+	}
+	shot, err := d.Screenshot(ctx, use)
+	if err != nil {
+		return nil, 0, 0, 0, 0, err
+	}
+	defer shot.Release()
+	img, w, h, scale, err = encodeShot(shot, maxSide, format, quality)
+	if err != nil {
+		return nil, 0, 0, 0, 0, fmt.Errorf("screenshot: %w", err)
+	}
+	return img, w, h, scale, shot.Mode, nil
+}
+
 // capture takes the screenshot a asks for and stores it for download.
 func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) (ScreenshotResult, error) {
 	maxSide, format, quality := a.MaxSide, cmp.Or(a.Format, imageproc.FormatPNG), DefaultJPEGQuality
 	if a.Quality != nil {
 		quality = *a.Quality
 	}
-	// The whole screen as PNG needs no pixels: the phone's PNG as it is,
-	// or a raw frame encoded once.
-	use := adb.UsePixels
-	if format == imageproc.FormatPNG && maxSide == 0 {
-		use = adb.UsePNG
+	img, w, h, scale, mode, err := captureImage(ctx, inv.dev, maxSide, format, quality)
+	if mode != 0 {
+		t.metrics.screenshotCaptures.WithLabelValues(mode.String()).Inc()
 	}
-	shot, err := inv.dev.Screenshot(ctx, use)
-	if err != nil {
-		return ScreenshotResult{}, err
-	}
-	t.metrics.screenshotCaptures.WithLabelValues(shot.Mode.String()).Inc()
-	img, w, h, scale, err := encodeShot(shot, maxSide, format, quality)
-	shot.Release()
 	if err != nil {
 		if errors.Is(err, imageproc.ErrInvalidArgument) {
 			return ScreenshotResult{}, &ArgError{Reason: "format or quality not supported"}
 		}
-		return ScreenshotResult{}, fmt.Errorf("screenshot: %w", err)
+		return ScreenshotResult{}, err
 	}
 	t.metrics.screenshotBytes.WithLabelValues(format).Observe(float64(len(img)))
 	mime, ext := "image/png", ".png"

@@ -18,6 +18,10 @@ type Command struct {
 	Argv    [][]string
 	Exit    int
 	Charged time.Duration
+	// Touch is set on the entries the touchscreen logs: one per contact
+	// decoded from events written to its node (Line and Argv empty). The
+	// command that wrote them is logged on its own when it ends.
+	Touch *Touch
 }
 
 // maxCommands bounds the command log: a long-running virtual device (the
@@ -93,8 +97,9 @@ func (d *Device) WaitCommand(ctx context.Context, match func(Command) bool) (Com
 	}
 }
 
-// SetLatency adds d to every later command before it runs (context-aware:
-// a canceled stream ends the wait). Zero removes it.
+// SetLatency adds d to every later command before it runs, and to every
+// write to the touchscreen's node (context-aware: a canceled stream ends
+// the wait). Zero removes it.
 func (d *Device) SetLatency(lat time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

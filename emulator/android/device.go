@@ -57,6 +57,13 @@ type Config struct {
 	// scenario's "profile", else "instant" (no cost). An unknown name is
 	// an error from New.
 	Profile string
+	// InputNotWritable models a vendor build whose /dev/input nodes the
+	// shell may read but not write (crw-r----- root input): getevent still
+	// lists the touchscreen, a redirect to its node fails with "Permission
+	// denied" and nothing is touched. Default false (the nodes are
+	// crw-rw---- root input and the shell is in group input, as on stock
+	// Android). A scenario's "input_not_writable" sets it too.
+	InputNotWritable bool
 	// Timing, when set, is the timing profile itself, and Profile is
 	// ignored: a test's own numbers (say a link slow enough, or a PNG
 	// encode dear enough, to make one choice certain) without a named
@@ -86,6 +93,7 @@ type Device struct {
 
 	mu       sync.Mutex // guards everything below
 	st       state
+	panel    panelState // the touchscreen's protocol B state (inputdev.go)
 	cmdlog   commandLog
 	render   renderCache
 	encodeEv bool // a fresh PNG per screencap -p (Config.EncodeEveryCapture)
@@ -150,6 +158,7 @@ func New(cfg Config) (*Device, error) {
 	}
 	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc, prof: prof, encodeEv: cfg.EncodeEveryCapture}
 	d.fs = newFS(cfg.Now)
+	d.fs.addInputNodes(d.inputNotWritable())
 	d.screen = sc.Screen
 	if cfg.Screen.Width > 0 && cfg.Screen.Height > 0 {
 		d.screen.Width, d.screen.Height = cfg.Screen.Width, cfg.Screen.Height
@@ -180,8 +189,8 @@ func (d *Device) Serial() string { return d.props["ro.serialno"] }
 
 // Run runs one command line as `sh -c cmdline` would on the device (see
 // adbd.Backend) and returns its exit status: 127 for unknown commands, 130
-// when ctx ends first. stdin is not connected: commands that read standard
-// input outside a pipeline see it empty. Every call is logged (Commands).
+// when ctx ends first. stdin is the script's standard input, read as it
+// comes (`cat > FILE` streams it). Every call is logged (Commands).
 func (d *Device) Run(ctx context.Context, cmdline string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return d.run(ctx, cmdline, stdin, stdout, stderr)
 }

@@ -49,6 +49,21 @@ func newFS(now func() time.Time) *FS {
 	return f
 }
 
+// addInputNodes creates /dev/input and its event nodes (inputNodes):
+// crw-rw---- root input, or crw-r----- when the shell may not write them.
+func (f *FS) addInputNodes(readOnly bool) {
+	perm := uint32(0o660)
+	if readOnly {
+		perm = 0o640
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.nodes["/dev/input"] = &fsNode{dir: true, perm: 0o755, mtime: f.now()}
+	for p := range inputNodes {
+		f.nodes[p] = &fsNode{perm: perm, mtime: f.now()}
+	}
+}
+
 // sdcardAliases are the paths that reach the shared storage on a phone
 // (symlinks or bind mounts of /storage/emulated/0); here they all name
 // /sdcard.

@@ -200,6 +200,9 @@ func charDevice(p string) (major, minor int, ok bool) {
 	if p == "/dev/null" {
 		return 1, 3, true
 	}
+	if minor, ok := inputNodes[p]; ok {
+		return 13, minor, true
+	}
 	return 0, 0, false
 }
 
@@ -209,7 +212,10 @@ func charDevice(p string) (major, minor int, ok bool) {
 // mode is the node's own.
 func shownMode(p string, mode uint32) uint32 {
 	if _, _, ok := charDevice(p); ok {
-		return modeCharDev | 0o666
+		if p == "/dev/null" {
+			return modeCharDev | 0o666
+		}
+		return modeCharDev | mode&0o7777
 	}
 	if p != "/sdcard" && !strings.HasPrefix(p, "/sdcard/") {
 		return mode
@@ -231,6 +237,8 @@ func owner(p string) (user string, uid int, group string, gid int) {
 		return "shell", 2000, "media_rw", 1023
 	case p == "/data/local/tmp" || strings.HasPrefix(p, "/data/local/tmp/"):
 		return "shell", 2000, "shell", 2000
+	case inputNodes[p] != 0:
+		return "root", 0, "input", gidInput
 	}
 	return "root", 0, "root", 0
 }

@@ -44,8 +44,11 @@ type Scenario struct {
 	// Profile is the timing profile (ProfileNames) devices of this
 	// scenario use unless Config.Profile names one.
 	Profile string `json:"profile,omitempty"`
-	files   fs.FS
-	screens map[string]*ScreenDef
+	// InputNotWritable: the shell may not write /dev/input nodes
+	// (Config.InputNotWritable).
+	InputNotWritable bool `json:"input_not_writable,omitempty"`
+	files            fs.FS
+	screens          map[string]*ScreenDef
 }
 
 // ScreenSpec is the physical display in portrait orientation.

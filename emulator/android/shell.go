@@ -88,6 +88,7 @@ func init() {
 		"mv":           func(c *cmdCtx) int { return mvcp(c, true) },
 		"cp":           func(c *cmdCtx) int { return mvcp(c, false) },
 		"chmod":        cmdChmod,
+		"tee":          cmdTee,
 		"touch":        cmdTouch,
 		"stat":         cmdStat,
 		"which":        cmdWhich,
@@ -173,7 +174,7 @@ func (d *Device) shellEnv() expand.Environ {
 	)
 }
 
-func (d *Device) run(ctx context.Context, line string, _ io.Reader, stdout, stderr io.Writer) int {
+func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var mu sync.Mutex
 	stdout, stderr = syncWriter{&mu, stdout}, syncWriter{&mu, stderr}
 	entry := Command{Time: d.now(), Line: line}
@@ -205,8 +206,30 @@ func (d *Device) run(ctx context.Context, line string, _ io.Reader, stdout, stde
 		defer argvMu.Unlock()
 		entry.Argv = append(entry.Argv, append([]string(nil), args...))
 	}
-	entry.Exit = d.interpret(ctx, sess, line, shellName, nil, "/", strings.NewReader(""), stdout, stderr)
+	in, closeIn := shellStdin(stdin)
+	defer closeIn()
+	entry.Exit = d.interpret(ctx, sess, line, shellName, nil, "/", in, stdout, stderr)
 	return entry.Exit
+}
+
+// shellStdin connects the stream's stdin to the script: the interpreter
+// takes an *os.File only, so the bytes are copied into a pipe as they
+// come (a `cat > FILE` sees each write at once). The returned func closes
+// the script's end; the copy ends when the stream's stdin does (adbd
+// closes it once the command has returned).
+func shellStdin(r io.Reader) (io.Reader, func()) {
+	if sr, ok := r.(*strings.Reader); r == nil || ok && sr.Len() == 0 {
+		return strings.NewReader(""), func() {}
+	}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return strings.NewReader(""), func() {}
+	}
+	go func() {
+		_, _ = io.Copy(pw, r)
+		pw.Close()
+	}()
+	return pr, func() { pr.Close() }
 }
 
 // session is one logged command line; nested `sh -c` runs share it.
@@ -381,7 +404,16 @@ func exitErr(status int) error {
 }
 
 func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
-	return d.fs.openFile(cleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
+	return d.openShellFile(ctx, cleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
+}
+
+// openShellFile opens the absolute path p as the shell's redirects and
+// commands do: device nodes as such, the rest in the file system.
+func (d *Device) openShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
+	if _, ok := inputNodes[p]; ok {
+		return d.openInputNode(ctx, p, flag)
+	}
+	return d.fs.openFile(p, flag)
 }
 
 func (d *Device) readDirHandler(ctx context.Context, p string) ([]fs.DirEntry, error) {

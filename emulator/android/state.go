@@ -47,6 +47,7 @@ type task struct {
 
 func (d *Device) initState() {
 	sc := d.sc
+	d.panel.reset()
 	d.st = state{
 		screenOn: true,
 		locked:   sc.Locked,

@@ -44,6 +44,8 @@ var rules = []rule{
 	{why: "the admin socket is a wire format: the CLI links no Profile, adb or SQLite", from: "device/admin", forbid: []string{module + "/device", module + "/adb", module + "/store", "modernc.org/"}, allow: []string{module + "/device/admin"}},
 	{why: "the binding table knows no flow, tool or Profile", from: "device/binding", forbid: []string{module + "/device", module + "/adb"}, allow: []string{module + "/device/binding"}},
 	{why: "the auth flows know no tool, admin socket or Profile", from: "device/auth", forbid: []string{module + "/device/tools", module + "/device/admin", module + "/connector"}},
+	{why: "the operator console acts through its Ops (the admin operations): it links no adb, SQLite or Profile", from: "device/console", forbid: []string{module + "/device", module + "/adb", module + "/store", module + "/connector", "modernc.org/"}, allow: []string{module + "/device/console", module + "/device/admin"}, tests: true},
+	{why: "the headless browser drives tests only", forbid: []string{"github.com/chromedp/"}},
 	{why: "ratelimit is a plain token bucket", from: "internal/ratelimit", forbid: []string{module + "/"}},
 	{why: "binaries live only under cmd/", forbid: []string{module + "/cmd"}},
 }

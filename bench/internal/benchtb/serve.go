@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -85,6 +86,8 @@ func StartServe(ctx context.Context, opts ServeOptions) (*Serve, error) {
 	args := append([]string{"serve", "--listen", "127.0.0.1:0", "--data-dir", opts.DataDir, "--log-level", "info"}, opts.Args...)
 	s.cmd = exec.Command(opts.Bin, args...)
 	s.cmd.Env = append(os.Environ(), "ADB_CONNECTOR_API_KEY="+s.APIKey)
+	// If the bench program dies without its cleanup, serve dies with it.
+	s.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		return nil, err

@@ -1,0 +1,290 @@
+package console
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"fmt"
+	"html/template"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// opTimeout bounds one operation a page runs.
+const opTimeout = 15 * time.Second
+
+// recentCalls is how many tool calls the device page shows.
+const recentCalls = 20
+
+// pageData is what every template gets.
+type pageData struct {
+	Title   string
+	Nav     string // the nav entry to mark current
+	CSRF    string // "" on the login page
+	Flash   []flash
+	Error   string
+	Refresh int // live refresh period in ms (0: none)
+	Now     time.Time
+
+	Devices  []Device
+	Device   *Device
+	Requests []Request
+	Calls    []AuditRow
+	Filter   AuditFilter
+	TailURL  string
+	LastID   int64
+	Policy   Policy
+	Sig      string // the devices shown, so the script knows when to redraw the list
+}
+
+var funcs = template.FuncMap{
+	"ago": func(now, t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return roundDur(now.Sub(t)) + " ago"
+	},
+	"left": func(now, t time.Time) string {
+		if t.IsZero() {
+			return "no limit"
+		}
+		d := t.Sub(now)
+		if d <= 0 {
+			return "ending"
+		}
+		return roundDur(d)
+	},
+	"clock": func(t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return t.UTC().Format("2006-01-02 15:04:05Z")
+	},
+	"ms": func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) + " ms" },
+	"q":  url.QueryEscape,
+	"join": func(s []string) string {
+		return strings.Join(s, ", ")
+	},
+}
+
+func roundDur(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d.Seconds()))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	default:
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+}
+
+// parsePages parses each page with the layout and the shared parts.
+func parsePages() (map[string]*template.Template, error) {
+	base, err := template.New("").Funcs(funcs).ParseFS(templateFS, "templates/layout.html", "templates/parts.html")
+	if err != nil {
+		return nil, fmt.Errorf("console templates: %w", err)
+	}
+	pages := map[string]*template.Template{}
+	for _, name := range []string{"login", "devices", "device", "audit", "policy"} {
+		t, err := template.Must(base.Clone()).ParseFS(templateFS, "templates/"+name+".html")
+		if err != nil {
+			return nil, fmt.Errorf("console templates: %w", err)
+		}
+		pages[name] = t
+	}
+	return pages, nil
+}
+
+// render writes a page; a template error is logged and answered 500
+// before anything was sent (the page is rendered to a buffer first).
+func (c *Console) render(w http.ResponseWriter, status int, name string, d pageData) {
+	c.renderPart(w, status, name, "layout", d)
+}
+
+// renderPart writes one template of a page: "layout" (the page) or a
+// part a script fetches ("tailrows").
+func (c *Console) renderPart(w http.ResponseWriter, status int, name, entry string, d pageData) {
+	var buf bytes.Buffer
+	if err := c.pages[name].ExecuteTemplate(&buf, entry, d); err != nil {
+		c.log.Error("console template", "page", name, "err", err)
+		http.Error(w, "internal error", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(buf.Bytes())
+}
+
+func (c *Console) data(r *req, title, nav string) pageData {
+	return pageData{Title: title, Nav: nav, CSRF: r.csrf, Flash: r.flash, Refresh: int(c.cfg.Refresh / time.Millisecond), Now: c.cfg.Now()}
+}
+
+func (c *Console) ctx(r *req) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(r.Context(), opTimeout)
+}
+
+func (c *Console) devicesPage(w http.ResponseWriter, r *req) {
+	ctx, cancel := c.ctx(r)
+	defer cancel()
+	d := c.data(r, "Devices", "devices")
+	devs, err := c.cfg.Ops.Devices(ctx)
+	if err != nil {
+		d.Error = c.userError("devices", err)
+	}
+	slices.SortFunc(devs, func(a, b Device) int { return cmp.Compare(a.Key, b.Key) })
+	d.Devices = devs
+	keys := make([]string, len(devs))
+	for i, dv := range devs {
+		keys[i] = dv.Key
+	}
+	d.Sig = strings.Join(keys, "\n")
+	c.render(w, http.StatusOK, "devices", d)
+}
+
+// findDevice returns the device named by the d parameter.
+func (c *Console) findDevice(ctx context.Context, key string) (*Device, error) {
+	devs, err := c.cfg.Ops.Devices(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for i := range devs {
+		if devs[i].Key == key {
+			return &devs[i], nil
+		}
+	}
+	return nil, nil
+}
+
+func (c *Console) devicePage(w http.ResponseWriter, r *req) {
+	ctx, cancel := c.ctx(r)
+	defer cancel()
+	key := r.URL.Query().Get("d")
+	d := c.data(r, "Device", "devices")
+	dev, err := c.findDevice(ctx, key)
+	switch {
+	case err != nil:
+		d.Error = c.userError("devices", err)
+	case dev == nil:
+		d.Title = "Unknown device"
+		c.render(w, http.StatusNotFound, "device", d)
+		return
+	}
+	d.Device = dev
+	if dev != nil {
+		d.Title = cmp.Or(dev.Model, dev.Serial)
+		if d.Calls, err = c.cfg.Ops.Audit(ctx, AuditFilter{Device: dev.Key, Limit: recentCalls}); err != nil {
+			d.Error = c.userError("audit", err)
+		}
+	}
+	if d.Requests, err = c.cfg.Ops.Requests(ctx); err != nil {
+		d.Error = c.userError("requests", err)
+	}
+	c.render(w, http.StatusOK, "device", d)
+}
+
+// thumb answers a JPEG of the device's screen, or the placeholder when it
+// cannot be taken (offline, unauthorized): the page shows that instead of
+// a broken image. Nothing is cached or stored.
+func (c *Console) thumb(w http.ResponseWriter, r *req) {
+	ctx, cancel := c.ctx(r)
+	defer cancel()
+	img, err := c.cfg.Ops.Thumbnail(ctx, r.URL.Query().Get("d"))
+	if err != nil {
+		c.log.Debug("console thumbnail unavailable", "err", err)
+		w.Header().Set("Content-Type", "image/svg+xml")
+		w.Write(noThumb)
+		return
+	}
+	w.Header().Set("Content-Type", "image/jpeg")
+	w.Write(img)
+}
+
+var noThumb = func() []byte {
+	b, err := staticFS.ReadFile("static/nothumb.svg")
+	if err != nil {
+		panic(err)
+	}
+	return b
+}()
+
+// back sends the browser to the device page after an action.
+func back(w http.ResponseWriter, r *req, key string) {
+	http.Redirect(w, r.Request, "/device?d="+url.QueryEscape(key), http.StatusSeeOther)
+}
+
+func (c *Console) done(r *req, op string, err error, ok string) {
+	if err != nil {
+		c.sessions.addFlash(r.id, flash{Text: c.userError(op, err), Err: true})
+		return
+	}
+	c.sessions.addFlash(r.id, flash{Text: ok})
+}
+
+// pairTTLs are the lifetimes the page offers for a pairing code.
+var pairTTLs = map[string]time.Duration{"": 0, "5m": 5 * time.Minute, "15m": 15 * time.Minute, "1h": time.Hour, "24h": 24 * time.Hour}
+
+func (c *Console) pair(w http.ResponseWriter, r *req) {
+	ctx, cancel := c.ctx(r)
+	defer cancel()
+	key := r.PostForm.Get("d")
+	ttl, ok := pairTTLs[r.PostForm.Get("ttl")]
+	if !ok {
+		c.sessions.addFlash(r.id, flash{Text: "pairing code lifetime: pick one of the list", Err: true})
+		back(w, r, key)
+		return
+	}
+	code, err := c.cfg.Ops.Pair(ctx, key, ttl)
+	if err != nil {
+		c.done(r, "pair", err, "")
+	} else {
+		c.log.Info("console: pairing code issued")
+		c.sessions.addFlash(r.id, flash{Text: "Pairing code issued; give it to the user once. It is shown only now.", Code: code})
+	}
+	back(w, r, key)
+}
+
+func (c *Console) unbind(w http.ResponseWriter, r *req) {
+	ctx, cancel := c.ctx(r)
+	defer cancel()
+	key := r.PostForm.Get("d")
+	_, err := c.cfg.Ops.Unbind(ctx, key)
+	c.done(r, "unbind", err, "Unbound; the phone is being reset.")
+	back(w, r, key)
+}
+
+func (c *Console) clearReset(w http.ResponseWriter, r *req) {
+	ctx, cancel := c.ctx(r)
+	defer cancel()
+	key := r.PostForm.Get("d")
+	_, err := c.cfg.Ops.ClearReset(ctx, key)
+	c.done(r, "clear reset", err, "Reset cleared; the phone is handed out again.")
+	back(w, r, key)
+}
+
+func (c *Console) resetNow(w http.ResponseWriter, r *req) {
+	ctx, cancel := c.ctx(r)
+	defer cancel()
+	key := r.PostForm.Get("d")
+	_, err := c.cfg.Ops.ResetNow(ctx, key)
+	c.done(r, "reset", err, "Reset started; the state shows how it ends.")
+	back(w, r, key)
+}
+
+func (c *Console) approve(w http.ResponseWriter, r *req) {
+	ctx, cancel := c.ctx(r)
+	defer cancel()
+	key := r.PostForm.Get("d")
+	code := strings.TrimSpace(r.PostForm.Get("code"))
+	var err error
+	if code == "" {
+		c.sessions.addFlash(r.id, flash{Text: "approve: type the request code the user gave", Err: true})
+	} else {
+		_, err = c.cfg.Ops.Approve(ctx, code, key)
+		c.done(r, "approve", err, "Approved; the request's channel holds the phone.")
+	}
+	back(w, r, key)
+}

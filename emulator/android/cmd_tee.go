@@ -1,0 +1,58 @@
+package android
+
+import (
+	"io"
+	"os"
+)
+
+// cmdTee is toybox tee (toys/posix/tee.c): each FILE opened read-write
+// (created, truncated unless -a; one that cannot be opened is reported
+// and skipped), then every read of stdin (at most 4096 bytes, toybuf) is
+// written to each file and then to stdout. The touch path relies on that
+// order: the stdout copy tells the host the node has the events.
+func cmdTee(c *cmdCtx) int {
+	a, st, ok := c.toyParse(toySpec{opts: "ia", max: -1})
+	if !ok {
+		return st
+	}
+	flag := os.O_RDWR | os.O_CREATE | os.O_TRUNC
+	if a.has('a') {
+		flag = os.O_RDWR | os.O_CREATE | os.O_APPEND
+	}
+	status := 0
+	var outs []io.WriteCloser
+	for _, name := range a.args {
+		if name == "-" {
+			continue
+		}
+		f, err := c.d.openShellFile(c.ctx, c.abs(name), flag)
+		if err != nil {
+			c.toyPerror(err, "%s", name)
+			status = 1
+			continue
+		}
+		outs = append(outs, f)
+	}
+	defer func() {
+		for _, f := range outs {
+			f.Close()
+		}
+	}()
+	buf := make([]byte, 4096)
+	for {
+		n, err := c.stdin.Read(buf)
+		if n > 0 {
+			for _, f := range outs {
+				if w, err := f.Write(buf[:n]); err != nil || w != n {
+					status = 1
+				}
+			}
+			if _, err := c.stdout.Write(buf[:n]); err != nil {
+				status = 1
+			}
+		}
+		if err != nil {
+			return status
+		}
+	}
+}
