@@ -363,8 +363,12 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	b.poll(t, "needs-reset shown live", `document.querySelector("#status .st-reset")?.textContent === "needs-reset"`)
 	cs.env.Devices[0].Android().FailNext(0)
-	b.do(t, "reset now", chromedp.WaitEnabled(chromedp.ID("reset-now")), chromedp.Click(chromedp.ID("reset-now")),
-		chromedp.WaitVisible(chromedp.CSS(`p[role="status"]`)))
+	// The click posts a form: RunResponse waits for the page it leads to,
+	// since the page before has a status line too.
+	b.do(t, "reset now", chromedp.WaitEnabled(chromedp.ID("reset-now")))
+	if _, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.ID("reset-now"))); err != nil {
+		t.Fatalf("reset now: %v", err)
+	}
 	b.poll(t, "reset done, shown live", `document.querySelector("#status .st-reset") === null`)
 	if r := cs.deviceRow(t, serials[0]); r.Reset != "" {
 		t.Errorf("after Reset now: reset %q", r.Reset)
