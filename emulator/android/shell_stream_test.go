@@ -14,9 +14,9 @@ import (
 // stream with none) reading from a pipe; the test writes lines and reads
 // stdout line by line.
 type shellSession struct {
-	in   *io.PipeWriter
-	out  *bufio.Reader
-	errs *strings.Builder
+	in     *io.PipeWriter
+	out    *bufio.Reader
+	errs   *strings.Builder
 	done   chan int
 	cancel context.CancelFunc
 }
@@ -29,7 +29,7 @@ func startSession(t *testing.T, d *Device) *shellSession {
 	ctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
 	go func() {
-		code := d.Run(ctx, "", inR, outW, &lockedBuilder{b: s.errs})
+		code := d.Run(ctx, "", inR, outW, s.errs)
 		outW.Close()
 		s.done <- code
 	}()
@@ -41,12 +41,6 @@ func startSession(t *testing.T, d *Device) *shellSession {
 	})
 	return s
 }
-
-// lockedBuilder is a strings.Builder written by one goroutine and read by
-// the test after the shell ended.
-type lockedBuilder struct{ b *strings.Builder }
-
-func (l *lockedBuilder) Write(p []byte) (int, error) { return l.b.Write(p) }
 
 func (s *shellSession) send(t *testing.T, line string) {
 	t.Helper()
