@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -122,8 +123,12 @@ func (c *Client) Close() error {
 		return nil
 	}
 	c.closed = true
+	devs := slices.Collect(maps.Values(c.devices))
 	c.mu.Unlock()
 	c.cancel()
+	for _, d := range devs {
+		d.closeSession()
+	}
 	c.wg.Wait()
 	c.tracker.closeWatchers()
 	return nil
@@ -227,11 +232,14 @@ func (c *Client) Device(key string) (*Device, error) {
 }
 
 // forget drops the cached handle state of a device that went away, so a
-// device plugged again starts with fresh properties.
+// device plugged again starts with fresh properties and a new shell
+// session.
 func (c *Client) forget(key string) {
 	c.mu.Lock()
-	if d := c.devices[key]; d != nil {
-		d.resetCache()
-	}
+	d := c.devices[key]
 	c.mu.Unlock()
+	if d != nil {
+		d.resetCache()
+		d.closeSession()
+	}
 }

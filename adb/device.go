@@ -19,6 +19,14 @@ type Device struct {
 
 	mu    sync.Mutex
 	props map[string]string // cached getprop output; nil until loaded
+
+	// sessBusy is held by the one command running on the shell session
+	// (session.go); smu guards sess, the open session or nil, and
+	// noSession, set once the device's shell failed the handshake.
+	sessBusy  sync.Mutex
+	smu       sync.Mutex
+	sess      *shellSession
+	noSession bool
 }
 
 // Key returns "endpoint/serial".

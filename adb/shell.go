@@ -76,7 +76,7 @@ func (d *Device) Shell(ctx context.Context, argv ...string) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	return d.shellScript(ctx, opRead, cmd)
+	return d.shortScript(ctx, cmd)
 }
 
 // shellScript runs a trusted command line (built from constants and
@@ -88,6 +88,18 @@ func (d *Device) shellScript(ctx context.Context, kind opKind, cmd string) (Resu
 // shellScriptFor is shellScript for a command that takes need on the device
 // (see limiter.acquireFor).
 func (d *Device) shellScriptFor(ctx context.Context, kind opKind, need time.Duration, cmd string) (Result, error) {
+	return d.limitedShell(ctx, kind, need, cmd, d.runShellV2)
+}
+
+// shortScript is shellScript (a read) for a short command: it runs on the
+// device's shell session when it can (shortShell).
+func (d *Device) shortScript(ctx context.Context, cmd string) (Result, error) {
+	return d.limitedShell(ctx, opRead, 0, cmd, d.shortShell)
+}
+
+// limitedShell runs cmd with run under the limiter and turns a non-zero
+// exit into an *ExitError.
+func (d *Device) limitedShell(ctx context.Context, kind opKind, need time.Duration, cmd string, run func(context.Context, string) (Result, error)) (Result, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultShellTimeout)
 	defer cancel()
 	release, err := d.lim.acquireFor(ctx, kind, need)
@@ -95,7 +107,7 @@ func (d *Device) shellScriptFor(ctx context.Context, kind opKind, need time.Dura
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
 	defer release()
-	res, err := d.runShellV2(ctx, cmd)
+	res, err := run(ctx, cmd)
 	if err != nil {
 		return res, err
 	}

@@ -1,0 +1,258 @@
+package adb
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/emulator"
+	"github.com/adb-connector/adb-connector/emulator/android"
+)
+
+// viaSession reports whether the phone's latest command line came through
+// the session (a line wrapping the command) rather than a stream of its
+// own (the bare command line).
+func viaSession(vd *emulator.Device) bool {
+	cmds := vd.Android().Commands()
+	return len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1].Line, "(")
+}
+
+// freshShell runs cmd on a stream of its own, with shellScript's exit
+// error, for comparison.
+func freshShell(ctx context.Context, d *Device, cmd string) (Result, error) {
+	return d.limitedShell(ctx, opRead, 0, cmd, d.runShellV2)
+}
+
+// TestSessionSameResult runs a table of commands on the session and on
+// streams of their own, through the real adb server and the virtual
+// phone: stdout, stderr and the exit status must be the same bytes.
+func TestSessionSameResult(t *testing.T) {
+	_, vd, d := opsEnv(t)
+	ctx := t.Context()
+	big := `i=0; while [ $i -lt 4000 ]; do echo "line $i of a large output that spans several shell packets"; i=$((i+1)); done`
+	for _, tc := range []struct{ name, cmd string }{
+		{"stdout", "echo hello"},
+		{"no trailing newline", "printf abc"},
+		{"empty", "true"},
+		{"failing", "cat /nonexistent/file"},
+		{"not found", "nosuchcommand --x"},
+		{"stderr only", "echo oops >&2"},
+		{"both and status", "echo out; echo err >&2; exit 3"},
+		{"exit in the command", "exit 200"},
+		{"cd and variables stay in the command", "cd /sdcard; x=1; pwd"},
+		{"fake marker", "echo " + markerPrefix + "00000000000000000000000000000000:0; printf '" + markerPrefix + "'"},
+		{"fake marker on stderr, no newline", "printf '" + markerPrefix + "' >&2"},
+		{"reads no stdin", "cat"},
+		{"large output", big},
+		{"getprop", "getprop ro.product.model"},
+		{"status script", "wm size; echo " + scriptSep + "; dumpsys battery"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			want, wantErr := freshShell(ctx, d, tc.cmd)
+			if viaSession(vd) {
+				t.Fatal("the fresh stream ran on the session")
+			}
+			got, err := d.shortScript(ctx, tc.cmd)
+			if !viaSession(vd) {
+				t.Fatal("the command did not run on the session")
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("session result differs (-fresh +session):\n%s", diff)
+			}
+			var we, ge *ExitError
+			if errors.As(wantErr, &we) != errors.As(err, &ge) || (we != nil && (we.Code != ge.Code || string(we.Stderr) != string(ge.Stderr))) {
+				t.Errorf("errors differ: fresh %v, session %v", wantErr, err)
+			}
+		})
+	}
+}
+
+// TestSessionReused checks that short commands share one session stream:
+// the phone logs one handshake, then each command as a line of it.
+func TestSessionReused(t *testing.T) {
+	_, vd, d := opsEnv(t)
+	vd.Android().ClearCommands()
+	for range 3 {
+		if _, err := d.Properties(t.Context(), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.Status(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	cmds := vd.Android().Commands()
+	if len(cmds) != 5 || !strings.HasPrefix(cmds[0].Line, "echo "+markerPrefix) {
+		t.Fatalf("commands %q, want the handshake and 4 session lines", lines(cmds))
+	}
+	for _, c := range cmds[1:] {
+		if !strings.HasPrefix(c.Line, "(") {
+			t.Errorf("%q did not run on the session", c.Line)
+		}
+	}
+}
+
+// TestSessionFallbacks checks the commands that take a stream of their own:
+// a busy session, a long deadline, a long command line.
+func TestSessionFallbacks(t *testing.T) {
+	_, vd, d := opsEnv(t)
+	ctx := t.Context()
+	if _, err := d.Shell(ctx, "true"); err != nil || !viaSession(vd) {
+		t.Fatalf("first command: %v, on the session %v", err, viaSession(vd))
+	}
+	t.Run("busy", func(t *testing.T) {
+		d.sessBusy.Lock()
+		_, err := d.Shell(ctx, "echo", "x")
+		d.sessBusy.Unlock()
+		if err != nil || viaSession(vd) {
+			t.Errorf("%v, on the session %v", err, viaSession(vd))
+		}
+	})
+	t.Run("long deadline", func(t *testing.T) {
+		lctx, cancel := context.WithTimeout(ctx, sessionMaxTimeout+time.Minute)
+		defer cancel()
+		if _, err := d.Shell(lctx, "true"); err != nil || viaSession(vd) {
+			t.Errorf("%v, on the session %v", err, viaSession(vd))
+		}
+	})
+	t.Run("long line", func(t *testing.T) {
+		if _, err := d.Shell(ctx, "echo", strings.Repeat("x", sessionMaxLine)); err != nil || viaSession(vd) {
+			t.Errorf("%v, on the session %v", err, viaSession(vd))
+		}
+	})
+	t.Run("session still used", func(t *testing.T) {
+		if _, err := d.Shell(ctx, "true"); err != nil || !viaSession(vd) {
+			t.Errorf("%v, on the session %v", err, viaSession(vd))
+		}
+	})
+}
+
+// TestSessionTimeout checks that a command cut by its deadline fails as
+// on a stream of its own (ErrTimeout) and does not poison the session:
+// the next command gets its own answer on a new one.
+func TestSessionTimeout(t *testing.T) {
+	_, vd, d := opsEnv(t)
+	ctx := t.Context()
+	for _, run := range []struct {
+		name string
+		fn   func(context.Context, string) (Result, error)
+	}{{"fresh", func(ctx context.Context, cmd string) (Result, error) { return freshShell(ctx, d, cmd) }}, {"session", d.shortScript}} {
+		t.Run(run.name, func(t *testing.T) {
+			if _, err := d.shortScript(ctx, "true"); err != nil {
+				t.Fatal(err)
+			}
+			old := d.sess
+			tctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+			defer cancel()
+			_, err := run.fn(tctx, "echo started; sleep 100")
+			if !errors.Is(err, ErrTimeout) || !errors.Is(err, context.DeadlineExceeded) {
+				t.Fatalf("err = %v, want ErrTimeout", err)
+			}
+			res, err := d.shortScript(ctx, "echo next")
+			if err != nil || string(res.Stdout) != "next\n" || !viaSession(vd) {
+				t.Fatalf("next command: %q %v (on the session %v)", res.Stdout, err, viaSession(vd))
+			}
+			if run.name == "session" && d.sess == old {
+				t.Error("the timed-out session was kept")
+			}
+		})
+	}
+	t.Run("canceled", func(t *testing.T) {
+		cctx, cancel := context.WithCancel(ctx)
+		go func() {
+			_, _ = vd.Android().WaitCommand(ctx, func(c android.Command) bool { return strings.Contains(c.Line, "sleep 100") })
+			cancel()
+		}()
+		if _, err := d.shortScript(cctx, "sleep 100"); !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v, want context.Canceled", err)
+		}
+	})
+}
+
+// TestSessionFaults checks a command failed by the phone (the shell that
+// runs it ends: the session's) and a device that dropped while the
+// session was idle.
+func TestSessionFaults(t *testing.T) {
+	env, vd, d := opsEnv(t)
+	ctx := t.Context()
+	if _, err := d.Shell(ctx, "true"); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("command fails", func(t *testing.T) {
+		vd.FailNext(1)
+		fres, ferr := d.Shell(ctx, "true")
+		var ee *ExitError
+		if !errors.As(ferr, &ee) || ee.Code != 1 || !strings.Contains(string(fres.Stderr), "injected failure") {
+			t.Fatalf("Shell = %+v, %v; want the injected failure", fres, ferr)
+		}
+		if res, err := d.Shell(ctx, "echo", "ok"); err != nil || string(res.Stdout) != "ok\n" {
+			t.Fatalf("after the failure: %q %v", res.Stdout, err)
+		}
+	})
+	t.Run("shell dies", func(t *testing.T) {
+		vd.Android().FailNextWithStatus(1, 255)
+		_, err := d.Shell(ctx, "true")
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != 255 {
+			t.Fatalf("err = %v, want status 255", err)
+		}
+	})
+	t.Run("drop while idle", func(t *testing.T) {
+		if _, err := d.Shell(ctx, "true"); err != nil {
+			t.Fatal(err)
+		}
+		vd.DropLink()
+		env.WaitState(vd, "device")
+		res, err := d.Shell(ctx, "echo", "back")
+		if err != nil || string(res.Stdout) != "back\n" || !viaSession(vd) {
+			t.Fatalf("after the drop: %q %v (on the session %v)", res.Stdout, err, viaSession(vd))
+		}
+	})
+	t.Run("gone", func(t *testing.T) {
+		if _, err := d.Shell(ctx, "true"); err != nil {
+			t.Fatal(err)
+		}
+		if err := vd.Vanish(time.Hour); err != nil {
+			t.Fatal(err)
+		}
+		_, serr := d.Shell(ctx, "true")
+		_, ferr := freshShell(ctx, d, "true")
+		if serr == nil || !errors.Is(serr, ErrDeviceNotFound) && !errors.Is(serr, ErrDeviceOffline) {
+			t.Fatalf("session err = %v, fresh err = %v", serr, ferr)
+		}
+	})
+}
+
+// TestSessionClosedWithClient checks that Client.Close closes the sessions
+// it opened.
+func TestSessionClosedWithClient(t *testing.T) {
+	_, _, d := opsEnv(t)
+	if _, err := d.Shell(t.Context(), "true"); err != nil {
+		t.Fatal(err)
+	}
+	s := d.sess
+	if s == nil {
+		t.Fatal("no session open")
+	}
+	d.c.Close()
+	if d.sess != nil {
+		t.Error("session kept after Close")
+	}
+	if _, err := s.hc.nc.Write([]byte{0}); err == nil {
+		t.Error("session connection still open after Close")
+	}
+	if _, err := d.Shell(t.Context(), "true"); !errors.Is(err, ErrClosed) {
+		t.Errorf("after Close: %v, want ErrClosed", err)
+	}
+}
+
+func lines(cmds []android.Command) []string {
+	out := make([]string, len(cmds))
+	for i, c := range cmds {
+		out[i] = c.Line
+	}
+	return out
+}
