@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"strconv"
 	"time"
 )
@@ -134,6 +135,8 @@ func (d *Device) openSession(ctx context.Context) (*shellSession, error) {
 	stop := context.AfterFunc(ctx, cancel)
 	hc, err := openService(sctx, d.endpoint, d.serial, "shell,v2,raw:", d.c.cfg.DialTimeout)
 	if err == nil {
+		// The shell has not been written to: nothing of it is buffered.
+		hc.br.Reset(quickAckReader{hc.nc})
 		err = handshake(hc)
 	}
 	if !stop() || err != nil {
@@ -147,6 +150,14 @@ func (d *Device) openSession(ctx context.Context) (*shellSession, error) {
 		return nil, err
 	}
 	return &shellSession{hc: hc, cancel: cancel}, nil
+}
+
+// quickAckReader reads conn with quickAck re-armed before every read.
+type quickAckReader struct{ conn net.Conn }
+
+func (r quickAckReader) Read(p []byte) (int, error) {
+	quickAck(r.conn)
+	return r.conn.Read(p)
 }
 
 // errNoSession: the device's shell without a command did not answer as a

@@ -70,12 +70,15 @@ func QuoteArgs(argv ...string) (string, error) {
 // Result together with a *ExitError. Default timeout: DefaultShellTimeout.
 // When ctx ends the stream is closed at once (ErrTimeout on deadline); a
 // device dropping mid-command yields ErrDeviceOffline, never partial output
-// with a nil error. Safe for concurrent use (counted as a read).
+// with a nil error. Safe for concurrent use (counted as a read, and as an
+// action by ActionSeq: the command may change what the phone shows).
 func (d *Device) Shell(ctx context.Context, argv ...string) (Result, error) {
 	cmd, err := QuoteArgs(argv...)
 	if err != nil {
 		return Result{}, err
 	}
+	// Any command may act on the phone.
+	d.actions.Add(1)
 	return d.shortScript(ctx, cmd)
 }
 
@@ -88,6 +91,9 @@ func (d *Device) shellScript(ctx context.Context, kind opKind, cmd string) (Resu
 // shellScriptFor is shellScript for a command that takes need on the device
 // (see limiter.acquireFor).
 func (d *Device) shellScriptFor(ctx context.Context, kind opKind, need time.Duration, cmd string) (Result, error) {
+	if kind == opInput {
+		d.actions.Add(1)
+	}
 	return d.limitedShell(ctx, kind, need, cmd, d.runShellV2)
 }
 

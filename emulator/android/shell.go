@@ -164,6 +164,17 @@ func (s syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
+// Flush passes on to the writer's Flush, if it has one (adbd's output
+// coalescing).
+func (s syncWriter) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
 func (d *Device) shellEnv() expand.Environ {
 	return expand.ListEnviron(
 		"PATH=/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",

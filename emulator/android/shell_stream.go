@@ -72,11 +72,22 @@ func (d *Device) streamShell(ctx context.Context, sess *session, src io.Reader, 
 		if stop {
 			return status
 		}
+		// The shell goes back to reading its input: what it printed is in
+		// the pipe, and the reader of the pipe has it (adbd sends it now).
+		flush(stdout)
+		flush(stderr)
 	}
 	if ctx.Err() != nil {
 		return exitCanceled
 	}
 	return status
+}
+
+// flush sends w's held output, if w holds any (syncWriter.Flush).
+func flush(w io.Writer) {
+	if f, ok := w.(interface{ Flush() error }); ok {
+		_ = f.Flush()
+	}
 }
 
 // lineTee keeps what the parser read from r, so that each line's commands
