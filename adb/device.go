@@ -23,7 +23,7 @@ type Device struct {
 
 	// sessBusy is held by the one command running on the shell session
 	// (session.go); smu guards sess, the open session or nil, and
-	// noSession, set once the device's shell failed the handshake.
+	// noSession, set once a new session's first command timed out.
 	actions atomic.Uint64 // ActionSeq
 
 	sessBusy  sync.Mutex

@@ -52,6 +52,7 @@ const markerPrefix = "__adbc_end_"
 type shellSession struct {
 	hc     *hostConn
 	cancel context.CancelFunc // ends hc's lifetime (and so closes it)
+	used   bool               // a command ended on it
 }
 
 func (s *shellSession) close() {
@@ -107,11 +108,6 @@ func (d *Device) sessionShell(ctx context.Context, cmd string) (res Result, err 
 			// The stream of its own gives today's error for the same cause
 			// (offline, unauthorized, closed), or works where a session
 			// does not.
-			if errors.Is(err, errNoSession) {
-				d.smu.Lock()
-				d.noSession = true
-				d.smu.Unlock()
-			}
 			return Result{}, nil, false
 		}
 		d.smu.Lock()
@@ -121,7 +117,19 @@ func (d *Device) sessionShell(ctx context.Context, cmd string) (res Result, err 
 	res, err, keep := d.sessionRun(ctx, s, cmd)
 	if !keep {
 		d.dropSession(s)
+		if !s.used && errors.Is(err, ErrTimeout) {
+			// A new session's first command that never ended may be a
+			// shell that does not run what it reads (every Android shell
+			// does; a device that does not would time out each short
+			// command): until the device goes away and comes back, short
+			// commands take streams of their own.
+			d.smu.Lock()
+			d.noSession = true
+			d.smu.Unlock()
+			d.c.log.Info("shell session gave no answer; using a stream per command on this device", "device", d.key)
+		}
 	}
+	s.used = true
 	return res, err, true
 }
 
@@ -137,7 +145,6 @@ func (d *Device) openSession(ctx context.Context) (*shellSession, error) {
 	if err == nil {
 		// The shell has not been written to: nothing of it is buffered.
 		hc.br.Reset(quickAckReader{hc.nc})
-		err = handshake(hc)
 	}
 	if !stop() || err != nil {
 		cancel()
@@ -158,27 +165,6 @@ type quickAckReader struct{ conn net.Conn }
 func (r quickAckReader) Read(p []byte) (int, error) {
 	quickAck(r.conn)
 	return r.conn.Read(p)
-}
-
-// errNoSession: the device's shell without a command did not answer as a
-// shell reading its stdin (the session is then not used on that device).
-var errNoSession = errors.New("adb: no shell session on this device")
-
-// handshake checks that the new session is a shell running what it reads:
-// one echo must come back, alone.
-func handshake(hc *hostConn) error {
-	mark := newMarker()
-	if err := writeStdin(hc, "echo "+mark+"\n"); err != nil {
-		return err
-	}
-	id, payload, err := readShellPacket(hc.br)
-	if err != nil {
-		return err
-	}
-	if id != shellStdout || string(payload) != mark+"\n" {
-		return errNoSession
-	}
-	return nil
 }
 
 // newMarker returns a fresh random marker.

@@ -72,7 +72,7 @@ func TestSessionSameResult(t *testing.T) {
 }
 
 // TestSessionReused checks that short commands share one session stream:
-// the phone logs one handshake, then each command as a line of it.
+// the phone logs each command as a line of it.
 func TestSessionReused(t *testing.T) {
 	_, vd, d := opsEnv(t)
 	vd.Android().ClearCommands()
@@ -85,10 +85,10 @@ func TestSessionReused(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmds := vd.Android().Commands()
-	if len(cmds) != 5 || !strings.HasPrefix(cmds[0].Line, "echo "+markerPrefix) {
-		t.Fatalf("commands %q, want the handshake and 4 session lines", lines(cmds))
+	if len(cmds) != 4 {
+		t.Fatalf("commands %q, want 4 session lines", lines(cmds))
 	}
-	for _, c := range cmds[1:] {
+	for _, c := range cmds {
 		if !strings.HasPrefix(c.Line, "(") {
 			t.Errorf("%q did not run on the session", c.Line)
 		}
@@ -192,6 +192,15 @@ func TestSessionFaults(t *testing.T) {
 			t.Fatalf("after the failure: %q %v", res.Stdout, err)
 		}
 	})
+	t.Run("first command of a new session fails", func(t *testing.T) {
+		d.closeSession()
+		vd.FailNext(1)
+		_, err := d.Shell(ctx, "true")
+		var ee *ExitError
+		if !errors.As(err, &ee) || ee.Code != 1 || !strings.Contains(string(ee.Stderr), "injected failure") {
+			t.Fatalf("err = %v, want the injected failure", err)
+		}
+	})
 	t.Run("shell dies", func(t *testing.T) {
 		vd.Android().FailNextWithStatus(1, 255)
 		_, err := d.Shell(ctx, "true")
@@ -204,7 +213,16 @@ func TestSessionFaults(t *testing.T) {
 		if _, err := d.Shell(ctx, "true"); err != nil {
 			t.Fatal(err)
 		}
+		s := d.sess
 		vd.DropLink()
+		// The adb server ends the streams of the transport it lost: the
+		// idle session has its end waiting.
+		for deadline := time.Now().Add(10 * time.Second); !readable(s.hc.nc); {
+			if time.Now().After(deadline) {
+				t.Fatal("the session stream did not end with the link")
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
 		env.WaitState(vd, "device")
 		res, err := d.Shell(ctx, "echo", "back")
 		if err != nil || string(res.Stdout) != "back\n" || !viaSession(vd) {
@@ -255,4 +273,25 @@ func lines(cmds []android.Command) []string {
 		out[i] = c.Line
 	}
 	return out
+}
+
+// TestSessionDeafShell checks a device whose shell without a command does
+// not run what it reads: the first short command times out (as it would
+// on a stream), and later ones take streams of their own.
+func TestSessionDeafShell(t *testing.T) {
+	_, td, d := shellEnv(t)
+	td.backend.mu.Lock()
+	td.backend.deafShell = true
+	td.backend.mu.Unlock()
+	tctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := d.Shell(tctx, "true"); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("first command: %v, want ErrTimeout", err)
+	}
+	if _, err := d.Shell(t.Context(), "true"); err != nil {
+		t.Fatalf("next command: %v", err)
+	}
+	if !d.noSession || d.sess != nil {
+		t.Errorf("noSession %v, session %v", d.noSession, d.sess)
+	}
 }
