@@ -285,8 +285,9 @@ func stdoutEnd(b []byte, mark string) (int, bool) {
 	if !ok || len(rest) < 2 || rest[0] != ':' {
 		return 0, false
 	}
+	// The shell prints $? in plain decimal: anything else is not the line.
 	n, err := strconv.Atoi(rest[1:])
-	if err != nil || n < 0 || n > 255 || rest[1] == '+' {
+	if err != nil || n < 0 || n > 255 || strconv.Itoa(n) != rest[1:] {
 		return 0, false
 	}
 	return n, true

@@ -3,6 +3,7 @@ package adb
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -294,4 +295,31 @@ func TestSessionDeafShell(t *testing.T) {
 	if !d.noSession || d.sess != nil {
 		t.Errorf("noSession %v, session %v", d.noSession, d.sess)
 	}
+}
+
+// FuzzSessionTrailer: whatever a session's stdout and stderr hold, the
+// marker lines are recognized only when they end the output, and cutting
+// them leaves exactly what came before.
+func FuzzSessionTrailer(f *testing.F) {
+	mark := markerPrefix + "0123456789abcdef0123456789abcdef"
+	for _, s := range []string{"", "abc", "abc\n", mark + ":0\n", "out" + mark + ":127\n", mark + ":256\n", mark + ":+1\n",
+		mark + ":\n", mark + "\n", "x" + mark + ":1\n" + mark + ":2\n", markerPrefix + "ffff:0\n", mark[:10]} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if code, ok := stdoutEnd(b, mark); ok {
+			body := cutMarker(b, mark)
+			if code < 0 || code > 255 || string(body)+mark+":"+strconv.Itoa(code)+"\n" != string(b) {
+				t.Fatalf("stdoutEnd(%q) = %d; body %q", b, code, body)
+			}
+		}
+		if rest, ok := trailer(b, mark); ok && rest == "" {
+			if body := cutMarker(b, mark); string(body)+mark+"\n" != string(b) {
+				t.Fatalf("stderr %q cut to %q", b, body)
+			}
+		}
+		if _, ok := trailer(b, mark); !ok && len(b) > 0 && string(cutMarker(b, mark)) != string(b) {
+			t.Fatalf("%q cut without a marker line", b)
+		}
+	})
 }

@@ -188,6 +188,9 @@ func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, 
 	var mu sync.Mutex
 	stdout, stderr = syncWriter{&mu, stdout}, syncWriter{&mu, stderr}
 	if isBlank(line) {
+		if stdin == nil {
+			stdin = strings.NewReader("")
+		}
 		return d.runSession(ctx, stdin, stdout, stderr)
 	}
 	entry := Command{Time: d.now(), Line: line}

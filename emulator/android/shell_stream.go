@@ -40,16 +40,26 @@ func (d *Device) streamShell(ctx context.Context, sess *session, src io.Reader, 
 	}
 	tee := &lineTee{r: src}
 	p := syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn))
-	status := 0
+	status, stopped := 0, false
+	stop := func(st int) {
+		// The parser's iterator must run to its end (it may yield again
+		// after a false from its body on some syntax errors): the input
+		// ends here instead, so it ends at once.
+		status, stopped = st, true
+		tee.eof = true
+	}
 	for stmts, err := range p.InteractiveSeq(tee) {
-		if ctx.Err() != nil {
-			return exitCanceled
-		}
-		if err != nil {
+		switch {
+		case stopped:
+			continue
+		case ctx.Err() != nil:
+			stop(exitCanceled)
+			continue
+		case err != nil:
 			fmt.Fprintf(stderr, "%s: syntax error: %s\n", shellName, syntaxMsg(err))
-			return 1
-		}
-		if p.Incomplete() || len(stmts) == 0 {
+			stop(1)
+			continue
+		case p.Incomplete() || len(stmts) == 0:
 			continue // a command spanning lines, or a blank line
 		}
 		text := tee.take(stmts[0].Pos().Offset(), stmts[len(stmts)-1].End().Offset())
@@ -67,17 +77,18 @@ func (d *Device) streamShell(ctx context.Context, sess *session, src io.Reader, 
 			}
 			return code, false
 		}
-		var stop bool
-		status, stop = each(text, run)
-		if stop {
-			return status
+		st, end := each(text, run)
+		if end {
+			stop(st)
+			continue
 		}
+		status = st
 		// The shell goes back to reading its input: what it printed is in
 		// the pipe, and the reader of the pipe has it (adbd sends it now).
 		flush(stdout)
 		flush(stderr)
 	}
-	if ctx.Err() != nil {
+	if !stopped && ctx.Err() != nil {
 		return exitCanceled
 	}
 	return status
@@ -96,9 +107,13 @@ type lineTee struct {
 	r    io.Reader
 	buf  []byte
 	base uint // stream offset of buf[0]
+	eof  bool // the shell stopped reading: the input ends here
 }
 
 func (t *lineTee) Read(p []byte) (int, error) {
+	if t.eof {
+		return 0, io.EOF
+	}
 	n, err := t.r.Read(p)
 	t.buf = append(t.buf, p[:n]...)
 	return n, err
