@@ -323,3 +323,24 @@ func FuzzSessionTrailer(f *testing.F) {
 		}
 	})
 }
+
+// TestSessionClosedWhenDeviceGoes checks that a device tracking reports
+// gone (forget) loses its session, so a device that comes back starts a
+// new one.
+func TestSessionClosedWhenDeviceGoes(t *testing.T) {
+	_, _, d := opsEnv(t)
+	if _, err := d.Shell(t.Context(), "true"); err != nil {
+		t.Fatal(err)
+	}
+	s := d.sess
+	d.c.forget(d.Key())
+	if d.sess != nil {
+		t.Fatal("session kept for a device that went away")
+	}
+	if _, err := s.hc.nc.Write([]byte{0}); err == nil {
+		t.Error("session connection still open")
+	}
+	if _, err := d.Shell(t.Context(), "true"); err != nil || d.sess == nil || d.sess == s {
+		t.Errorf("next command: %v, new session %v", err, d.sess != nil && d.sess != s)
+	}
+}

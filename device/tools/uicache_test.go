@@ -3,8 +3,10 @@ package tools
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/emulator"
 )
 
@@ -175,4 +177,45 @@ func TestUICacheRule(t *testing.T) {
 	if forRef(s, sel) != s || forRef(s, &compiled{Selector: Selector{Ref: "e1", ScreenID: "s2"}}) != nil || forRef(s, &compiled{Selector: Selector{Text: "x"}}) != nil || forRef(nil, sel) != nil {
 		t.Error("forRef does not match by the ref's screen only")
 	}
+}
+
+// BenchmarkObserveThenTap is an agent's usual step on the pixel-usb
+// profile (a flagship's uiautomator: its Java start and its idle wait):
+// observe, then tap the Settings icon by its ref (the cached tree) or by
+// its text (a new dump), alternating in each iteration. The ratio is
+// reported as by_ref/by_text.
+func BenchmarkObserveThenTap(b *testing.B) {
+	e := newToolsEnvOpts(b, adbtest.Options{Devices: 1, Profile: "pixel-usb"}, adb.Limits{}, func(c *Config) { c.RatePerMinute = 1 << 20 })
+	ch := devChannel(0)
+	i := 0
+	call := func(tool, args string, v any) {
+		i++
+		mustOK(b, e.call(b, b.Context(), ch, tool, args, fmt.Sprint("b", i), nil), v)
+	}
+	settingsRef := func() string {
+		call("android_press_key", `{"key":"home"}`, nil)
+		var obs ObserveResult
+		call("android_observe", `{"max_side":200}`, &obs)
+		for _, el := range obs.Elements {
+			if el.Text == "Settings" || el.ContentDesc == "Settings" {
+				return fmt.Sprintf(`{"ref":%q,"screen_id":%q}`, el.Ref, obs.ScreenID)
+			}
+		}
+		b.Fatal("no Settings icon")
+		return ""
+	}
+	var byRef, byText time.Duration
+	for b.Loop() {
+		start := time.Now()
+		call("android_tap", settingsRef(), nil)
+		byRef += time.Since(start)
+		start = time.Now()
+		settingsRef()
+		call("android_tap", `{"text":"Settings"}`, nil)
+		byText += time.Since(start)
+	}
+	n := float64(b.N)
+	b.ReportMetric(float64(byRef.Nanoseconds())/n, "ns/by_ref")
+	b.ReportMetric(float64(byText.Nanoseconds())/n, "ns/by_text")
+	b.ReportMetric(float64(byRef)/float64(byText), "by_ref/by_text")
 }
