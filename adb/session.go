@@ -69,7 +69,7 @@ func (s *shellSession) idle() bool {
 }
 
 // shortShell runs a trusted command line on the device's session when it
-// may (shortShell's rules above), else on a stream of its own; the result
+// may (see the top of this file), else on a stream of its own; the result
 // and errors are those of runShellV2 either way. The caller holds the
 // limiter.
 func (d *Device) shortShell(ctx context.Context, cmd string) (Result, error) {

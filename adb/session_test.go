@@ -344,3 +344,23 @@ func TestSessionClosedWhenDeviceGoes(t *testing.T) {
 		t.Errorf("next command: %v, new session %v", err, d.sess != nil && d.sess != s)
 	}
 }
+
+// TestSessionHangingCommand checks a command that never ends on the
+// session: ErrTimeout, as on a stream of its own, and the next command
+// answers on a new session.
+func TestSessionHangingCommand(t *testing.T) {
+	_, vd, d := opsEnv(t)
+	if _, err := d.Battery(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	vd.Android().HangCommands("dumpsys")
+	tctx, cancel := context.WithTimeout(t.Context(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := d.Battery(tctx); !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	vd.Android().HangCommands()
+	if _, err := d.Battery(t.Context()); err != nil || !viaSession(vd) {
+		t.Fatalf("next: %v (on the session %v)", err, viaSession(vd))
+	}
+}

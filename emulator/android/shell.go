@@ -379,6 +379,15 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 		fmt.Fprintf(hc.Stderr, "%s: %s: inaccessible or not found\n", shellName, args[0])
 		return interp.ExitStatus(exitNotFound)
 	}
+	// A hanging command hangs wherever it runs, not only first on a line
+	// (a shell session's lines wrap it).
+	d.mu.Lock()
+	hang := d.hangs(strings.Join(append([]string{name}, args[1:]...), " "))
+	d.mu.Unlock()
+	if hang {
+		<-ctx.Done()
+		return exitErr(exitCanceled)
+	}
 	c := &cmdCtx{ctx: ctx, d: d, sess: sess, args: args, dir: hc.Dir, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr}
 	if c.stdin == nil {
 		c.stdin = strings.NewReader("")
