@@ -63,3 +63,17 @@ func TestShellSessionThroughADB(t *testing.T) {
 		t.Errorf("command log %q, want %q", lines, want)
 	}
 }
+
+// TestPtyShellRefused: an interactive shell on a terminal (`adb shell
+// -tt` without a command) is not modelled: a clear message and status 1.
+func TestPtyShellRefused(t *testing.T) {
+	env := adbtest.Start(t, adbtest.Options{})
+	d := env.Devices[0]
+	out, _, code := adbRun(t, env, d, "shell", "-tt")
+	if code != 1 || !strings.Contains(out, "not supported") {
+		t.Errorf("adb shell -tt: status %d, output %q", code, out)
+	}
+	if n := len(d.Android().Commands()); n != 0 {
+		t.Errorf("%d commands ran", n)
+	}
+}
