@@ -114,3 +114,47 @@ func BenchmarkTapEventsVsInput(b *testing.B) {
 	b.ReportMetric(float64(tEv)/float64(tIn), "events/input")
 	b.ReportMetric(float64(tEv)/float64(tCLI), "events/cli")
 }
+
+// BenchmarkSession compares short commands on the device's shell session
+// with the same commands on streams of their own (the session held busy,
+// so every command takes the fallback), on the pixel-usb profile: a
+// flagship on a USB 2 cable, whose link charges every OPEN, WRTE, OKAY and
+// CLSE. `go test -run XXX -bench Session ./adb/`; the ratio is fresh
+// ns/op over session ns/op.
+func BenchmarkSession(b *testing.B) {
+	env := adbtest.Start(b, adbtest.Options{Devices: 1, Profile: "pixel-usb"})
+	c, err := New(context.Background(), Config{NoTracking: true, Endpoints: []string{env.ServerAddr}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close() })
+	d, _ := c.Device(DeviceKey(env.ServerAddr, env.Devices[0].Serial()))
+	ctx := context.Background()
+	ops := []struct {
+		name string
+		run  func() error
+	}{
+		{"Shell_true", func() error { _, err := d.Shell(ctx, "true"); return err }},
+		{"Properties", func() error { _, err := d.Properties(ctx, true); return err }},
+		{"Battery", func() error { _, err := d.Battery(ctx); return err }},
+		{"Status", func() error { _, err := d.Status(ctx); return err }},
+	}
+	for _, op := range ops {
+		b.Run(op.name+"/session", func(b *testing.B) {
+			for b.Loop() {
+				if err := op.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(op.name+"/fresh", func(b *testing.B) {
+			d.sessBusy.Lock()
+			defer d.sessBusy.Unlock()
+			for b.Loop() {
+				if err := op.run(); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -133,6 +133,7 @@ func (c *Client) Close() error {
 	c.cancel()
 	for _, d := range devs {
 		d.closeTouch()
+		d.closeSession()
 	}
 	c.wg.Wait()
 	c.tracker.closeWatchers()
@@ -237,7 +238,8 @@ func (c *Client) Device(key string) (*Device, error) {
 }
 
 // forget drops the cached handle state of a device that went away, so a
-// device plugged again starts with fresh properties.
+// device plugged again starts with fresh properties and a new shell
+// session.
 func (c *Client) forget(key string) {
 	c.mu.Lock()
 	d := c.devices[key]
@@ -245,5 +247,6 @@ func (c *Client) forget(key string) {
 	if d != nil {
 		d.resetCache()
 		d.resetTouch()
+		d.closeSession()
 	}
 }

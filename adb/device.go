@@ -3,6 +3,7 @@ package adb
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -27,6 +28,16 @@ type Device struct {
 
 	capMu sync.Mutex
 	cap   captureState // how screenshots are taken (capture.go)
+
+	// sessBusy is held by the one command running on the shell session
+	// (session.go); smu guards sess, the open session or nil, and
+	// noSession, set once a new session's first command timed out.
+	actions atomic.Uint64 // ActionSeq
+
+	sessBusy  sync.Mutex
+	smu       sync.Mutex
+	sess      *shellSession
+	noSession bool
 }
 
 // Key returns "endpoint/serial".
@@ -37,6 +48,15 @@ func (d *Device) Serial() string { return d.serial }
 
 // Endpoint returns the adb server address.
 func (d *Device) Endpoint() string { return d.endpoint }
+
+// ActionSeq counts the operations started on this handle that may change
+// what the phone shows: inputs (tap, swipe, text, keys), app start and
+// stop, resets, and every Shell command; a UI dump or any other read does
+// not count. Each is counted before it runs, so a caller that read the
+// phone's screen while ActionSeq stayed the same read it with no action of
+// this handle in between (the phone may still change on its own). Safe for
+// concurrent use.
+func (d *Device) ActionSeq() uint64 { return d.actions.Load() }
 
 // Info returns the device's current listing. Default timeout 5 s.
 func (d *Device) Info(ctx context.Context) (DeviceInfo, error) {

@@ -53,7 +53,13 @@
 // Limits.MaxReads, and callers beyond Limits.MaxQueue waiting get ErrBusy.
 // Each command is one connection to the adb server (the host protocol does
 // not reuse a transport connection after its service ends); the cost is
-// about 1-2 ms against the adb CLI's 25-30 ms (bench_test.go).
+// about 1-2 ms against the adb CLI's 25-30 ms (bench_test.go). Short reads
+// (properties, the status queries, Shell with a deadline of at most 30 s)
+// go instead to one shell session kept open per device, a command at a
+// time, with output and exit status kept exact by random markers
+// (session.go); a busy session, a longer command, a session that fails or
+// a device that went away fall back to a stream of the command's own.
+// Client.Close and a device leaving close the sessions.
 //
 // # Touch
 //

@@ -1,12 +1,14 @@
 package adb
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"io/fs"
 	"path"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -22,6 +24,8 @@ type fakeBackend struct {
 	mu      sync.Mutex
 	handler func(ctx context.Context, cmdline string, stdout, stderr io.Writer) int
 	files   map[string]fakeFile
+	// deafShell: a shell without a command ignores its input.
+	deafShell bool
 }
 
 type fakeFile struct {
@@ -48,6 +52,16 @@ func (b *fakeBackend) Identity() adbd.Identity {
 }
 
 func (b *fakeBackend) Run(ctx context.Context, cmdline string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if cmdline == "" {
+		b.mu.Lock()
+		deaf := b.deafShell
+		b.mu.Unlock()
+		if deaf {
+			<-ctx.Done() // a shell that never runs what it reads
+			return exitCanceledFake
+		}
+		return b.session(ctx, stdin, stdout, stderr)
+	}
 	b.mu.Lock()
 	h := b.handler
 	b.mu.Unlock()
@@ -60,6 +74,42 @@ func (b *fakeBackend) Run(ctx context.Context, cmdline string, stdin io.Reader, 
 	}
 	return h(ctx, cmdline, stdout, stderr)
 }
+
+// session is the shell a raw stream without a command starts: it reads the
+// lines Device.sessionRun writes, runs each command with Run and prints
+// the markers, as the device's shell would.
+func (b *fakeBackend) session(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) int {
+	br := bufio.NewReader(stdin)
+	var cmd strings.Builder
+	for {
+		line, err := br.ReadString('\n')
+		if err != nil {
+			return 0
+		}
+		rest, ok := strings.CutPrefix(line, ") </dev/null; echo ")
+		if !ok {
+			cmd.WriteString(line)
+			continue
+		}
+		mark, _, _ := strings.Cut(rest, ":")
+		code := b.Run(ctx, strings.TrimSuffix(strings.TrimPrefix(cmd.String(), "("), "\n"), strings.NewReader(""), stdout, stderr)
+		cmd.Reset()
+		if ctx.Err() != nil {
+			return exitCanceledFake
+		}
+		fmt.Fprintf(stdout, "%s:%d\n", mark, code)
+		fmt.Fprintf(stderr, "%s\n", mark)
+		if f, ok := stdout.(interface{ Flush() error }); ok {
+			f.Flush()
+		}
+		if f, ok := stderr.(interface{ Flush() error }); ok {
+			f.Flush()
+		}
+	}
+}
+
+// exitCanceledFake is what the fake shell ends with when its stream closes.
+const exitCanceledFake = 130
 
 func (b *fakeBackend) Files() adbd.FileSystem { return (*fakeFS)(b) }
 

@@ -25,7 +25,7 @@ func (d *Device) runParts(ctx context.Context, cmds ...string) ([]string, error)
 	ctx, cancel := withDefaultTimeout(ctx, DefaultQueryTimeout)
 	defer cancel()
 	script := strings.Join(cmds, "; echo "+scriptSep+"; ")
-	res, err := d.shellScript(ctx, opRead, script)
+	res, err := d.shortScript(ctx, script)
 	if err != nil && !isExit(err) {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func (d *Device) Properties(ctx context.Context, refresh bool) (map[string]strin
 	}
 	ctx, cancel := withDefaultTimeout(ctx, DefaultQueryTimeout)
 	defer cancel()
-	res, err := d.shellScript(ctx, opRead, "getprop")
+	res, err := d.shortScript(ctx, "getprop")
 	if err != nil {
 		return nil, fmt.Errorf("getprop: %w", err)
 	}

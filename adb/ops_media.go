@@ -120,7 +120,9 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	// ";" not "&&": uiautomator can be killed after it wrote the file
 	// (it then exits non-zero), and that dump is still whole.
 	script := fmt.Sprintf("uiautomator dump %s; cat %s; rm -f %s", f, f, f)
-	res, err := d.shellScript(ctx, opInput, script)
+	// Serialized with the inputs (uiautomator holds the UiAutomation
+	// connection), but no action: ActionSeq does not count it.
+	res, err := d.limitedShell(ctx, opInput, 0, script, d.runShellV2)
 	if err != nil && !isExit(err) {
 		return nil, fmt.Errorf("ui dump: %w", err)
 	}

@@ -70,13 +70,16 @@ func QuoteArgs(argv ...string) (string, error) {
 // Result together with a *ExitError. Default timeout: DefaultShellTimeout.
 // When ctx ends the stream is closed at once (ErrTimeout on deadline); a
 // device dropping mid-command yields ErrDeviceOffline, never partial output
-// with a nil error. Safe for concurrent use (counted as a read).
+// with a nil error. Safe for concurrent use (counted as a read, and as an
+// action by ActionSeq: the command may change what the phone shows).
 func (d *Device) Shell(ctx context.Context, argv ...string) (Result, error) {
 	cmd, err := QuoteArgs(argv...)
 	if err != nil {
 		return Result{}, err
 	}
-	return d.shellScript(ctx, opRead, cmd)
+	// Any command may act on the phone.
+	d.actions.Add(1)
+	return d.shortScript(ctx, cmd)
 }
 
 // shellScript runs a trusted command line (built from constants and
@@ -88,6 +91,21 @@ func (d *Device) shellScript(ctx context.Context, kind opKind, cmd string) (Resu
 // shellScriptFor is shellScript for a command that takes need on the device
 // (see limiter.acquireFor).
 func (d *Device) shellScriptFor(ctx context.Context, kind opKind, need time.Duration, cmd string) (Result, error) {
+	if kind == opInput {
+		d.actions.Add(1)
+	}
+	return d.limitedShell(ctx, kind, need, cmd, d.runShellV2)
+}
+
+// shortScript is shellScript (a read) for a short command: it runs on the
+// device's shell session when it can (shortShell).
+func (d *Device) shortScript(ctx context.Context, cmd string) (Result, error) {
+	return d.limitedShell(ctx, opRead, 0, cmd, d.shortShell)
+}
+
+// limitedShell runs cmd with run under the limiter and turns a non-zero
+// exit into an *ExitError.
+func (d *Device) limitedShell(ctx context.Context, kind opKind, need time.Duration, cmd string, run func(context.Context, string) (Result, error)) (Result, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultShellTimeout)
 	defer cancel()
 	release, err := d.lim.acquireFor(ctx, kind, need)
@@ -95,13 +113,17 @@ func (d *Device) shellScriptFor(ctx context.Context, kind opKind, need time.Dura
 		return Result{}, fmt.Errorf("shell: %w", err)
 	}
 	defer release()
-	return d.runChecked(ctx, cmd)
+	return checkExit(run(ctx, cmd))
 }
 
-// runChecked runs cmd (its caller holds a limiter slot); a non-zero exit
-// is an *ExitError beside the Result.
+// runChecked runs cmd on a stream of its own; its caller holds a limiter
+// slot. A non-zero exit is an *ExitError beside the Result.
 func (d *Device) runChecked(ctx context.Context, cmd string) (Result, error) {
-	res, err := d.runShellV2(ctx, cmd)
+	return checkExit(d.runShellV2(ctx, cmd))
+}
+
+// checkExit turns a non-zero exit into an *ExitError beside the Result.
+func checkExit(res Result, err error) (Result, error) {
 	if err != nil {
 		return res, err
 	}

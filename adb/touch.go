@@ -165,6 +165,8 @@ func (d *Device) gesture(ctx context.Context, g gesture, input string) error {
 		return fmt.Errorf("shell: %w", err)
 	}
 	defer release()
+	// Either path acts on the phone (ActionSeq).
+	d.actions.Add(1)
 	if !d.c.cfg.NoTouchEvents {
 		played, err := d.playTouch(ctx, g)
 		if played || err != nil {

@@ -82,6 +82,7 @@ func appListTool(t *Tools) *toolDef {
 			OutputSchema: map[string]any{"type": "object"},
 		},
 		needsDevice: true,
+		readOnly:    true,
 		run:         t.runAppList,
 	}
 }

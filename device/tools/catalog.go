@@ -114,6 +114,7 @@ type Tools struct {
 	rates   rateLimiters // per policy rate
 	screens *screenCache
 	trees   treeCache
+	ui      uiCache // each phone's last dump, for an acting call's ref
 	metrics *toolMetrics
 	// persistTimeout bounds writing a call's audit row and idempotency
 	// record (defaultPersistTimeout; tests shorten it).
@@ -132,6 +133,9 @@ type toolDef struct {
 	run func(ctx context.Context, inv *invocation) (any, error)
 	// needsDevice is false only for test tools that run without a device.
 	needsDevice bool
+	// readOnly: the tool never acts on the phone. Every other call takes
+	// the phone's cached UI tree out before it runs (uicache.go).
+	readOnly bool
 }
 
 // New checks cfg and builds the tool set. It starts no goroutine.

@@ -123,9 +123,11 @@ func (t *Tools) runTap(ctx context.Context, inv *invocation) (any, error) {
 		before *screen
 	)
 	if sel != nil {
-		s, err := t.dump(ctx, inv.dev)
-		if err != nil {
-			return nil, err
+		s := forRef(inv.ui, sel)
+		if s == nil {
+			if s, err = t.dump(ctx, inv.dev); err != nil {
+				return nil, err
+			}
 		}
 		i, err := s.resolve(sel, t.trees.get(inv.dev.Key(), sel.ScreenID))
 		if err != nil {

@@ -112,6 +112,7 @@ func logcatTool(t *Tools) *toolDef {
 			OutputSchema: map[string]any{"type": "object"},
 		},
 		needsDevice: true,
+		readOnly:    true,
 		run:         t.runLogcat,
 	}
 }

@@ -69,6 +69,7 @@ func observeTool(t *Tools) *toolDef {
 			OutputSchema: map[string]any{"type": "object"},
 		},
 		needsDevice: true,
+		readOnly:    true,
 		run:         t.runObserve,
 	}
 }

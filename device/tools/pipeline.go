@@ -32,6 +32,9 @@ type invocation struct {
 	meta Meta
 	// policy is the device's policy in force (Config.Policy); nil: none.
 	policy *policy.Effective
+	// ui is, for an acting call, the phone's last UI tree if nothing acted
+	// on the phone since it was dumped (uiCache.take); nil otherwise.
+	ui *screen
 }
 
 // handler is the tool.invoke pipeline around d.run (protocol 3.0 §8.18):
@@ -108,6 +111,9 @@ func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall
 	err := t.checkPolicy(ctx, d, inv)
 	var res any
 	if err == nil {
+		if inv.dev != nil && !d.readOnly {
+			inv.ui = t.ui.take(inv.dev)
+		}
 		stop := t.startProgress(call)
 		res, err = t.runSafe(ctx, d, inv)
 		stop()

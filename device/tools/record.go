@@ -84,6 +84,7 @@ func recordTool(t *Tools) *toolDef {
 			OutputSchema: map[string]any{"type": "object"},
 		},
 		needsDevice: true,
+		readOnly:    true,
 		run:         t.runRecord,
 	}
 }

@@ -44,6 +44,7 @@ func screenshotTool(t *Tools) *toolDef {
 			OutputSchema: map[string]any{"type": "object"},
 		},
 		needsDevice: true,
+		readOnly:    true,
 		run:         t.runScreenshot,
 	}
 }

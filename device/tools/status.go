@@ -66,6 +66,7 @@ func statusTool(t *Tools) *toolDef {
 			OutputSchema: map[string]any{"type": "object"},
 		},
 		needsDevice: true,
+		readOnly:    true,
 		run:         t.runStatus,
 	}
 }

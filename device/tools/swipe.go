@@ -206,7 +206,10 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 			}
 		}
 	}
-	if within != nil || until != nil || a.Verify {
+	if until == nil {
+		before = forRef(inv.ui, within) // until must look at the live screen
+	}
+	if before == nil && (within != nil || until != nil || a.Verify) {
 		if before, err = t.dump(ctx, inv.dev); err != nil {
 			return nil, err
 		}

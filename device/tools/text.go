@@ -92,8 +92,8 @@ func (t *Tools) runType(ctx context.Context, inv *invocation) (any, error) {
 		}
 	}
 	res := TypeResult{Typed: utf8.RuneCountInString(a.Text), Cleared: a.Clear, Submitted: a.Submit}
-	var before *screen
-	if sel != nil || a.Verify {
+	before := forRef(inv.ui, sel)
+	if before == nil && (sel != nil || a.Verify) {
 		if before, err = t.dump(ctx, inv.dev); err != nil {
 			return nil, err
 		}

@@ -31,19 +31,22 @@ const (
 // dump takes the device's UI tree. A screen that never goes idle is asked
 // again until ctx's deadline (animations end); then, like a screen that is
 // off, it is a *UIUnavailableError. The screen is remembered per device so
-// a ref from it can be found again on a later screen.
+// a ref from it can be found again on a later screen, and kept as the
+// phone's last dump (uicache.go). dump always asks the phone.
 func (t *Tools) dump(ctx context.Context, d *adb.Device) (*screen, error) {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, dumpBudget)
 		defer cancel()
 	}
+	mark := t.ui.begin(d)
 	for {
 		root, err := d.UIDump(ctx)
 		switch {
 		case err == nil:
 			s := newScreen(root)
 			t.trees.put(d.Key(), s)
+			t.ui.put(d, s, mark)
 			return s, nil
 		case errors.Is(err, adb.ErrUIBusy):
 			if !sleepCtx(ctx, dumpRetry) {
@@ -168,6 +171,7 @@ func uiElementsTool(t *Tools) *toolDef {
 			OutputSchema: map[string]any{"type": "object"},
 		},
 		needsDevice: true,
+		readOnly:    true,
 		run:         t.runUIElements,
 	}
 }

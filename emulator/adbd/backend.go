@@ -22,9 +22,13 @@ type Backend interface {
 	Identity() Identity
 	// Run runs one shell command line as the device's /system/bin/sh would
 	// ("sh -c cmdline"), writing to stdout and stderr, and returns the exit
-	// status. An empty cmdline is an interactive shell and is not supported:
-	// return 1 with a message on stderr. stdin is never nil (it may be empty).
-	// ctx is canceled when the host closes the stream.
+	// status. An empty cmdline is the shell reading its commands from stdin
+	// (adbd starts the shell without -c for a raw stream without a command;
+	// pty ones are refused before Run). stdin is never nil (it may be empty).
+	// ctx is canceled when the host closes the stream. stdout and stderr
+	// have a Flush() error method: output still held to be sent with more
+	// (a real adbd reads what the pipe holds when it wakes) goes at once;
+	// a shell reading stdin calls it before it waits for more input.
 	Run(ctx context.Context, cmdline string, stdin io.Reader, stdout, stderr io.Writer) int
 	// Files is the device file system the sync service reads and writes; the
 	// shell sees the same files (screencap /sdcard/a.png, then adb pull).

@@ -81,6 +81,11 @@ func (c *coalescer) flush() error {
 	return nil
 }
 
+// Flush sends what is waiting now. A shell that has run a line and waits
+// for the next one calls it (through Backend.Run's writers): a real adbd
+// has read the pipe dry by then, since nothing more is coming for a while.
+func (c *coalescer) Flush() error { return c.flush() }
+
 // Close sends what is left; later writes fail.
 func (c *coalescer) Close() error {
 	c.mu.Lock()

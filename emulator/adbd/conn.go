@@ -225,17 +225,19 @@ func (c *conn) handleOPEN(m message) error {
 	c.streams[id] = st
 	c.wg.Add(1)
 	c.mu.Unlock()
-	if err := c.write(message{command: cmdOKAY, arg0: id, arg1: m.arg0}); err != nil {
-		c.wg.Done()
-		return err
-	}
 	go func() {
 		defer c.wg.Done()
 		defer st.Close()
-		// The OPEN's trip down and our OKAY's trip up, on a modelled link.
-		if !c.srv.wire.down(st.ctx, len(m.data)) || !c.srv.wire.up(st.ctx, 0) {
+		// On a modelled link the OPEN arrives after its trip down; adbd
+		// starts the service then, and its OKAY travels up meanwhile (the
+		// service's first message travels behind it on the same lane).
+		if !c.srv.wire.down(st.ctx, len(m.data)) || st.ctx.Err() != nil {
 			return
 		}
+		if c.write(message{command: cmdOKAY, arg0: id, arg1: m.arg0}) != nil {
+			return
+		}
+		c.srv.wire.book(&c.srv.wire.upLane, c.srv.wire.link.Up, 0)
 		svc(st.ctx, c.srv, st, name)
 	}()
 	return nil

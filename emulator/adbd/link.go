@@ -100,15 +100,10 @@ func (l *lane) arrival(d Direction, now time.Time, n int) time.Time {
 // instant link returns true at once (data already received is still
 // delivered after the stream ends).
 func (w *wire) wait(ctx context.Context, l *lane, d Direction, n int) bool {
-	if w.link.IsZero() {
-		return true
-	}
-	now := time.Now()
-	dur := l.arrival(d, now, n).Sub(now)
+	dur := w.book(l, d, n)
 	if dur <= 0 {
 		return true
 	}
-	w.charged.Add(int64(dur))
 	t := time.NewTimer(dur)
 	defer t.Stop()
 	select {
@@ -117,6 +112,33 @@ func (w *wire) wait(ctx context.Context, l *lane, d Direction, n int) bool {
 	case <-ctx.Done():
 		return false
 	}
+}
+
+// book schedules a message of n bytes handed to lane l now and returns
+// how long until it has arrived (charged to the link); 0 on an instant
+// link.
+func (w *wire) book(l *lane, d Direction, n int) time.Duration {
+	if w.link.IsZero() {
+		return 0
+	}
+	now := time.Now()
+	dur := l.arrival(d, now, n).Sub(now)
+	if dur <= 0 {
+		return 0
+	}
+	w.charged.Add(int64(dur))
+	return dur
+}
+
+// upAfter sends a device message of no payload (an OKAY) with send once
+// it has reached the host, without making the caller wait: the device
+// goes on while the message travels.
+func (w *wire) upAfter(send func()) {
+	if dur := w.book(&w.upLane, w.link.Up, 0); dur > 0 {
+		time.AfterFunc(dur, send)
+		return
+	}
+	send()
 }
 
 // up waits for a device message of n payload bytes to reach the host.

@@ -56,6 +56,13 @@ func parseShellService(name string) shellRequest {
 // and "shell,v2,...:" (packets with separate stdout, stderr and exit).
 func serveShell(ctx context.Context, srv *Server, st *stream, name string) {
 	req := parseShellService(name)
+	if req.pty && strings.TrimSpace(req.command) == "" {
+		// An interactive shell on a terminal (prompt, echo, line editing)
+		// is not modelled; a shell without a command on a raw stream is
+		// (Backend.Run).
+		refusePty(st, req.v2)
+		return
+	}
 	if !req.v2 {
 		runRaw(ctx, srv, st, req.command, st, st)
 		return
@@ -70,6 +77,20 @@ func serveShell(ctx context.Context, srv *Server, st *stream, name string) {
 			st.Write(shellPacket(shellExit, []byte{byte(code)}))
 		}
 	})
+}
+
+// ptyRefusal is what a pty shell without a command gets.
+const ptyRefusal = "interactive shell on a terminal not supported; use a raw shell (adb shell -T)\n"
+
+// refusePty answers a pty shell request without a command: the message
+// and status 1 (on a pty, stderr is the terminal too).
+func refusePty(st *stream, v2 bool) {
+	if !v2 {
+		io.WriteString(st, ptyRefusal)
+		return
+	}
+	st.Write(shellPacket(shellStdout, []byte(ptyRefusal)))
+	st.Write(shellPacket(shellExit, []byte{1}))
 }
 
 // serveExec runs "exec:cmd": raw and binary safe, stdout only (what

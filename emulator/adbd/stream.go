@@ -106,19 +106,20 @@ func (s *stream) Read(p []byte) (int, error) {
 				return 0, io.EOF
 			}
 		}
-		// On a modelled link the chunk arrives after its trip down, and
-		// the host's next one waits for our OKAY's trip up. A stream that
-		// ends meanwhile cuts the wait short; data already sent is still
-		// delivered.
-		if s.c.srv.wire.down(s.ctx, len(data)) {
-			s.c.srv.wire.up(s.ctx, 0)
-		}
+		// On a modelled link the chunk arrives after its trip down (a
+		// stream that ends meanwhile cuts the wait short; data already
+		// sent is still delivered), and the service has it then. Taking
+		// the chunk frees the slot: our OKAY lets the host send the next
+		// one once it has made its trip up, while the service goes on.
+		s.c.srv.wire.down(s.ctx, len(data))
 		s.pending = data
-		// Taking the chunk frees the slot: let the host send the next one.
-		if s.c.write(message{command: cmdOKAY, arg0: s.local, arg1: s.remote}) != nil {
-			s.pending = nil
-			return 0, io.EOF
-		}
+		s.c.srv.wire.upAfter(func() {
+			select {
+			case <-s.done:
+			default:
+				_ = s.c.write(message{command: cmdOKAY, arg0: s.local, arg1: s.remote})
+			}
+		})
 	}
 	n := copy(p, s.pending)
 	s.pending = s.pending[n:]

@@ -23,8 +23,10 @@ type Faults struct {
 	// Default 10000: uiautomator's waitForIdle(1000, 10000) in DumpCommand.
 	DumpIdleWaitMS int `json:"dump_idle_wait_ms,omitempty"`
 	// Hang lists commands that never finish: a command name ("dumpsys")
-	// matches lines starting with it, a full line matches that line. They
-	// block until the host closes the stream.
+	// matches lines starting with it and every run of that command, a
+	// full line ("dumpsys window") that line and every run of that
+	// command line, wherever it is (a shell session's line, a pipeline).
+	// They block until the host closes the stream.
 	Hang []string `json:"hang,omitempty"`
 	// ANR is a package whose "isn't responding" dialog covers the screen
 	// from boot.

@@ -3,6 +3,7 @@ package android
 import (
 	"context"
 	"io"
+	"strings"
 	"testing"
 	"time"
 )
@@ -38,6 +39,33 @@ func FuzzRun(f *testing.F) {
 		d.Run(ctx, line, nil, &limitWriter{1 << 20}, &limitWriter{1 << 20})
 		if st := d.Run(context.Background(), "true", nil, io.Discard, io.Discard); st != 0 {
 			t.Fatalf("device unusable after %q: status %d", line, st)
+		}
+	})
+}
+
+// FuzzSession: any input to a shell reading stdin (a session) never
+// panics or hangs, logs lines whose text is part of the input, and leaves
+// the device usable.
+func FuzzSession(f *testing.F) {
+	for _, s := range []string{
+		"echo a\n", "x=1; echo $x\nexit 3\necho b\n", "(getprop ro.product.model\n) </dev/null; echo M:$?; echo M >&2\n",
+		"if true\nthen echo y\nfi\n", "echo (\n", "\n\n#c\n", "cat <(ls)\n", "echo 'open\n", "sleep 5\n", "exit\n",
+	} {
+		f.Add(s)
+	}
+	d := newDevice(f, Config{})
+	f.Fuzz(func(t *testing.T, script string) {
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		d.ClearCommands()
+		d.Run(ctx, "", strings.NewReader(script), &limitWriter{1 << 20}, &limitWriter{1 << 20})
+		for _, c := range d.Commands() {
+			if !strings.Contains(script, c.Line) {
+				t.Fatalf("logged line %q is not in the input %q", c.Line, script)
+			}
+		}
+		if st := d.Run(context.Background(), "true", nil, io.Discard, io.Discard); st != 0 {
+			t.Fatalf("device unusable after %q: status %d", script, st)
 		}
 	})
 }

@@ -165,6 +165,17 @@ func (s syncWriter) Write(p []byte) (int, error) {
 	return s.w.Write(p)
 }
 
+// Flush passes on to the writer's Flush, if it has one (adbd's output
+// coalescing).
+func (s syncWriter) Flush() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f, ok := s.w.(interface{ Flush() error }); ok {
+		return f.Flush()
+	}
+	return nil
+}
+
 func (d *Device) shellEnv() expand.Environ {
 	return expand.ListEnviron(
 		"PATH=/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",
@@ -177,6 +188,12 @@ func (d *Device) shellEnv() expand.Environ {
 func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var mu sync.Mutex
 	stdout, stderr = syncWriter{&mu, stdout}, syncWriter{&mu, stderr}
+	if isBlank(line) {
+		if stdin == nil {
+			stdin = strings.NewReader("")
+		}
+		return d.runSession(ctx, stdin, stdout, stderr)
+	}
 	entry := Command{Time: d.now(), Line: line}
 	defer func() { d.logCommand(entry) }()
 
@@ -194,11 +211,6 @@ func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, 
 		}
 		entry.Exit = p.write(stdout, stderr)
 		return entry.Exit
-	}
-	if strings.TrimSpace(line) == "" {
-		fmt.Fprintf(stderr, "%s: interactive shell not supported\n", shellName)
-		entry.Exit = 1
-		return 1
 	}
 	var argvMu sync.Mutex
 	sess.logArgv = func(args []string) {
@@ -255,6 +267,18 @@ func (d *Device) interpret(ctx context.Context, sess *session, script, arg0 stri
 		return 1
 	}
 	file.Stmts = append(append([]*syntax.Stmt(nil), tmpAssign...), file.Stmts...)
+	r, err := d.newRunner(sess, params, dir, stdin, stdout, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "%s: %v\n", shellName, err)
+		return 1
+	}
+	return runStatus(ctx, r.Run(ctx, file), stderr)
+}
+
+// newRunner builds the sandboxed interpreter scripts run in: our commands,
+// our file system, the Android environment; params are $1..., dir the
+// working directory.
+func (d *Device) newRunner(sess *session, params []string, dir string, stdin io.Reader, stdout, stderr io.Writer) (*interp.Runner, error) {
 	var in io.Reader // the top level has no stdin; nested shells get their pipe
 	if f, ok := stdin.(*os.File); ok {
 		in = f
@@ -278,12 +302,12 @@ func (d *Device) interpret(ctx context.Context, sess *session, script, arg0 stri
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(append([]string{"--"}, params...)...))
 	}
-	r, err := interp.New(opts...)
-	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", shellName, err)
-		return 1
-	}
-	err = r.Run(ctx, file)
+	return interp.New(opts...)
+}
+
+// runStatus turns what Runner.Run returned into the shell's exit status;
+// a command cut short by ctx (the host closed the stream) is 130.
+func runStatus(ctx context.Context, err error, stderr io.Writer) int {
 	var status interp.ExitStatus
 	exit := 0
 	switch {
@@ -328,8 +352,9 @@ func cmdSh(c *cmdCtx) int {
 		}
 		script, arg0, params = string(b), args[0], args[1:]
 	case len(args) == 0:
-		b, _ := io.ReadAll(io.LimitReader(c.stdin, 1<<20))
-		script = string(b)
+		return c.d.streamShell(c.ctx, sub, c.stdin, c.dir, c.stdout, c.stderr, func(_ string, run func() (int, bool)) (int, bool) {
+			return run()
+		})
 	default:
 		c.errorf("%s: %s: unsupported option\n", shellName, args[0])
 		return 1
@@ -376,6 +401,15 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	if !ok || strings.Contains(name, "/") {
 		fmt.Fprintf(hc.Stderr, "%s: %s: inaccessible or not found\n", shellName, args[0])
 		return interp.ExitStatus(exitNotFound)
+	}
+	// A hanging command hangs wherever it runs, not only first on a line
+	// (a shell session's lines wrap it).
+	d.mu.Lock()
+	hang := d.hangs(strings.Join(append([]string{name}, args[1:]...), " "))
+	d.mu.Unlock()
+	if hang {
+		<-ctx.Done()
+		return exitErr(exitCanceled)
 	}
 	c := &cmdCtx{ctx: ctx, d: d, sess: sess, args: args, dir: hc.Dir, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr}
 	if c.stdin == nil {
