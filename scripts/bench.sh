@@ -9,9 +9,10 @@ for prog in bench/*/main.go; do
   [ -e "$prog" ] || continue
   name=$(basename "$(dirname "$prog")")
   args=()
-  # The soak runs for minutes (make soak); here only its short smoke run,
-  # so the program keeps working without making every bench run long.
-  [ "$name" = soak ] && args=(-short)
+  # The soak and agentstep run for minutes (make soak, make
+  # bench-agentstep); here only their short runs, so the programs keep
+  # working without making every bench run long.
+  case "$name" in soak | agentstep) args=(-short) ;; esac
   echo "== bench/$name"
   go run "./bench/$name" -out "bench/results/$name-$stamp.json" "${args[@]}"
 done

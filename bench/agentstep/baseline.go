@@ -8,6 +8,7 @@ import (
 	"image/jpeg"
 	"image/png"
 	"os/exec"
+	"slices"
 	"strconv"
 
 	"github.com/disintegration/imaging"
@@ -60,9 +61,21 @@ func (b *baseline) run(ctx context.Context, args ...string) ([]byte, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return nil, fmt.Errorf("adb %v: %w: %s", args, err, bytes.TrimSpace(stderr.Bytes()))
+		return nil, fmt.Errorf("adb %v: %w: %s", redact(args), err, bytes.TrimSpace(stderr.Bytes()))
 	}
 	return out, nil
+}
+
+// redact hides typed text (`input text T`) from errors, as the server
+// keeps it out of its logs: only its length shows.
+func redact(args []string) []string {
+	out := slices.Clone(args)
+	for i := 2; i < len(out); i++ {
+		if out[i-2] == "input" && out[i-1] == "text" {
+			out[i] = fmt.Sprintf("<%d characters>", len(out[i]))
+		}
+	}
+	return out
 }
 
 // shell runs `adb shell ARGS` (one device command, no output wanted).

@@ -105,10 +105,10 @@ func run() (missed bool, err error) {
 	var cfg Config
 	profiles := flag.String("profile", "pixel-usb,wifi", "timing profiles, comma-separated (android.ProfileNames)")
 	flag.IntVar(&cfg.Runs, "runs", 2, "runs of each task on each side")
-	flag.IntVar(&cfg.Rounds, "n", 5, "rounds of the single step kinds on each side")
+	flag.IntVar(&cfg.Rounds, "n", 4, "rounds of the single step kinds on each side")
 	only := flag.String("tasks", "", "only these tasks, comma-separated (login, wifi, list, url; default all)")
 	flag.StringVar(&cfg.Screen, "screen", "1080x2400", "the phone's display, WIDTHxHEIGHT (portrait); 420 dpi")
-	flag.BoolVar(&cfg.Short, "short", false, "a quick run: pixel-usb, one run of each task, 2 rounds of the kinds (flags given explicitly still win)")
+	flag.BoolVar(&cfg.Short, "short", false, "a quick run: pixel-usb, one run of each task, one round of the step kinds (flags given explicitly still win)")
 	out := flag.String("out", "", "write the JSON report here (default bench/results/agentstep-<UTC time>.json; - for stdout)")
 	bin := flag.String("bin", "", "adb-connector binary (default: go build ./cmd/adb-connector into a temp dir)")
 	strict := flag.Bool("strict", false, "exit 1 when a target is missed")
@@ -123,7 +123,7 @@ func run() (missed bool, err error) {
 			cfg.Runs = 1
 		}
 		if !set["n"] {
-			cfg.Rounds = 2
+			cfg.Rounds = 1
 		}
 	}
 	cfg.Profiles = strings.Split(*profiles, ",")
