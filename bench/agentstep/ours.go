@@ -105,7 +105,10 @@ func (o *ours) act(ctx context.Context, s step, _ view) (int, error) {
 		var r struct {
 			Found bool `json:"found"`
 		}
-		if err := o.call(ctx, "android_swipe", map[string]any{"direction": "up", "until": s.Target}, &r); err != nil {
+		// Row 80 is about nine screens down: more than the default 10
+		// swipes would leave no margin.
+		args := map[string]any{"direction": "up", "until": s.Target, "max_swipes": 30}
+		if err := o.call(ctx, "android_swipe", args, &r); err != nil {
 			return 0, err
 		}
 		if !r.Found {
