@@ -75,7 +75,7 @@ soak: deps build
 # server and tools against one adb CLI process per operation, on the same virtual phone with the
 # pixel-usb and wifi timing profiles: p50/p90 ratios, device commands and link bytes per task
 # (bench/results/agentstep-<time>.json). About 10 minutes; not part of test.
-# AGENTSTEP_FLAGS="-short" for about 2 minutes, "-strict" to fail on a missed target.
+# AGENTSTEP_FLAGS="-short" for under 2 minutes (no list task), "-strict" to fail on a missed target.
 AGENTSTEP_FLAGS ?=
 bench-agentstep: deps build
 	$(GO) run ./bench/agentstep -bin $(BIN) $(AGENTSTEP_FLAGS)
