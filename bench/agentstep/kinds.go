@@ -102,6 +102,9 @@ func (l *lab) measureKinds(ctx context.Context, n int) (map[string][2][]time.Dur
 			got := out[k.name]
 			for i := range 2 {
 				j := (i + r) % 2 // 0 ours, 1 baseline
+				if err := pause(ctx, l.think); err != nil {
+					return nil, err
+				}
 				start := time.Now()
 				if err := sides[j](ctx); err != nil {
 					return nil, fmt.Errorf("%s (%s): %w", k.name, [2]string{"ours", "baseline"}[j], err)

@@ -27,6 +27,8 @@ type lab struct {
 	ours    *ours
 	base    *baseline
 	tasks   []task
+	// think is the untimed pause between an observation and its act.
+	think time.Duration
 }
 
 // labConfig is what every lab shares.
@@ -34,6 +36,7 @@ type labConfig struct {
 	bin    string // adb-connector binary
 	dir    string // temp dir (serve's data dirs)
 	screen android.ScreenSpec
+	think  time.Duration
 }
 
 // startLab starts a lab for profile; everything stops in tb's cleanups.
@@ -58,7 +61,7 @@ func startLab(ctx context.Context, tb *benchtb.TB, cfg labConfig, profile string
 	return &lab{profile: profile, phone: phone, relay: relay, serial: serial,
 		ours:  &ours{srv: srv, ag: ag},
 		base:  newBaseline(env, serial),
-		tasks: tasks(cfg.screen.Width, cfg.screen.Height)}, nil
+		tasks: tasks(cfg.screen.Width, cfg.screen.Height), think: cfg.think}, nil
 }
 
 // startPhone starts a virtual phone with the launcher scenario, profile
@@ -109,13 +112,16 @@ func (l *lab) runOne(ctx context.Context, s side, t task) (taskRun, error) {
 	}
 	l.phone.Android().ClearCommands()
 	d0, u0 := l.relay.Bytes()
-	start := time.Now()
-	steps, err := runTask(ctx, s, t)
-	el := time.Since(start)
+	steps, err := runTask(ctx, s, t, l.think)
 	if err != nil {
 		return taskRun{}, err
 	}
 	d1, u1 := l.relay.Bytes()
+	// The task's time is its steps' (the pauses left out).
+	var el time.Duration
+	for _, st := range steps {
+		el += st.Total
+	}
 	r := taskRun{time: el, steps: steps, down: d1 - d0, up: u1 - u0, programs: map[string]int{}}
 	for _, c := range l.phone.Android().Commands() {
 		r.commands++

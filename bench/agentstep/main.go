@@ -70,7 +70,9 @@ type Config struct {
 	Rounds   int      `json:"kind_rounds"`
 	Tasks    []string `json:"tasks,omitempty"`
 	Screen   string   `json:"screen"`
-	Short    bool     `json:"short"`
+	// ThinkMS is the untimed pause before each act and single step.
+	ThinkMS int64 `json:"think_ms"`
+	Short   bool  `json:"short"`
 }
 
 // Report is the JSON report.
@@ -111,6 +113,8 @@ func run() (missed bool, err error) {
 	flag.BoolVar(&cfg.Short, "short", false, "a quick run: pixel-usb, one run of the login, wifi and url tasks, one round of the step kinds (flags given explicitly still win)")
 	out := flag.String("out", "", "write the JSON report here (default bench/results/agentstep-<UTC time>.json; - for stdout)")
 	bin := flag.String("bin", "", "adb-connector binary (default: go build ./cmd/adb-connector into a temp dir)")
+	think := flag.Duration("think", 0, "an untimed pause before each act and each single step, as a model's think time between observing and acting "+
+		"(a cache that expires sooner than this is cold for a real agent)")
 	strict := flag.Bool("strict", false, "exit 1 when a target is missed")
 	flag.Parse()
 	set := map[string]bool{}
@@ -132,6 +136,7 @@ func run() (missed bool, err error) {
 		}
 	}
 	cfg.Profiles = strings.Split(*profiles, ",")
+	cfg.ThinkMS = think.Milliseconds()
 	if *only != "" {
 		cfg.Tasks = strings.Split(*only, ",")
 	}
@@ -157,7 +162,7 @@ func run() (missed bool, err error) {
 	defer cancel()
 	rep := Report{Time: time.Now().UTC(), Go: runtime.Version(), CPUs: runtime.NumCPU(), Config: cfg, Baseline: baselineDesc, Pass: true}
 	for _, prof := range cfg.Profiles {
-		pr, err := runProfile(ctx, labConfig{bin: *bin, dir: tmp, screen: screen}, prof, cfg)
+		pr, err := runProfile(ctx, labConfig{bin: *bin, dir: tmp, screen: screen, think: *think}, prof, cfg)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", prof, err)
 		}
@@ -192,8 +197,8 @@ func checkConfig(cfg Config) error {
 			return fmt.Errorf("unknown task %q (want some of %s)", t, strings.Join(names, ", "))
 		}
 	}
-	if cfg.Runs < 1 || cfg.Rounds < 1 {
-		return errors.New("-runs and -n must be at least 1")
+	if cfg.Runs < 1 || cfg.Rounds < 1 || cfg.ThinkMS < 0 || cfg.ThinkMS > 60_000 {
+		return errors.New("-runs and -n must be at least 1, -think 0 to 60s")
 	}
 	return nil
 }

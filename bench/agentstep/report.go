@@ -10,8 +10,9 @@ import (
 func printMarkdown(w io.Writer, rep Report) {
 	fmt.Fprintf(w, "# agentstep %s\n\n", rep.Time.Format("2006-01-02 15:04:05Z"))
 	fmt.Fprintf(w, "Ours: our server and tools over /ws. Baseline: %s.\n", rep.Baseline)
-	fmt.Fprintf(w, "Ratio: ours / baseline (below 1: ours is faster or smaller). %d runs per task and side, %d rounds per step kind; display %s; %d CPUs, load %s.\n",
-		rep.Config.Runs, rep.Config.Rounds, rep.Config.Screen, rep.CPUs, rep.Loadavg)
+	fmt.Fprintf(w, "Ratio: ours / baseline (below 1: ours is faster or smaller). %d runs per task and side, %d rounds per step kind; "+
+		"think time %d ms (untimed); display %s; %d CPUs, load %s.\n",
+		rep.Config.Runs, rep.Config.Rounds, rep.Config.ThinkMS, rep.Config.Screen, rep.CPUs, rep.Loadavg)
 	for _, p := range rep.Profiles {
 		fmt.Fprintf(w, "\n## %s (%s)\n\n", p.Profile, p.Summary)
 		fmt.Fprintln(w, "| step kind | ours p50 ms | ours p90 ms | baseline p50 ms | baseline p90 ms | ratio p50 | ratio p90 | n |")

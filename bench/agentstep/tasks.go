@@ -183,8 +183,10 @@ type stepTiming struct {
 	Observations   int
 }
 
-// runTask runs t's steps on s and checks the outcome.
-func runTask(ctx context.Context, s side, t task) ([]stepTiming, error) {
+// runTask runs t's steps on s and checks the outcome. think is the
+// model's time between an observation and its act: waited, never timed
+// (see -think).
+func runTask(ctx context.Context, s side, t task, think time.Duration) ([]stepTiming, error) {
 	var out []stepTiming
 	for i, st := range t.Steps {
 		start := time.Now()
@@ -193,19 +195,39 @@ func runTask(ctx context.Context, s side, t task) ([]stepTiming, error) {
 			return nil, fmt.Errorf("%s step %d: observe: %w", t.Name, i+1, err)
 		}
 		obs := time.Since(start)
-		n := 1
+		n, acted := 1, time.Duration(0)
 		if st.Act == actNone {
 			if err := t.Check(v); err != nil {
 				return nil, fmt.Errorf("%s: %s: %w", t.Name, s.name(), err)
 			}
 		} else {
+			if err := pause(ctx, think); err != nil {
+				return nil, err
+			}
+			start := time.Now()
 			k, err := s.act(ctx, st, v)
 			if err != nil {
 				return nil, fmt.Errorf("%s step %d: %s: %w", t.Name, i+1, st.Act, err)
 			}
 			n += k
+			acted = time.Since(start)
 		}
-		out = append(out, stepTiming{Act: st.Act, Observe: obs, Total: time.Since(start), Observations: n})
+		out = append(out, stepTiming{Act: st.Act, Observe: obs, Total: obs + acted, Observations: n})
 	}
 	return out, nil
+}
+
+// pause waits d (the model thinking), or until ctx ends.
+func pause(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
