@@ -18,7 +18,7 @@ DIST := dist
 # releases of the same commit are byte-identical.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
 
-.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit fuzz bench soak bench-scale deps clean release release-check
+.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit fuzz bench soak bench-scale bench-agentstep deps clean release release-check
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/adb-connector
@@ -79,6 +79,15 @@ soak: deps build
 SCALE_FLAGS ?=
 bench-scale: deps build
 	$(GO) run ./bench/scale -bin $(BIN) $(SCALE_FLAGS)
+
+# Agent tasks (log in, toggle Wi-Fi, scroll to Item 80, open a URL) and single steps through our
+# server and tools against one adb CLI process per operation, on the same virtual phone with the
+# pixel-usb and wifi timing profiles: p50/p90 ratios, device commands and link bytes per task
+# (bench/results/agentstep-<time>.json). About 10 minutes; not part of test.
+# AGENTSTEP_FLAGS="-short" for under 2 minutes (no list task), "-strict" to fail on a missed target.
+AGENTSTEP_FLAGS ?=
+bench-agentstep: deps build
+	$(GO) run ./bench/agentstep -bin $(BIN) $(AGENTSTEP_FLAGS)
 
 # Release tarballs for linux and darwin on amd64 and arm64, and SHA256SUMS, into dist/
 # (scripts/release, package internal/release). VERSION=0.3.0 to name a version that has no tag.

@@ -9,10 +9,10 @@ for prog in bench/*/main.go; do
   [ -e "$prog" ] || continue
   name=$(basename "$(dirname "$prog")")
   args=()
-  # The soak and the scale benchmark run for minutes (make soak, make
-  # bench-scale); here only their short runs, so the programs keep working
-  # without making every bench run long.
-  case "$name" in soak | scale) args=(-short) ;; esac
+  # The soak, the scale benchmark and agentstep run for minutes (make
+  # soak, make bench-scale, make bench-agentstep); here only their short
+  # runs, so the programs keep working without making every bench run long.
+  case "$name" in soak | scale | agentstep) args=(-short) ;; esac
   echo "== bench/$name"
   go run "./bench/$name" -out "bench/results/$name-$stamp.json" "${args[@]}"
 done

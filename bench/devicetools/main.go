@@ -168,21 +168,21 @@ func run() (err error) {
 		return err
 	}
 	tb.Cleanup(srv.Stop)
-	ag, err := newAgent(ctx, srv, serial)
+	ag, err := benchtb.NewAgent(ctx, srv, serial)
 	if err != nil {
 		return err
 	}
-	defer ag.close()
+	defer ag.Close()
 
 	rep := Report{Time: time.Now().UTC(), Target: "adbtest virtual phone (launcher scenario, 720x1280)",
 		CPUs: runtime.NumCPU(), Go: runtime.Version()}
 
-	prep := func() error { return ag.prepare(ctx) }
+	prep := func() error { return ag.Prepare(ctx) }
 	// A point on the launcher's wallpaper: a tap that changes nothing, so
 	// every tap meets the same screen.
 	const tapX, tapY = 700, 1260
 	tapConn := func() error {
-		_, err := ag.invoke(ctx, "android_tap", map[string]int{"x": tapX, "y": tapY})
+		_, err := ag.Invoke(ctx, "android_tap", map[string]int{"x": tapX, "y": tapY})
 		return err
 	}
 	tapRaw := func() error {
@@ -202,7 +202,7 @@ func run() (err error) {
 	var ackD, dlD []time.Duration // the two halves of shotConn, for the breakdown
 	shotConn := func() error {
 		start := time.Now()
-		res, err := ag.invoke(ctx, "android_screenshot", map[string]any{})
+		res, err := ag.Invoke(ctx, "android_screenshot", map[string]any{})
 		if err != nil {
 			return err
 		}

@@ -1,4 +1,4 @@
-package main
+package benchtb
 
 import (
 	"context"
@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/adb-connector/adb-connector/bench/internal/benchtb"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/device"
@@ -20,9 +19,10 @@ import (
 // again through the admin socket, before it runs out.
 const callsPerChannel = tools.DefaultRatePerMinute - 10
 
-// agent is an xAgent data plane bound to the phone through device_pairing.
-type agent struct {
-	srv    *benchtb.Serve
+// Agent is an xAgent data plane bound to one phone through device_pairing,
+// as the bench programs drive it. Not safe for concurrent use.
+type Agent struct {
+	srv    *Serve
 	serial string
 	c      *xagenttest.Client
 	ch     string
@@ -30,12 +30,14 @@ type agent struct {
 	seq    atomic.Uint64
 }
 
-func newAgent(ctx context.Context, srv *benchtb.Serve, serial string) (*agent, error) {
+// NewAgent dials srv's /ws, says hello with the device Card and binds a
+// channel to serial (see Pair).
+func NewAgent(ctx context.Context, srv *Serve, serial string) (*Agent, error) {
 	c, _, err := xagenttest.Dial(ctx, srv.URL, xagenttest.Options{APIKey: srv.APIKey, SkipValidation: true})
 	if err != nil {
 		return nil, err
 	}
-	a := &agent{srv: srv, serial: serial, c: c}
+	a := &Agent{srv: srv, serial: serial, c: c}
 	if _, err := c.Hello(ctx, device.CardID, ""); err != nil {
 		c.Close()
 		return nil, err
@@ -47,11 +49,12 @@ func newAgent(ctx context.Context, srv *benchtb.Serve, serial string) (*agent, e
 	return a, nil
 }
 
-func (a *agent) close() { a.c.Close() }
+// Close closes the WebSocket.
+func (a *Agent) Close() { a.c.Close() }
 
 // bind opens a channel and pairs it with a code from the admin socket,
 // waiting for "connected" (the server may still be probing the phone).
-func (a *agent) bind(ctx context.Context) error {
+func (a *Agent) bind(ctx context.Context) error {
 	ch, _, err := a.c.OpenChannel(ctx, "")
 	if err != nil {
 		return err
@@ -87,24 +90,25 @@ func (a *agent) bind(ctx context.Context) error {
 }
 
 // rotate frees the device (auth.logout) and binds a fresh channel.
-func (a *agent) rotate(ctx context.Context) error {
+func (a *Agent) rotate(ctx context.Context) error {
 	if _, err := a.c.Request(ctx, connector.TypeAuthLogout, a.ch, nil); err != nil {
 		return err
 	}
 	return a.bind(ctx)
 }
 
-// prepare moves to a fresh channel when this one is near the rate limit;
+// Prepare moves to a fresh channel when this one is near the rate limit;
 // call it outside the timed part.
-func (a *agent) prepare(ctx context.Context) error {
+func (a *Agent) Prepare(ctx context.Context) error {
 	if a.calls >= callsPerChannel {
 		return a.rotate(ctx)
 	}
 	return nil
 }
 
-// invoke runs one tool call with a fresh tool_call_id and returns its result.
-func (a *agent) invoke(ctx context.Context, tool string, args any) (json.RawMessage, error) {
+// Invoke runs one tool call with a fresh tool_call_id and returns its
+// result; a failed call is an error naming the tool and its error code.
+func (a *Agent) Invoke(ctx context.Context, tool string, args any) (json.RawMessage, error) {
 	a.calls++
 	r, err := a.c.Request(ctx, connector.TypeToolInvoke, a.ch, map[string]any{
 		"tool_id": tool, "arguments": args,
