@@ -33,7 +33,9 @@ type fileResult struct {
 // here (README, "android_observe").
 type observeResult struct {
 	Screenshot fileResult `json:"screenshot"`
+	ScreenID   string     `json:"screen_id"`
 	Elements   []struct {
+		Ref         string `json:"ref"`
 		Text        string `json:"text"`
 		ResourceID  string `json:"resource_id"`
 		ContentDesc string `json:"content_desc"`
@@ -85,22 +87,29 @@ func (o *ours) observe(ctx context.Context) (view, error) {
 	if err := o.download(ctx, r.Screenshot); err != nil {
 		return view{}, err
 	}
-	v := view{Package: r.Foreground.Package, W: r.Screen.Width, H: r.Screen.Height}
+	v := view{Package: r.Foreground.Package, W: r.Screen.Width, H: r.Screen.Height, ScreenID: r.ScreenID}
 	for _, e := range r.Elements {
-		v.Elems = append(v.Elems, elem{Text: e.Text, ResourceID: e.ResourceID, ContentDesc: e.ContentDesc,
+		v.Elems = append(v.Elems, elem{Ref: e.Ref, Text: e.Text, ResourceID: e.ResourceID, ContentDesc: e.ContentDesc,
 			Checkable: e.Checkable, Checked: e.Checked, X: e.Center[0], Y: e.Center[1]})
 	}
 	return v, nil
 }
 
-// act uses the tools as the Skill describes them: selectors, not
-// coordinates, and android_swipe's until for "scroll to".
-func (o *ours) act(ctx context.Context, s step, _ view) (int, error) {
+// act uses the tools as the Skill describes them: the element the agent
+// picked from its observation, by ref with the screen_id it came from (not
+// coordinates), and android_swipe's until for "scroll to".
+func (o *ours) act(ctx context.Context, s step, v view) (int, error) {
 	switch s.Act {
-	case actTap:
-		return 0, o.call(ctx, "android_tap", s.Target, nil)
-	case actType:
-		return 0, o.call(ctx, "android_type_text", map[string]any{"text": s.Text, "target": s.Target}, nil)
+	case actTap, actType:
+		e, ok := v.find(s.Target)
+		if !ok || e.Ref == "" || v.ScreenID == "" {
+			return 0, fmt.Errorf("no element with %s in the observation", s.Target)
+		}
+		target := map[string]any{"ref": e.Ref, "screen_id": v.ScreenID}
+		if s.Act == actTap {
+			return 0, o.call(ctx, "android_tap", target, nil)
+		}
+		return 0, o.call(ctx, "android_type_text", map[string]any{"text": s.Text, "target": target}, nil)
 	case actScrollTo:
 		var r struct {
 			Found bool `json:"found"`

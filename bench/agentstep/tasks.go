@@ -14,6 +14,7 @@ import (
 // elem is one UI element as either side sees it: the agent's
 // android_observe elements, or the baseline's parsed uiautomator dump.
 type elem struct {
+	Ref                           string // ours: the element's ref in ScreenID's tree
 	Text, ResourceID, ContentDesc string
 	Checkable, Checked            bool
 	X, Y                          int // centre, device pixels
@@ -23,7 +24,9 @@ type elem struct {
 type view struct {
 	Elems   []elem
 	Package string // app in front
-	W, H    int    // screen, device pixels
+	// ScreenID is ours: the tree the refs of Elems belong to.
+	ScreenID string
+	W, H     int // screen, device pixels
 }
 
 // find returns the first element (document order) sel matches: exact
