@@ -23,6 +23,9 @@ type Device struct {
 	props map[string]string // cached getprop output; nil until loaded
 	geo   ScreenInfo        // the latest ScreenInfo, read at geoAt (zero: none)
 	geoAt time.Time
+	// geoSeq is ActionSeq before geo was read: while it has not moved,
+	// no action of ours can have rotated or resized the screen.
+	geoSeq uint64
 
 	touch touchState // the touch event path (touch.go)
 

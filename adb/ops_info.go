@@ -97,17 +97,18 @@ func (s ScreenInfo) Oriented() (w, h int) {
 func (d *Device) ScreenInfo(ctx context.Context) (ScreenInfo, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultQueryTimeout)
 	defer cancel()
+	seq := d.actions.Load()
 	parts, err := d.runParts(ctx, "wm size", "wm density", "dumpsys window")
 	if err != nil {
 		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
 	}
-	return d.screenFrom(ctx, parts[0], parts[1], parts[2])
+	return d.screenFrom(ctx, seq, parts[0], parts[1], parts[2])
 }
 
 // screenFrom builds ScreenInfo from the outputs of wm size, wm density and
 // dumpsys window, asking dumpsys input when the window dump lacks the
-// rotation.
-func (d *Device) screenFrom(ctx context.Context, wmSize, wmDensity, window string) (ScreenInfo, error) {
+// rotation. seq is ActionSeq before the outputs were read.
+func (d *Device) screenFrom(ctx context.Context, seq uint64, wmSize, wmDensity, window string) (ScreenInfo, error) {
 	size, err := parse.WMSize(wmSize)
 	if err != nil {
 		return ScreenInfo{}, fmt.Errorf("screen info: %w", err)
@@ -123,7 +124,7 @@ func (d *Device) screenFrom(ctx context.Context, wmSize, wmDensity, window strin
 		Density: dens.Effective(),
 	}
 	// The touch path maps points with the latest geometry read (touch.go).
-	defer func() { d.noteScreen(si) }()
+	defer func() { d.noteScreen(si, seq) }()
 	if w, err := parse.Window(window); err == nil && w.RotationKnown {
 		si.Rotation, si.RotationKnown = w.Rotation, true
 		return si, nil
@@ -252,12 +253,13 @@ type Status struct {
 func (d *Device) Status(ctx context.Context) (Status, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultQueryTimeout)
 	defer cancel()
+	seq := d.actions.Load()
 	parts, err := d.runParts(ctx, "wm size", "wm density", "dumpsys window", "dumpsys power", "dumpsys battery", "dumpsys input_method")
 	if err != nil {
 		return Status{}, fmt.Errorf("status: %w", err)
 	}
 	var st Status
-	if st.Screen, err = d.screenFrom(ctx, parts[0], parts[1], parts[2]); err != nil {
+	if st.Screen, err = d.screenFrom(ctx, seq, parts[0], parts[1], parts[2]); err != nil {
 		return Status{}, err
 	}
 	if st.Power, err = powerFrom(parts[3], parts[2]); err != nil {

@@ -120,6 +120,7 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	// ";" not "&&": uiautomator can be killed after it wrote the file
 	// (it then exits non-zero), and that dump is still whole.
 	script := fmt.Sprintf("uiautomator dump %s; cat %s; rm -f %s", f, f, f)
+	seq := d.actions.Load()
 	// Serialized with the inputs (uiautomator holds the UiAutomation
 	// connection), but no action: ActionSeq does not count it.
 	res, err := d.limitedShell(ctx, opInput, 0, script, d.runShellV2)
@@ -146,7 +147,7 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 		return nil, fmt.Errorf("ui dump: %w", err)
 	}
 	// The dump's frame is the one its caller will tap in.
-	d.noteRotation(root.Rotation)
+	d.noteRotation(root.Rotation, seq)
 	return root, nil
 }
 

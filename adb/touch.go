@@ -39,6 +39,13 @@ import (
 // (ScreenInfo, UIDump) before acting never waits for that query.
 const touchGeometryTTL = 2 * time.Second
 
+// GeometryIdleTTL is how long a screen geometry serves while no action
+// went through this handle since it was read (ActionSeq): an agent looks
+// (observe), thinks for seconds, then acts, and only an action, or the
+// phone turning on its own (auto-rotate), changes the geometry. The
+// second is why it is bounded.
+const GeometryIdleTTL = 30 * time.Second
+
 // errTouchOff marks why the touch path is off for a device.
 var errTouchOff = errors.New("touch events off")
 
@@ -111,19 +118,19 @@ func (s *touchStream) close() {
 }
 
 // noteScreen remembers a ScreenInfo for the touch path.
-func (d *Device) noteScreen(si ScreenInfo) {
+func (d *Device) noteScreen(si ScreenInfo, seq uint64) {
 	d.mu.Lock()
-	d.geo, d.geoAt = si, time.Now()
+	d.geo, d.geoAt, d.geoSeq = si, time.Now(), seq
 	d.mu.Unlock()
 }
 
 // noteRotation refreshes the remembered geometry's rotation (a UI dump
 // says it): the size is still the last ScreenInfo's.
-func (d *Device) noteRotation(r int) {
+func (d *Device) noteRotation(r int, seq uint64) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if !d.geoAt.IsZero() && r >= 0 && r <= 3 {
-		d.geo.Rotation, d.geo.RotationKnown, d.geoAt = r, true, time.Now()
+		d.geo.Rotation, d.geo.RotationKnown, d.geoAt, d.geoSeq = r, true, time.Now(), seq
 	}
 }
 
@@ -165,10 +172,11 @@ func (d *Device) gesture(ctx context.Context, g gesture, input string) error {
 		return fmt.Errorf("shell: %w", err)
 	}
 	defer release()
-	// Either path acts on the phone (ActionSeq).
-	d.actions.Add(1)
+	// Either path acts on the phone (ActionSeq); the geometry read before
+	// it still holds for it.
+	seq := d.actions.Add(1) - 1
 	if !d.c.cfg.NoTouchEvents {
-		played, err := d.playTouch(ctx, g)
+		played, err := d.playTouch(ctx, g, seq)
 		if played || err != nil {
 			return err
 		}
@@ -181,7 +189,7 @@ func (d *Device) gesture(ctx context.Context, g gesture, input string) error {
 // when the gesture should go through input instead: no usable panel, a
 // node the shell may not write, a stream that failed twice, or a point
 // off the screen the panel cannot express.
-func (d *Device) playTouch(ctx context.Context, g gesture) (played bool, err error) {
+func (d *Device) playTouch(ctx context.Context, g gesture, seq uint64) (played bool, err error) {
 	t := &d.touch
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -196,7 +204,7 @@ func (d *Device) playTouch(ctx context.Context, g gesture) (played bool, err err
 	if t.off != nil {
 		return false, nil
 	}
-	m, ok, err := d.touchGeometry(ctx)
+	m, ok, err := d.touchGeometry(ctx, seq)
 	if err != nil && transient(err) {
 		return false, err
 	}
@@ -285,20 +293,22 @@ func (d *Device) discoverTouch(ctx context.Context) error {
 }
 
 // touchGeometry returns the display-to-panel mapping, from a ScreenInfo
-// younger than touchGeometryTTL, else from the last size and a fresh
+// younger than touchGeometryTTL (or than GeometryIdleTTL when ActionSeq
+// was seq when it was read: no action since), else from the last size and a fresh
 // rotation (`dumpsys input`), else from a fresh ScreenInfo. ok is false
 // when the phone does not say its rotation. t.mu held.
-func (d *Device) touchGeometry(ctx context.Context) (panelMap, bool, error) {
+func (d *Device) touchGeometry(ctx context.Context, seq uint64) (panelMap, bool, error) {
 	d.mu.Lock()
-	si, at := d.geo, d.geoAt
+	si, at, atSeq := d.geo, d.geoAt, d.geoSeq
 	d.mu.Unlock()
-	if at.IsZero() || time.Since(at) >= touchGeometryTTL {
+	age := time.Since(at)
+	if at.IsZero() || age >= touchGeometryTTL && (atSeq != seq || age >= GeometryIdleTTL) {
 		rotated := false
 		if !at.IsZero() {
 			if parts, err := d.runParts(ctx, "dumpsys input"); err == nil {
 				if r, err := parse.InputRotation(parts[0]); err == nil {
 					si.Rotation, si.RotationKnown, rotated = r, true, true
-					d.noteScreen(si)
+					d.noteScreen(si, seq)
 				}
 			}
 		}

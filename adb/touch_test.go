@@ -459,3 +459,35 @@ func TestTouchEventsNoTouchscreen(t *testing.T) {
 		t.Fatalf("getevent -lp ran %d times", getevents)
 	}
 }
+
+// TestTouchGeometryHeldUntilAction: the geometry a UI dump or ScreenInfo
+// read serves the touch path past touchGeometryTTL while no action went
+// to the phone since (an agent that looked, thought, then acts: no
+// `dumpsys input` before its tap); after an action, a tap past the TTL
+// asks the rotation again.
+func TestTouchGeometryHeldUntilAction(t *testing.T) {
+	t.Parallel()
+	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	ctx := context.Background()
+	if _, err := d.ScreenInfo(ctx); err != nil {
+		t.Fatal(err)
+	}
+	x, y := centerOf(t, d, "Settings")
+	rotationQueries := func() int { return len(slices.DeleteFunc(ran(vd, "dumpsys"), func(s string) bool { return s != "dumpsys input" })) }
+	time.Sleep(touchGeometryTTL + 100*time.Millisecond)
+	if err := d.Tap(ctx, x, y); err != nil {
+		t.Fatal(err)
+	}
+	waitTouches(t, vd, 1)
+	if n := rotationQueries(); n != 0 {
+		t.Fatalf("%d dumpsys input before a tap with no action since the geometry was read", n)
+	}
+	time.Sleep(touchGeometryTTL + 100*time.Millisecond)
+	if err := d.Tap(ctx, 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	waitTouches(t, vd, 2)
+	if n := rotationQueries(); n != 1 {
+		t.Fatalf("%d dumpsys input before a tap past the TTL after an action, want 1", n)
+	}
+}

@@ -187,16 +187,20 @@ func (t *Tools) checkPoint(ctx context.Context, d *adb.Device, p TapPoint) error
 }
 
 // screenInfo returns the device's screen geometry, cached for
-// ScreenCacheTTL so a burst of taps costs one query.
+// ScreenCacheTTL so a burst of taps costs one query, and for up to
+// adb.GeometryIdleTTL while no action went to the phone since it was read:
+// the geometry an agent's observation read still holds when it acts on it
+// after thinking for seconds, as nothing of ours turned the screen.
 func (t *Tools) screenInfo(ctx context.Context, d *adb.Device) (adb.ScreenInfo, error) {
-	if si, ok := t.screens.get(d.Key()); ok {
+	seq := d.ActionSeq()
+	if si, ok := t.screens.get(d.Key(), seq); ok {
 		return si, nil
 	}
 	si, err := d.ScreenInfo(ctx)
 	if err != nil {
 		return adb.ScreenInfo{}, err
 	}
-	t.screens.put(d.Key(), si)
+	t.screens.put(d.Key(), si, seq)
 	return si, nil
 }
 
@@ -209,28 +213,35 @@ type screenCache struct {
 }
 
 type cachedScreen struct {
-	si adb.ScreenInfo
-	at time.Time
+	si  adb.ScreenInfo
+	at  time.Time
+	seq uint64 // the device's ActionSeq before si was read
 }
 
 func newScreenCache(ttl time.Duration, now func() time.Time) *screenCache {
 	return &screenCache{ttl: ttl, now: now, m: map[string]cachedScreen{}}
 }
 
-func (c *screenCache) get(key string) (adb.ScreenInfo, bool) {
+// get returns key's geometry when it is younger than the TTL, or than
+// adb.GeometryIdleTTL when seq (the device's ActionSeq now) is the one it
+// was read under.
+func (c *screenCache) get(key string, seq uint64) (adb.ScreenInfo, bool) {
 	if c.ttl <= 0 {
 		return adb.ScreenInfo{}, false
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	e, ok := c.m[key]
-	if !ok || c.now().Sub(e.at) >= c.ttl {
+	if !ok {
+		return adb.ScreenInfo{}, false
+	}
+	if age := c.now().Sub(e.at); age >= c.ttl && (e.seq != seq || age >= adb.GeometryIdleTTL) {
 		return adb.ScreenInfo{}, false
 	}
 	return e.si, true
 }
 
-func (c *screenCache) put(key string, si adb.ScreenInfo) {
+func (c *screenCache) put(key string, si adb.ScreenInfo, seq uint64) {
 	if c.ttl <= 0 {
 		return
 	}
@@ -239,5 +250,5 @@ func (c *screenCache) put(key string, si adb.ScreenInfo) {
 	if len(c.m) > 1024 {
 		clear(c.m)
 	}
-	c.m[key] = cachedScreen{si: si, at: c.now()}
+	c.m[key] = cachedScreen{si: si, at: c.now(), seq: seq}
 }

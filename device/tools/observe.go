@@ -97,6 +97,7 @@ func (t *Tools) runObserve(ctx context.Context, inv *invocation) (any, error) {
 		s   *screen
 		st  adb.Status
 	)
+	seq := inv.dev.ActionSeq()
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { res.Screenshot, err = t.capture(gctx, inv, a.screenshotArgs); return })
 	g.Go(func() (err error) { st, err = inv.dev.Status(gctx); return })
@@ -106,7 +107,7 @@ func (t *Tools) runObserve(ctx context.Context, inv *invocation) (any, error) {
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	t.screens.put(inv.dev.Key(), st.Screen)
+	t.screens.put(inv.dev.Key(), st.Screen, seq)
 	w, h := st.Screen.Oriented()
 	res.Screen = ObserveScreen{Width: w, Height: h, Rotation: st.Screen.Rotation * 90, On: st.Power.ScreenOn}
 	if st.Power.LockKnown {
