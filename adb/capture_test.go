@@ -26,9 +26,10 @@ import (
 // sleeps them), an order of magnitude apart.
 var (
 	// fastLink: a USB-like link costing nothing, and a PNG encode on the
-	// phone of 300 ms per megapixel (276 ms for the 720x1280 screen) where
-	// a raw frame crosses loopback in a few ms.
-	fastLink = &android.Profile{Name: "test-fast-link", PNGPerMP: 300 * time.Millisecond}
+	// phone of 1 s per megapixel (0.92 s for the 720x1280 screen) where a
+	// raw frame crosses loopback in a few ms idle, a few hundred under
+	// -race on a loaded machine (300 ms per megapixel was seen to lose).
+	fastLink = &android.Profile{Name: "test-fast-link", PNGPerMP: time.Second}
 	// slowLink: a 250 kB/s link (a poor Wi-Fi) and a free PNG encode: the
 	// 3.7 MB raw frame takes at least 15 s, a PNG of the launcher (7 kB)
 	// about 30 ms; the raw probe is stopped long before, even when a

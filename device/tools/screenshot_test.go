@@ -191,7 +191,7 @@ func TestScreenshotCaptureModes(t *testing.T) {
 		raw, png      float64 // captures that served the 3 calls
 		phoneRawCalls int     // raw screencaps the phone ran (with a stopped probe)
 	}{
-		{"fast link", &android.Profile{Name: "test-fast-link", PNGPerMP: 300 * time.Millisecond}, 2, 1, 2},
+		{"fast link", &android.Profile{Name: "test-fast-link", PNGPerMP: time.Second}, 2, 1, 2},
 		{"slow link", &android.Profile{Name: "test-slow-link", Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 250_000}}}, 0, 3, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
