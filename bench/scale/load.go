@@ -144,29 +144,8 @@ func bind(ctx context.Context, srv *benchtb.Serve, c *xagenttest.Client, serial 
 	if err != nil {
 		return nil, err
 	}
-	r, err := srv.Pair(ctx, c, ch, serial)
-	if err != nil {
+	if err := srv.PairConnected(ctx, c, ch, serial); err != nil {
 		return nil, fmt.Errorf("pair %s: %w", serial, err)
-	}
-	var ack struct {
-		Status string `json:"status"`
-		D      struct {
-			Connection struct {
-				Status string `json:"status"`
-			} `json:"connection"`
-		} `json:"connection_descriptor"`
-	}
-	if r.Error != nil || json.Unmarshal(r.Payload, &ack) != nil || ack.Status != "authenticated" {
-		return nil, fmt.Errorf("pair %s: refused: %s %v", serial, r.Payload, r.Error)
-	}
-	for st := ack.D.Connection.Status; st != "connected"; {
-		p, err := c.WaitPush(ctx, connector.TypeDescriptorPush)
-		if err != nil {
-			return nil, fmt.Errorf("pair %s: waiting for connected (last %q): %w", serial, st, err)
-		}
-		if p.ChannelID == ch && json.Unmarshal(p.Payload, &ack) == nil {
-			st = ack.D.Connection.Status
-		}
 	}
 	return &agent{c: c, ch: ch, serial: serial}, nil
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"sync/atomic"
-	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
@@ -59,31 +58,8 @@ func (a *Agent) bind(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := a.srv.Pair(ctx, a.c, ch, a.serial)
-	if err != nil {
+	if err := a.srv.PairConnected(ctx, a.c, ch, a.serial); err != nil {
 		return err
-	}
-	var ack struct {
-		Status string `json:"status"`
-		D      struct {
-			Connection struct {
-				Status string `json:"status"`
-			} `json:"connection"`
-		} `json:"connection_descriptor"`
-	}
-	if r.Error != nil || json.Unmarshal(r.Payload, &ack) != nil || ack.Status != "authenticated" {
-		return fmt.Errorf("pairing refused: %s %v", r.Payload, r.Error)
-	}
-	for st := ack.D.Connection.Status; st != "connected"; {
-		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		p, err := a.c.WaitPush(wctx, connector.TypeDescriptorPush)
-		cancel()
-		if err != nil {
-			return fmt.Errorf("waiting for connected (last %q): %w", st, err)
-		}
-		if p.ChannelID == ch && json.Unmarshal(p.Payload, &ack) == nil {
-			st = ack.D.Connection.Status
-		}
 	}
 	a.ch, a.calls = ch, 0
 	return nil

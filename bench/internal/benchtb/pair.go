@@ -2,6 +2,8 @@ package benchtb
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"strconv"
 	"time"
@@ -61,4 +63,38 @@ func (s *Serve) Devices(ctx context.Context) ([]admin.DeviceRow, error) {
 	}
 	defer ac.Close()
 	return ac.Devices(ctx)
+}
+
+// PairConnected pairs channel ch of c with serial (Pair) and waits for
+// its Descriptor to say "connected" (the server may still be probing the
+// phone): the pairing every benchmark agent starts with. Other pushes on
+// c meanwhile are consumed, so binds on one socket go one after another.
+func (s *Serve) PairConnected(ctx context.Context, c *xagenttest.Client, ch, serial string) error {
+	r, err := s.Pair(ctx, c, ch, serial)
+	if err != nil {
+		return err
+	}
+	var ack struct {
+		Status string `json:"status"`
+		D      struct {
+			Connection struct {
+				Status string `json:"status"`
+			} `json:"connection"`
+		} `json:"connection_descriptor"`
+	}
+	if r.Error != nil || json.Unmarshal(r.Payload, &ack) != nil || ack.Status != "authenticated" {
+		return fmt.Errorf("pairing refused: %s %v", r.Payload, r.Error)
+	}
+	for st := ack.D.Connection.Status; st != "connected"; {
+		wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		p, err := c.WaitPush(wctx, connector.TypeDescriptorPush)
+		cancel()
+		if err != nil {
+			return fmt.Errorf("waiting for connected (last %q): %w", st, err)
+		}
+		if p.ChannelID == ch && json.Unmarshal(p.Payload, &ack) == nil {
+			st = ack.D.Connection.Status
+		}
+	}
+	return nil
 }
