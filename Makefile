@@ -18,7 +18,7 @@ DIST := dist
 # releases of the same commit are byte-identical.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
 
-.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit fuzz bench soak bench-scale bench-agentstep deps clean release release-check
+.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit fuzz bench soak bench-scale bench-agentstep deps test-deps clean release release-check
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/adb-connector
@@ -28,10 +28,14 @@ run: deps build
 	$(BIN) serve $(RUN_FLAGS)
 
 # The whole suite: formatting, vet, staticcheck, race-enabled tests, a short run of every fuzz target.
-test: deps lint unit fuzz
+test: test-deps lint unit fuzz
 
-deps: $(PROMTOOL)
+# What serving needs: Debian's adb.
+deps:
 	@scripts/ensure-adb.sh
+
+# What the tests need besides: promtool for the metrics test, chromium for the console's browser test.
+test-deps: deps $(PROMTOOL)
 	@scripts/ensure-chromium.sh
 
 $(PROMTOOL):
