@@ -81,7 +81,7 @@ type browser struct {
 }
 
 // chromiumPath finds Debian's chromium; the test fails without it, since
-// `make deps` installs it.
+// `make test-deps` installs it.
 func chromiumPath(t *testing.T) string {
 	t.Helper()
 	for _, name := range []string{"chromium", "chromium-browser"} {
@@ -89,7 +89,7 @@ func chromiumPath(t *testing.T) string {
 			return p
 		}
 	}
-	t.Fatal("chromium is not installed: run `make deps` (scripts/ensure-chromium.sh) or `sudo apt-get install -y chromium`")
+	t.Fatal("chromium is not installed: run `make test-deps` (scripts/ensure-chromium.sh) or `sudo apt-get install -y chromium`")
 	return ""
 }
 

@@ -23,7 +23,7 @@ import (
 var updateMetrics = flag.Bool("update-metrics", false, "rewrite testdata/metrics.golden")
 
 // promtoolPath finds promtool: $PROMTOOL (make sets it), the repository's
-// .bin (make deps puts it there), then PATH. Without one the promtool
+// .bin (make test-deps puts it there), then PATH. Without one the promtool
 // check is skipped (the rest of the test runs), except in CI, where it
 // must run.
 func promtoolPath(t *testing.T) string {
@@ -40,7 +40,7 @@ func promtoolPath(t *testing.T) string {
 		return p
 	}
 	if os.Getenv("CI") != "" {
-		t.Fatal("promtool not found: `make deps` installs it in .bin")
+		t.Fatal("promtool not found: `make test-deps` installs it in .bin")
 	}
 	return ""
 }
@@ -241,7 +241,7 @@ func TestMetrics(t *testing.T) {
 	t.Run("promtool", func(t *testing.T) {
 		promtool := promtoolPath(t)
 		if promtool == "" {
-			t.Skip("promtool not found: run `make deps` to install it in .bin")
+			t.Skip("promtool not found: run `make test-deps` to install it in .bin")
 		}
 		cmd := exec.CommandContext(t.Context(), promtool, "check", "metrics")
 		cmd.Stdin = strings.NewReader(body)
