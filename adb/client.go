@@ -39,6 +39,62 @@ type Config struct {
 	// the touchscreen's /dev/input node over one open stream per device,
 	// with `input` where that is not possible (touch.go).
 	NoTouchEvents bool
+	// StreamIdle is how long a device's open streams (the shell session,
+	// the touch stream) stay open unused before they are closed: a shelf
+	// of idle phones then holds no stream, FD or goroutine for them, and
+	// the next use opens them again (one stream open, a few ms). Default
+	// DefaultStreamIdle; negative: kept until the device goes away.
+	StreamIdle time.Duration
+}
+
+// DefaultStreamIdle is Config.StreamIdle's default: longer than an
+// agent's pause between two steps, so a working phone keeps its streams.
+const DefaultStreamIdle = 60 * time.Second
+
+// streamIdle is the configured idle time (<= 0: never closed).
+func (c *Client) streamIdle() time.Duration {
+	if c.cfg.StreamIdle == 0 {
+		return DefaultStreamIdle
+	}
+	return c.cfg.StreamIdle
+}
+
+// idleTimer calls expire once idle has passed since its last arm; a
+// nil *idleTimer (idle <= 0) does nothing. expire returns false when the
+// stream is in use: it is then asked again after another idle period.
+type idleTimer struct {
+	t    *time.Timer
+	idle time.Duration
+}
+
+func newIdleTimer(idle time.Duration, expire func() bool) *idleTimer {
+	if idle <= 0 {
+		return nil
+	}
+	it := &idleTimer{idle: idle}
+	// Created stopped and assigned before it can fire, so expire's
+	// re-arm sees it.
+	it.t = time.AfterFunc(time.Hour, func() {
+		if !expire() {
+			it.t.Reset(idle)
+		}
+	})
+	it.t.Stop()
+	return it
+}
+
+// arm starts the idle period again.
+func (it *idleTimer) arm() {
+	if it != nil {
+		it.t.Reset(it.idle)
+	}
+}
+
+// stop ends the timer (the stream closed).
+func (it *idleTimer) stop() {
+	if it != nil {
+		it.t.Stop()
+	}
 }
 
 // Client talks to one or more adb servers. It is safe for concurrent use.

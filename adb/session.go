@@ -53,9 +53,11 @@ type shellSession struct {
 	hc     *hostConn
 	cancel context.CancelFunc // ends hc's lifetime (and so closes it)
 	used   bool               // a command ended on it
+	timer  *idleTimer         // closes the session when unused (Config.StreamIdle)
 }
 
 func (s *shellSession) close() {
+	s.timer.stop()
 	s.cancel()
 	_ = s.hc.Close()
 }
@@ -110,11 +112,25 @@ func (d *Device) sessionShell(ctx context.Context, cmd string) (res Result, err 
 			// does not.
 			return Result{}, nil, false
 		}
+		// Unused for the idle time, the session closes; the next short
+		// command opens one again. A command holds sessBusy: in use.
+		opened := s
+		s.timer = newIdleTimer(d.c.streamIdle(), func() bool {
+			if !d.sessBusy.TryLock() {
+				return false
+			}
+			defer d.sessBusy.Unlock()
+			d.dropSession(opened)
+			return true
+		})
 		d.smu.Lock()
 		d.sess = s
 		d.smu.Unlock()
 	}
 	res, err, keep := d.sessionRun(ctx, s, cmd)
+	if keep {
+		s.timer.arm()
+	}
 	if !keep {
 		d.dropSession(s)
 		if !s.used && errors.Is(err, ErrTimeout) {

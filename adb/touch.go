@@ -74,6 +74,7 @@ type touchStream struct {
 	echoed int64
 	done   chan struct{}
 	err    error
+	timer  *idleTimer // closes the stream when unused (Config.StreamIdle)
 }
 
 // receipt waits until every byte written has come back (a receipt a
@@ -112,6 +113,7 @@ func (s *touchStream) alive() bool {
 
 // close ends the stream and waits for its reader.
 func (s *touchStream) close() {
+	s.timer.stop()
 	s.cancel()
 	s.hc.Close()
 	<-s.done
@@ -237,6 +239,7 @@ func (d *Device) playTouch(ctx context.Context, g gesture, seq uint64) (played b
 		}
 		started, err := d.writeGesture(ctx, t.s, m, g)
 		if err == nil {
+			t.s.timer.arm()
 			return true, nil
 		}
 		if started || attempt > 0 || ctx.Err() != nil {
@@ -382,6 +385,20 @@ func (d *Device) openTouch(ctx context.Context) error {
 	}
 	t.tid = hc.tid
 	s := &touchStream{hc: hc, cancel: cancel, echo: make(chan int, 64), done: make(chan struct{})}
+	// Unused for the idle time, the stream closes; the next gesture opens
+	// it again. A gesture holds t.mu: the stream is in use.
+	s.timer = newIdleTimer(d.c.streamIdle(), func() bool {
+		if !t.mu.TryLock() {
+			return false
+		}
+		defer t.mu.Unlock()
+		if t.s == s {
+			s.close()
+			t.s = nil
+		}
+		return true
+	})
+	s.timer.arm()
 	go s.read()
 	t.s = s
 	return nil

@@ -473,7 +473,9 @@ func TestTouchGeometryHeldUntilAction(t *testing.T) {
 		t.Fatal(err)
 	}
 	x, y := centerOf(t, d, "Settings")
-	rotationQueries := func() int { return len(slices.DeleteFunc(ran(vd, "dumpsys"), func(s string) bool { return s != "dumpsys input" })) }
+	rotationQueries := func() int {
+		return len(slices.DeleteFunc(ran(vd, "dumpsys"), func(s string) bool { return s != "dumpsys input" }))
+	}
 	time.Sleep(touchGeometryTTL + 100*time.Millisecond)
 	if err := d.Tap(ctx, x, y); err != nil {
 		t.Fatal(err)
@@ -489,5 +491,47 @@ func TestTouchGeometryHeldUntilAction(t *testing.T) {
 	waitTouches(t, vd, 2)
 	if n := rotationQueries(); n != 1 {
 		t.Fatalf("%d dumpsys input before a tap past the TTL after an action, want 1", n)
+	}
+}
+
+// TestStreamsClosedWhenIdle: the shell session and the touch stream close
+// once unused for Config.StreamIdle (a shelf of idle phones holds no
+// stream for them), and open again on the next use.
+func TestStreamsClosedWhenIdle(t *testing.T) {
+	t.Parallel()
+	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true, StreamIdle: 200 * time.Millisecond})
+	ctx := t.Context()
+	if _, err := d.Shell(ctx, "true"); err != nil || !viaSession(vd) {
+		t.Fatalf("first short command: %v, on the session %v", err, viaSession(vd))
+	}
+	if err := d.Tap(ctx, 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	waitTouches(t, vd, 1)
+	waitStreams(t, vd, 1) // the touch stream ended, unused
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		d.smu.Lock()
+		open := d.sess != nil
+		d.smu.Unlock()
+		if !open {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the shell session is still open, unused")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if _, err := d.Shell(ctx, "true"); err != nil || !viaSession(vd) {
+		t.Fatalf("short command after the idle close: %v, on a session %v", err, viaSession(vd))
+	}
+	if err := d.Tap(ctx, 10, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got := waitTouches(t, vd, 2); got[1].Kind != "tap" {
+		t.Fatalf("tap after the idle close: %+v", got)
+	}
+	if in := ran(vd, "input"); len(in) != 0 {
+		t.Fatalf("input ran: %v", in)
 	}
 }

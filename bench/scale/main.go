@@ -21,9 +21,11 @@
 //     tool, p50/p90/p99 per tool, errors by code, and the peak RSS
 //     ((peak - baseline) / phones is the cost of a busy phone);
 //   - after: the clients gone, -settle later (longer than -lease-grace, so
-//     their channels and bindings are released): goroutines and FDs must
-//     be back to the baseline, but for a small margin and the SQLite
-//     reader pool (procstat.MaxDBFDs).
+//     their channels and bindings are released, and than adb's
+//     DefaultStreamIdle, so each phone's shell session and touch stream
+//     have closed unused): goroutines and FDs must be back to the
+//     baseline, but for a small margin and the SQLite reader pool
+//     (procstat.MaxDBFDs).
 //
 // The per-channel budget of 120 calls a minute is lifted (a config file
 // with rate_per_minute at its maximum) so the connector's capacity, not
@@ -48,6 +50,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/bench/internal/benchtb"
 	"github.com/adb-connector/adb-connector/bench/internal/procstat"
 	"github.com/adb-connector/adb-connector/emulator/android"
@@ -90,7 +93,8 @@ func parseFlags() (cfg Config, out, bin string, strict, keep bool, err error) {
 	fs.IntVar(&cfg.Sockets, "sockets", 1, "WebSockets carrying the channels (xAgent carries every user on one)")
 	fs.DurationVar(&cfg.Duration, "duration", 5*time.Minute, "how long the agents act")
 	fs.DurationVar(&cfg.Think, "think", 0, "pause of each agent between its calls (0: a closed loop, the next call once the last is answered)")
-	fs.DurationVar(&cfg.Settle, "settle", 15*time.Second, "wait after the clients leave before the last sample (longer than -lease-grace)")
+	fs.DurationVar(&cfg.Settle, "settle", adb.DefaultStreamIdle+15*time.Second,
+		"wait after the clients leave before the last sample (longer than -lease-grace, and than adb.DefaultStreamIdle: the phones' open streams close unused)")
 	fs.DurationVar(&cfg.LeaseGrace, "lease-grace", 5*time.Second, "serve --lease-grace: short, so the closed sockets' channels and bindings are released before the last sample")
 	fs.StringVar(&cfg.Profile, "profile", "instant", "the phones' timing profile: "+strings.Join(android.ProfileNames(), ", "))
 	fs.StringVar(&cfg.Scenario, "scenario", "launcher", "the phones' scenario (the mix taps the launcher's wallpaper)")
@@ -105,7 +109,7 @@ func parseFlags() (cfg Config, out, bin string, strict, keep bool, err error) {
 	if cfg.Short {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		for name, v := range map[string]string{"phones": "16", "duration": "30s", "settle": "10s"} {
+		for name, v := range map[string]string{"phones": "16", "duration": "30s"} {
 			if !set[name] {
 				fs.Set(name, v)
 			}
