@@ -383,7 +383,8 @@ func TestCapturePolicy(t *testing.T) {
 	if s.modes[CaptureRaw] != (ModeStats{}) || s.modes[CapturePNG].Fetch != 200*ms || s.tid != 8 {
 		t.Fatalf("after a new transport: %+v", s)
 	}
-	step(UsePNG, CaptureRaw, true, 420*ms)
+	step(UsePNG, CaptureRawGzip, true, 420*ms) // gzip to be checked on the new transport
+	s.checked(CaptureRawGzip, false)
 	// A pinned mode is used as is.
 	s.probing = false
 	s.pinned = CaptureRaw
