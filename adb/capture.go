@@ -10,53 +10,85 @@ import (
 	"time"
 )
 
-// A screenshot leaves the phone one of two ways. `screencap -p` has the
+// A screenshot leaves the phone one of three ways. `screencap -p` has the
 // phone encode a PNG: 0.45-2.1 s of its CPU for a 1080x2400 screen, then
 // a few hundred KB on the link. Raw `screencap` skips the encode and sends
 // the pixels (10 MB for that screen): quick over USB, slow over Wi-Fi.
-// Each device picks by measurement (capture_policy.go).
+// `screencap | gzip -1` deflates those pixels on the phone at zlib's
+// fastest level (capture_gzip.go): a UI screen shrinks to a few hundred
+// KB for a fraction of a PNG encode's CPU, where the phone has gzip
+// (Android 9+). Each device picks by measurement (capture_policy.go).
 
 // CaptureMode is how a screenshot is taken.
 type CaptureMode int
 
 const (
-	// CaptureAuto picks raw or PNG per device from measurements (the
+	// CaptureAuto picks a mode per device from measurements (the
 	// default).
 	CaptureAuto CaptureMode = iota
 	// CaptureRaw is raw `screencap`: pixels, converted on the host.
 	CaptureRaw
 	// CapturePNG is `screencap -p`: a PNG encoded by the phone.
 	CapturePNG
+	// CaptureRawGzip is `screencap | gzip -1`: pixels deflated by the
+	// phone's toybox gzip (Android 9+), inflated and converted on the
+	// host. Unavailable on a phone without gzip.
+	CaptureRawGzip
+
+	numCaptureModes // bound of the arrays indexed by mode
 )
 
-// String returns "auto", "raw" or "png".
+// captureModes are the modes CaptureAuto chooses among, in the order
+// they are tried when nothing is measured yet: PNG, which every phone
+// supports and which costs the least on a slow link, first; then
+// raw-gzip, seldom dearer than raw where the phone has gzip.
+var captureModes = [...]CaptureMode{CapturePNG, CaptureRawGzip, CaptureRaw}
+
+// String returns "auto", "raw", "png" or "raw-gzip" (the value of the
+// metrics' mode label).
 func (m CaptureMode) String() string {
 	switch m {
 	case CaptureRaw:
 		return "raw"
 	case CapturePNG:
 		return "png"
+	case CaptureRawGzip:
+		return "raw-gzip"
 	}
 	return "auto"
 }
 
-// other is the mode that is not m.
-func (m CaptureMode) other() CaptureMode {
-	if m == CaptureRaw {
-		return CapturePNG
+// command is the exec-out command line of mode m.
+func (m CaptureMode) command() string {
+	switch m {
+	case CapturePNG:
+		return "screencap -p"
+	case CaptureRawGzip:
+		return "screencap | gzip -1"
 	}
-	return CaptureRaw
+	return "screencap"
+}
+
+// needs is the tool beyond screencap that mode m runs on the phone ("":
+// none), whose presence is checked once per connection.
+func (m CaptureMode) needs() string {
+	if m == CaptureRawGzip {
+		return "gzip"
+	}
+	return ""
 }
 
 // Screenshot is one screen capture from Device.Screenshot: PNG, Image or
 // both are set.
 type Screenshot struct {
-	// Mode is how this capture was taken: CaptureRaw or CapturePNG.
+	// Mode is how this capture was taken: CaptureRaw, CapturePNG or
+	// CaptureRawGzip.
 	Mode CaptureMode
 	// PNG is the frame as PNG: the phone's (CapturePNG), or for UsePNG a
 	// raw frame encoded on the host; else nil.
 	PNG []byte
-	// Image is the frame: a raw capture's pixels (*image.RGBA), or the
+	// Image is the frame: a raw capture's pixels (*image.RGBA, also for
+	// CaptureRawGzip), or the
 	// phone's PNG when the capture decoded it to time that; else nil.
 	Image image.Image
 	// Width and Height are the frame's size in pixels.
@@ -73,10 +105,11 @@ func (s *Screenshot) Release() {
 	s.Image = nil
 }
 
-// SetCaptureMode pins the device's capture mode (CaptureRaw, CapturePNG)
-// or, with CaptureAuto, returns it to measurement. A pinned mode still
-// falls back to the other for a capture that fails in it. Safe for
-// concurrent use.
+// SetCaptureMode pins the device's capture mode (CaptureRaw, CapturePNG,
+// CaptureRawGzip) or, with CaptureAuto, returns it to measurement. A
+// pinned mode still falls back to the next best for a capture that fails
+// in it, and CaptureRawGzip on a phone without gzip is measurement as for
+// CaptureAuto. Safe for concurrent use.
 func (d *Device) SetCaptureMode(m CaptureMode) {
 	d.capMu.Lock()
 	defer d.capMu.Unlock()
@@ -92,24 +125,25 @@ func (d *Device) CaptureStats() CaptureStats {
 }
 
 // Screenshot captures the screen in the device's capture mode for use
-// (see CaptureUse, CaptureMode), falling back at once to the other mode
-// when the first fails as a mode (the error is then that of the fallback,
-// joined with the first). For UsePNG the result's PNG is set: the phone's,
+// (see CaptureUse, CaptureMode), falling back at once to the next best
+// mode when the first fails as a mode (the error is then that of the
+// fallback, joined with the first). Before a mode that needs a tool
+// (gzip) is first used on a connection, the tool's presence is checked. For UsePNG the result's PNG is set: the phone's,
 // or the raw frame encoded here. Release the result when its Image is no
 // longer needed. Default timeout: DefaultScreencapTimeout, for both
 // attempts. Counted as a read. Safe for concurrent use.
 func (d *Device) Screenshot(ctx context.Context, use CaptureUse) (*Screenshot, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
 	defer cancel()
-	d.capMu.Lock()
-	mode, probe, limit := d.cap.plan(use, time.Now())
-	d.capMu.Unlock()
-
+	mode, probe, limit := d.planCapture(ctx, use)
 	shot, err := d.captureMeasured(ctx, use, mode, probe, limit)
 	if err == nil || !(modeFailure(err) || errors.Is(err, errProbeSlow)) {
 		return shot, err
 	}
-	shot, err2 := d.captureMeasured(ctx, use, mode.other(), false, 0)
+	d.capMu.Lock()
+	next := d.cap.best(use, mode)
+	d.capMu.Unlock()
+	shot, err2 := d.captureMeasured(ctx, use, next, false, 0)
 	if err2 != nil {
 		if errors.Is(err, errProbeSlow) {
 			return nil, err2
@@ -117,6 +151,36 @@ func (d *Device) Screenshot(ctx context.Context, use CaptureUse) (*Screenshot, e
 		return nil, errors.Join(err2, err)
 	}
 	return shot, nil
+}
+
+// planCapture is the policy's plan for the next capture, once the tool of
+// the planned mode is known to be on the phone: when it has not been
+// checked on this connection, it is (`command -v`), the answer recorded,
+// and the capture planned again. A check that cannot run (a busy or
+// offline phone) leaves the question open: this capture takes the chosen
+// mode, with no probe.
+func (d *Device) planCapture(ctx context.Context, use CaptureUse) (CaptureMode, bool, time.Duration) {
+	for {
+		d.capMu.Lock()
+		mode, probe, limit := d.cap.plan(use, time.Now())
+		unknown := d.cap.unchecked(mode)
+		if unknown {
+			d.cap.probing = false
+		}
+		d.capMu.Unlock()
+		if !unknown {
+			return mode, probe, limit
+		}
+		missing, err := d.gzipMissing(ctx)
+		d.capMu.Lock()
+		if err != nil {
+			mode = d.cap.best(use, mode)
+			d.capMu.Unlock()
+			return mode, false, 0
+		}
+		d.cap.checked(mode, !missing)
+		d.capMu.Unlock()
+	}
 }
 
 // captureMeasured takes one capture in mode for use (its fetch bounded by
@@ -141,6 +205,11 @@ func (d *Device) captureMeasured(ctx context.Context, use CaptureUse, mode Captu
 		return shot, nil
 	case errors.Is(err, errProbeSlow):
 		d.cap.record(mode, probe, 0, limit, true, 0, time.Now())
+	case errors.Is(err, errNoGzip):
+		if probe {
+			d.cap.probing = false
+		}
+		d.cap.checked(mode, false)
 	case modeFailure(err):
 		d.cap.fail(mode, probe)
 	case probe:
@@ -178,7 +247,8 @@ func (d *Device) hostWork(shot *Screenshot, use CaptureUse, decode bool) (dec, e
 	return 0, 0, nil
 }
 
-// capture takes one screenshot in mode: raw into a pooled frame buffer,
+// capture takes one screenshot in mode: raw (inflated for CaptureRawGzip)
+// into a pooled frame buffer,
 // PNG as the phone's bytes. fetch runs from the read slot being granted
 // to the frame in memory; tid is the transport's id (0 if unknown). A
 // limit (> 0) bounds the capture from the read slot on: past it, the error
@@ -213,18 +283,18 @@ func (d *Device) capture(ctx context.Context, mode CaptureMode, limit time.Durat
 
 // captureStream opens exec:screencap in mode and reads the frame.
 func (d *Device) captureStream(ctx context.Context, op string, mode CaptureMode) (*Screenshot, int64, error) {
-	cmd := "screencap -p"
-	if mode == CaptureRaw {
-		cmd = "screencap"
-	}
-	hc, err := d.open(ctx, "exec:"+cmd)
+	hc, err := d.open(ctx, "exec:"+mode.command())
 	if err != nil {
 		return nil, 0, fmt.Errorf("%s: %w", op, err)
 	}
 	defer hc.Close()
 	shot := &Screenshot{Mode: mode}
-	if mode == CaptureRaw {
-		shot.frame, err = readRawScreencap(hc.br, true)
+	if mode != CapturePNG {
+		if mode == CaptureRawGzip {
+			shot.frame, err = readRawGzip(hc.br, true)
+		} else {
+			shot.frame, err = readRawScreencap(hc.br, true)
+		}
 		if err = d.rawEnd(ctx, hc, op, shot.frame.complete, err); err != nil {
 			shot.Release()
 			return nil, 0, err

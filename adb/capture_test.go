@@ -98,7 +98,7 @@ func screencaps(vd *emulator.Device) []string {
 
 func TestScreenshotPicksRawOnFastLink(t *testing.T) {
 	t.Parallel()
-	_, vd, d := captureEnv(t, adbtest.Options{Timing: fastLink})
+	_, vd, d := captureEnv(t, adbtest.Options{Timing: fastLink, NoGzip: true})
 	if s := shoot(t, d); s.Mode != CapturePNG || s.PNG == nil || s.Image == nil {
 		t.Fatalf("first capture: %s, png %d bytes, image %v; want a decoded PNG", s.Mode, len(s.PNG), s.Image != nil)
 	}
@@ -159,7 +159,7 @@ func waitScreencaps(t *testing.T, vd *emulator.Device, line string, n int) {
 
 func TestScreenshotPicksPNGOnSlowLink(t *testing.T) {
 	t.Parallel()
-	_, vd, d := captureEnv(t, adbtest.Options{Timing: slowLink})
+	_, vd, d := captureEnv(t, adbtest.Options{Timing: slowLink, NoGzip: true})
 	shoot(t, d)
 	// The raw probe is stopped at twice the PNG's cost; the call is
 	// served by PNG.
@@ -189,7 +189,7 @@ func TestScreenshotPicksPNGOnSlowLink(t *testing.T) {
 // at the next capture and wins back.
 func TestScreenshotRawFailureFallsBackToPNG(t *testing.T) {
 	t.Parallel()
-	_, vd, d := captureEnv(t, adbtest.Options{Timing: fastLink})
+	_, vd, d := captureEnv(t, adbtest.Options{Timing: fastLink, NoGzip: true})
 	for range 3 { // PNG, raw probe, PNG probe (stopped) served by raw
 		shoot(t, d)
 	}
@@ -219,7 +219,7 @@ func TestScreenshotRawFailureFallsBackToPNG(t *testing.T) {
 // A PNG capture that fails falls back to raw, pinned mode or not.
 func TestScreenshotPNGFailureFallsBackToRaw(t *testing.T) {
 	t.Parallel()
-	_, vd, d := captureEnv(t, adbtest.Options{})
+	_, vd, d := captureEnv(t, adbtest.Options{NoGzip: true})
 	d.SetCaptureMode(CapturePNG)
 	vd.FailNext(1)
 	if s := shoot(t, d); s.Mode != CaptureRaw || s.Image == nil {
@@ -284,7 +284,7 @@ func TestScreenshotRawEqualsPNG(t *testing.T) {
 // again from the start.
 func TestScreenshotRemeasuresAfterReconnect(t *testing.T) {
 	t.Parallel()
-	env := adbtest.Start(t, adbtest.Options{Timing: fastLink})
+	env := adbtest.Start(t, adbtest.Options{Timing: fastLink, NoGzip: true})
 	c := newTestClient(t, Config{Endpoints: []string{env.ServerAddr}})
 	ch := c.Watch(t.Context())
 	vd := env.Devices[0]
@@ -320,6 +320,7 @@ func TestCapturePolicy(t *testing.T) {
 	ms := time.Millisecond
 	now := time.Unix(1000, 0)
 	var s captureState
+	s.checked(CaptureRawGzip, false) // raw and PNG first; raw-gzip below
 	step := func(use CaptureUse, wantMode CaptureMode, wantProbe bool, wantLimit time.Duration) {
 		t.Helper()
 		m, probe, limit := s.plan(use, now)
@@ -347,8 +348,8 @@ func TestCapturePolicy(t *testing.T) {
 	// PNG's second sample: the lower one counts.
 	step(UsePixels, CapturePNG, true, 220*ms)
 	s.record(CapturePNG, true, 7, 250*ms, false, 500_000, now)
-	if s.png.Fetch != 250*ms || s.png.Samples != 2 {
-		t.Fatalf("PNG after two samples: %+v", s.png)
+	if s.modes[CapturePNG].Fetch != 250*ms || s.modes[CapturePNG].Samples != 2 {
+		t.Fatalf("PNG after two samples: %+v", s.modes[CapturePNG])
 	}
 	for range probeEvery {
 		step(UsePixels, CaptureRaw, false, 0)
@@ -356,8 +357,8 @@ func TestCapturePolicy(t *testing.T) {
 	}
 	step(UsePixels, CapturePNG, true, 220*ms) // probeEvery captures: PNG probed
 	s.record(CapturePNG, true, 7, 200*ms, false, 500_000, now)
-	if s.png.Fetch != 237500*time.Microsecond { // 250 + (200-250)/4
-		t.Fatalf("smoothed PNG fetch %v", s.png.Fetch)
+	if s.modes[CapturePNG].Fetch != 237500*time.Microsecond { // 250 + (200-250)/4
+		t.Fatalf("smoothed PNG fetch %v", s.modes[CapturePNG].Fetch)
 	}
 	now = now.Add(probeAge)
 	step(UsePixels, CapturePNG, true, 220*ms) // probeAge: probed again
@@ -375,21 +376,23 @@ func TestCapturePolicy(t *testing.T) {
 	step(UsePixels, CaptureRaw, true, 2*(200+40)*ms+probeSlack)
 	s.fail(CaptureRaw, true)
 	step(UsePixels, CapturePNG, false, 0)
-	if s.raw.Failures != 2 || s.probing {
+	if s.modes[CaptureRaw].Failures != 2 || s.probing {
 		t.Fatalf("after two raw failures: %+v", s)
 	}
 	// A new transport drops every measurement.
 	s.record(CapturePNG, false, 8, 200*ms, false, 500_000, now)
-	if s.raw != (ModeStats{}) || s.png.Fetch != 200*ms || s.tid != 8 {
+	if s.modes[CaptureRaw] != (ModeStats{}) || s.modes[CapturePNG].Fetch != 200*ms || s.tid != 8 {
 		t.Fatalf("after a new transport: %+v", s)
 	}
-	step(UsePNG, CaptureRaw, true, 420*ms)
+	step(UsePNG, CaptureRawGzip, true, 420*ms) // gzip to be checked on the new transport
+	s.checked(CaptureRawGzip, false)
 	// A pinned mode is used as is.
 	s.probing = false
 	s.pinned = CaptureRaw
 	step(UsePixels, CaptureRaw, false, 0)
 	// With nothing measured, a mode that failed more is avoided.
-	s = captureState{png: ModeStats{Failures: 1}}
+	s = captureState{}
+	s.modes[CapturePNG].Failures = 1
 	step(UsePixels, CaptureRaw, false, 0)
 }
 

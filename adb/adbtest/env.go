@@ -43,6 +43,9 @@ type Options struct {
 	// the shell, as on some vendor builds (android.Config.InputNotWritable):
 	// taps then go through `input`.
 	InputNotWritable bool
+	// NoGzip makes the devices lack gzip, as before Android 9
+	// (android.Config.NoGzip).
+	NoGzip bool
 }
 
 // Env is a private adb server with connected virtual devices.
@@ -74,7 +77,7 @@ func Start(t testing.TB, opts Options) *Env {
 	for i := range max(n, 0) {
 		d, err := emulator.Start(context.Background(), emulator.Options{
 			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile,
-				InputNotWritable: opts.InputNotWritable, Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen},
+				InputNotWritable: opts.InputNotWritable, NoGzip: opts.NoGzip, Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen},
 			Logger: opts.Logger,
 		})
 		if err != nil {

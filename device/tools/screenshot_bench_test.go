@@ -52,9 +52,10 @@ func BenchmarkScreenshotJPEG1024(b *testing.B) {
 					b.Fatalf("result %+v", res)
 				}
 			}
-			// The capture choice settles: PNG, the raw probe, PNG's
-			// second sample.
-			for range 3 {
+			// The capture choice settles: PNG, the gzip check and the
+			// raw-gzip probe, the raw probe, PNG's second sample, raw's
+			// second (a stopped probe counts as two).
+			for range 5 {
 				tool()
 			}
 			var base float64
@@ -75,7 +76,8 @@ func BenchmarkScreenshotJPEG1024(b *testing.B) {
 			}
 			d := e.adbDevice(b, 0)
 			st := d.CaptureStats()
-			b.Logf("%s: capture for pixels %s; raw fetch %v, png fetch %v (at least: %v), decode %v", prof, st.Pixels, st.Raw.Fetch, st.PNG.Fetch, st.PNG.AtLeast, st.Decode)
+			b.Logf("%s: capture for pixels %s; raw-gzip fetch %v (%d bytes), raw fetch %v (at least: %v), png fetch %v (at least: %v), decode %v",
+				prof, st.Pixels, st.RawGzip.Fetch, st.RawGzip.Bytes, st.Raw.Fetch, st.Raw.AtLeast, st.PNG.Fetch, st.PNG.AtLeast, st.Decode)
 		})
 	}
 }

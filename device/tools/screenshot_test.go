@@ -179,24 +179,29 @@ func TestToolFailureIsGenericAndLogsNoSerial(t *testing.T) {
 	}
 }
 
-// The capture mode does not show in the result: a phone whose PNG encode
-// is dear is served raw from its second screenshot on (after one PNG to
-// measure), a phone on a slow link by PNG, with the same fields; a raw
-// capture that fails is served by PNG in the same call.
+// The capture mode does not show in the result: a phone without gzip
+// whose PNG encode is dear is served raw from its second screenshot on
+// (after one PNG to measure), one on a slow link by PNG, a phone with gzip
+// on a slow link by raw-gzip, with the same fields; a raw capture that
+// fails is served by PNG in the same call.
 func TestScreenshotCaptureModes(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		name          string
-		prof          *android.Profile
-		raw, png      float64 // captures that served the 3 calls
-		phoneRawCalls int     // raw screencaps the phone ran (with a stopped probe)
+		name            string
+		prof            *android.Profile
+		gzip            bool
+		raw, png, rawGz float64 // captures that served the 3 calls
+		phoneRawCalls   int     // raw screencaps the phone ran (with a stopped probe)
 	}{
-		{"fast link", &android.Profile{Name: "test-fast-link", PNGPerMP: time.Second}, 2, 1, 2},
-		{"slow link", &android.Profile{Name: "test-slow-link", Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 250_000}}}, 0, 3, 1},
+		{"fast link", &android.Profile{Name: "test-fast-link", PNGPerMP: time.Second}, false, 2, 1, 0, 2},
+		{"slow link", &android.Profile{Name: "test-slow-link", Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 250_000}}}, false, 0, 3, 0, 1},
+		// PNG, the raw-gzip probe, the raw probe (stopped) served by raw-gzip.
+		{"slow link with gzip", &android.Profile{Name: "test-gzip-link", PNGPerMP: time.Second,
+			Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 1_000_000}}}, true, 0, 1, 2, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Timing: tc.prof}, adb.Limits{}, nil)
+			e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Timing: tc.prof, NoGzip: !tc.gzip}, adb.Limits{}, nil)
 			// The phone renders and encodes its screen once, so the first
 			// measurement is not of that (adb's capture tests say why).
 			if _, err := e.adb.Adb("-s", e.device(0).Serial(), "exec-out", "screencap", "-p"); err != nil {
@@ -212,8 +217,9 @@ func TestScreenshotCaptureModes(t *testing.T) {
 			}
 			raw := testutil.ToFloat64(e.tools.metrics.screenshotCaptures.WithLabelValues("raw"))
 			png := testutil.ToFloat64(e.tools.metrics.screenshotCaptures.WithLabelValues("png"))
-			if raw != tc.raw || png != tc.png {
-				t.Fatalf("served by raw %v, png %v; want %v, %v", raw, png, tc.raw, tc.png)
+			rawGz := testutil.ToFloat64(e.tools.metrics.screenshotCaptures.WithLabelValues("raw-gzip"))
+			if raw != tc.raw || png != tc.png || rawGz != tc.rawGz {
+				t.Fatalf("served by raw %v, png %v, raw-gzip %v; want %v, %v, %v", raw, png, rawGz, tc.raw, tc.png, tc.rawGz)
 			}
 			// The phone's log: a stopped raw probe is logged when the
 			// phone sees its stream close, maybe after the PNG that

@@ -90,7 +90,7 @@ func cmdTimeout(c *cmdCtx) int {
 		c.errorf("timeout: bad duration '%s'\n", args[0])
 		return 125
 	}
-	fn, ok := commands[args[1]]
+	fn, ok := c.d.command(args[1])
 	if !ok || strings.HasPrefix(args[1], "__") {
 		c.errorf("timeout: exec %s: No such file or directory\n", args[1])
 		return 127
@@ -125,14 +125,14 @@ func cmdCommand(c *cmdCtx) int {
 		switch {
 		case builtinNames[args[0]]:
 			c.printf("%s\n", args[0])
-		case commands[args[0]] != nil && !strings.HasPrefix(args[0], "__"):
+		case c.has(args[0]):
 			c.printf("/system/bin/%s\n", args[0])
 		default:
 			return 1
 		}
 		return 0
 	}
-	fn, ok := commands[args[0]]
+	fn, ok := c.d.command(args[0])
 	if !ok || strings.HasPrefix(args[0], "__") {
 		c.errorf("%s: %s: inaccessible or not found\n", shellName, args[0])
 		return exitNotFound
@@ -149,7 +149,7 @@ func cmdType(c *cmdCtx) int {
 		switch {
 		case builtinNames[a]:
 			c.printf("%s is a shell builtin\n", a)
-		case commands[a] != nil && !strings.HasPrefix(a, "__"):
+		case c.has(a):
 			c.printf("%s is a tracked alias for /system/bin/%s\n", a, a)
 		default:
 			c.printf("%s not found\n", a)
@@ -229,4 +229,11 @@ func cmdUname(c *cmdCtx) int {
 		c.printf("Linux localhost %s %s %s Toybox\n", rel, ver, arch)
 	}
 	return 0
+}
+
+// has reports whether name is a device command of this phone a user may
+// run by name (not one of the shell's internal "__" routes).
+func (c *cmdCtx) has(name string) bool {
+	_, ok := c.d.command(name)
+	return ok && !strings.HasPrefix(name, "__")
 }

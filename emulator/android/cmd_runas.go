@@ -52,7 +52,7 @@ func cmdRunAs(c *cmdCtx) int {
 		args = []string{"sh"}
 	}
 	name := strings.TrimPrefix(args[0], "/system/bin/")
-	fn, ok := commands[name]
+	fn, ok := c.d.command(name)
 	if !ok || strings.HasPrefix(name, "__") || strings.Contains(name, "/") {
 		c.errorf("run-as: exec failed for %s: No such file or directory\n", args[0])
 		return 1

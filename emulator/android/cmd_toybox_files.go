@@ -626,11 +626,11 @@ func statField(conv byte, pat string, t statTarget) string {
 
 // whichPath is the directory a phone's $PATH finds each modelled command
 // in: every one of them is in /system/bin.
-func whichPath(name string) (string, bool) {
+func (d *Device) whichPath(name string) (string, bool) {
 	if strings.HasPrefix(name, "__") || strings.Contains(name, "/") {
 		return "", false
 	}
-	if _, ok := commands[name]; ok || slices.Contains(shellBuiltinTools, name) {
+	if _, ok := d.command(name); ok || slices.Contains(shellBuiltinTools, name) {
 		return "/system/bin/" + name, true
 	}
 	return "", false
@@ -657,7 +657,7 @@ func cmdWhich(c *cmdCtx) int {
 				continue
 			}
 			if dir, base := path.Split(p); dir == "/system/bin/" {
-				if _, ok := whichPath(base); ok {
+				if _, ok := c.d.whichPath(base); ok {
 					c.printf("%s\n", name)
 					continue
 				}
@@ -665,7 +665,7 @@ func cmdWhich(c *cmdCtx) int {
 			status = 1
 			continue
 		}
-		p, ok := whichPath(name)
+		p, ok := c.d.whichPath(name)
 		if !ok {
 			status = 1
 			continue

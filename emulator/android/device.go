@@ -64,6 +64,11 @@ type Config struct {
 	// crw-rw---- root input and the shell is in group input, as on stock
 	// Android). A scenario's "input_not_writable" sets it too.
 	InputNotWritable bool
+	// NoGzip models a phone without toybox gzip, gunzip and zcat, as
+	// before Android 9 (an SDK below 28 implies it): the shell answers
+	// "inaccessible or not found", status 127. Default false. A scenario's
+	// "no_gzip" sets it too.
+	NoGzip bool
 	// Timing, when set, is the timing profile itself, and Profile is
 	// ignored: a test's own numbers (say a link slow enough, or a PNG
 	// encode dear enough, to make one choice certain) without a named

@@ -47,8 +47,10 @@ type Scenario struct {
 	// InputNotWritable: the shell may not write /dev/input nodes
 	// (Config.InputNotWritable).
 	InputNotWritable bool `json:"input_not_writable,omitempty"`
-	files            fs.FS
-	screens          map[string]*ScreenDef
+	// NoGzip: the phone has no gzip, gunzip or zcat (Config.NoGzip).
+	NoGzip  bool `json:"no_gzip,omitempty"`
+	files   fs.FS
+	screens map[string]*ScreenDef
 }
 
 // ScreenSpec is the physical display in portrait orientation.

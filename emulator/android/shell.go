@@ -109,7 +109,25 @@ func init() {
 		"__command":    cmdCommand,
 		"__type":       cmdType,
 		"__hash":       func(*cmdCtx) int { return 0 },
+		"gzip":         cmdGzip,
+		"gunzip":       cmdGzip,
+		"zcat":         cmdGzip,
 	}
+}
+
+// gzipTools are the commands toybox gained with gzip.c (Android 9): a
+// phone without them answers "inaccessible or not found".
+var gzipTools = map[string]bool{"gzip": true, "gunzip": true, "zcat": true}
+
+// command is the device command name runs on this phone: the dispatch
+// table's, less what this phone's build lacks (gzip before Android 9, or
+// with Config.NoGzip or a scenario's "no_gzip").
+func (d *Device) command(name string) (commandFunc, bool) {
+	fn, ok := commands[name]
+	if ok && gzipTools[name] && (d.cfg.SDK < 28 || d.cfg.NoGzip || d.sc.NoGzip) {
+		return nil, false
+	}
+	return fn, ok
 }
 
 // hostBuiltins are interpreter builtins routed to our own versions: those
@@ -397,7 +415,7 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	if strings.HasPrefix(name, "/system/bin/") || strings.HasPrefix(name, "/system/xbin/") || name == "/bin/sh" {
 		name = path.Base(name)
 	}
-	fn, ok := commands[name]
+	fn, ok := d.command(name)
 	if !ok || strings.Contains(name, "/") {
 		fmt.Fprintf(hc.Stderr, "%s: %s: inaccessible or not found\n", shellName, args[0])
 		return interp.ExitStatus(exitNotFound)

@@ -49,6 +49,10 @@ type Profile struct {
 	CaptureBase  time.Duration
 	CapturePerMP time.Duration
 	PNGPerMP     time.Duration
+	// DeflatePerMB is gzip's CPU time per MB (10^6 bytes) of input at
+	// level 1 (zlib's deflate_fast, levels 1-3); levels 4-9 (deflate_slow)
+	// cost more by deflateLevelFactor. Zero: free.
+	DeflatePerMB time.Duration
 	// DumpIdle is what `uiautomator dump` waits for the UI to be idle
 	// before it dumps (its own start is Start["uiautomator"]).
 	DumpIdle time.Duration
@@ -68,7 +72,8 @@ var profiles = map[string]Profile{
 	// 226 ms per `adb shell input` tap on current hardware and scrcpy's
 	// "starting the Java process" analysis; capture and PNG encode from
 	// scrcpy's 250 ms capture / 2 s encode and the Handsets blog's
-	// `screencap -p` vs raw medians; uiautomator's idle wait from AOSP
+	// `screencap -p` vs raw medians; deflate from lzbench's zlib -1 figures
+	// scaled to a phone core; uiautomator's idle wait from AOSP
 	// DumpCommand (waitForIdle(1000, 10000)); the link from ya-webadb's
 	// 38 MB/s adb push over USB 2.0.
 	"pixel-usb": {
@@ -85,6 +90,7 @@ var profiles = map[string]Profile{
 		},
 		DumpsysOther: 60 * time.Millisecond,
 		CaptureBase:  80 * time.Millisecond, CapturePerMP: 40 * time.Millisecond, PNGPerMP: 200 * time.Millisecond,
+		DeflatePerMB:   12 * time.Millisecond,
 		DumpIdle:       time.Second,
 		RealTimeRecord: true,
 		Link:           usb2(38_000_000, 500*time.Microsecond),
@@ -106,6 +112,7 @@ var profiles = map[string]Profile{
 		},
 		DumpsysOther: 180 * time.Millisecond,
 		CaptureBase:  200 * time.Millisecond, CapturePerMP: 120 * time.Millisecond, PNGPerMP: 900 * time.Millisecond,
+		DeflatePerMB:   35 * time.Millisecond,
 		DumpIdle:       time.Second,
 		RealTimeRecord: true,
 		Link:           usb2(20_000_000, time.Millisecond),
@@ -193,6 +200,25 @@ func (p Profile) CaptureCost(w, h int, asPNG bool) time.Duration {
 		perMP += p.PNGPerMP
 	}
 	return p.CaptureBase + time.Duration(px*int64(perMP)/1_000_000)
+}
+
+// deflateLevelFactor is the cost of zlib levels 4-6 and 7-9 relative to
+// level 1: lzbench's zlib 1.2.11 figures (72, 24 and 20 MB/s at -1, -6 and
+// -9, as quoted in docs/phone-timings.md) give 3 and 3.6.
+func deflateLevelFactor(level int) (num, den int64) {
+	switch {
+	case level >= 7:
+		return 18, 5
+	case level >= 4:
+		return 3, 1
+	}
+	return 1, 1
+}
+
+// DeflateCost is what gzip at level spends compressing n bytes.
+func (p Profile) DeflateCost(n int64, level int) time.Duration {
+	num, den := deflateLevelFactor(level)
+	return time.Duration(n * int64(p.DeflatePerMB) / 1_000_000 * num / den)
 }
 
 // Profile returns the device's timing profile.

@@ -24,21 +24,22 @@ func TestProfileModel(t *testing.T) {
 		tap, amStart, dumpWindow, dumpOther, ls time.Duration
 		rawFHD, pngFHD                          time.Duration // 1080x2400
 		dumpIdle                                time.Duration
+		deflate10MB                             time.Duration // gzip -1
 		open, write1MiB, read64KiB              time.Duration
 		realTime                                bool
 	}
 	tests := map[string]want{
 		"instant": {},
 		"pixel-usb": {tap: 200 * ms, amStart: 200 * ms, dumpWindow: 150 * ms, dumpOther: 60 * ms,
-			rawFHD: 80*ms + 103680*time.Microsecond, pngFHD: 80*ms + 622080*time.Microsecond, dumpIdle: time.Second,
+			rawFHD: 80*ms + 103680*time.Microsecond, pngFHD: 80*ms + 622080*time.Microsecond, dumpIdle: time.Second, deflate10MB: 120 * ms,
 			open: 1*ms + 1762*time.Nanosecond, write1MiB: 1*ms + 27595367*time.Nanosecond,
 			read64KiB: 1*ms + 1725894*time.Nanosecond, realTime: true},
 		"budget-usb": {tap: 600 * ms, amStart: 600 * ms, dumpWindow: 450 * ms, dumpOther: 180 * ms,
-			rawFHD: 200*ms + 311040*time.Microsecond, pngFHD: 200*ms + 2643840*time.Microsecond, dumpIdle: time.Second,
+			rawFHD: 200*ms + 311040*time.Microsecond, pngFHD: 200*ms + 2643840*time.Microsecond, dumpIdle: time.Second, deflate10MB: 350 * ms,
 			open: 2*ms + 3350*time.Nanosecond, write1MiB: 2*ms + 52431200*time.Nanosecond,
 			read64KiB: 2*ms + 3279200*time.Nanosecond, realTime: true},
 		"wifi": {tap: 200 * ms, amStart: 200 * ms, dumpWindow: 150 * ms, dumpOther: 60 * ms,
-			rawFHD: 80*ms + 103680*time.Microsecond, pngFHD: 80*ms + 622080*time.Microsecond, dumpIdle: time.Second,
+			rawFHD: 80*ms + 103680*time.Microsecond, pngFHD: 80*ms + 622080*time.Microsecond, dumpIdle: time.Second, deflate10MB: 120 * ms,
 			open: 8*ms + 16750*time.Nanosecond, write1MiB: 8*ms + 262156*time.Microsecond,
 			read64KiB: 8*ms + 16396*time.Microsecond, realTime: true},
 	}
@@ -66,6 +67,10 @@ func TestProfileModel(t *testing.T) {
 			check("screencap 1080x2400", p.CaptureCost(1080, 2400, false), w.rawFHD)
 			check("screencap -p 1080x2400", p.CaptureCost(1080, 2400, true), w.pngFHD)
 			check("dump idle", p.DumpIdle, w.dumpIdle)
+			check("gzip -1 of 10 MB", p.DeflateCost(10_000_000, 1), w.deflate10MB)
+			check("gzip -3 of 10 MB", p.DeflateCost(10_000_000, 3), w.deflate10MB)
+			check("gzip -6 of 10 MB", p.DeflateCost(10_000_000, 6), 3*w.deflate10MB)
+			check("gzip -9 of 10 MB", p.DeflateCost(10_000_000, 9), w.deflate10MB*18/5)
 			check("link open of shell:input tap 1 2", p.Link.OpenCost(len("shell:input tap 1 2")), w.open)
 			check("link device WRTE of 1 MiB", p.Link.WriteCost(1<<20), w.write1MiB)
 			check("link host WRTE of 64 KiB", p.Link.ReadCost(64<<10), w.read64KiB)
