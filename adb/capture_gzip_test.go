@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
-	"context"
 	"encoding/binary"
 	"image"
 	"image/png"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
-	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 	"github.com/adb-connector/adb-connector/emulator/adbd"
 	"github.com/adb-connector/adb-connector/emulator/android"
 )
@@ -149,32 +147,10 @@ func TestScreenshotNoGzip(t *testing.T) {
 }
 
 // gzipBadEnv is a scripted phone whose `screencap | gzip -1` writes out,
-// `screencap -p` a PNG and `screencap` a raw frame, and which has gzip.
+// `screencap -p` a PNG, and which has gzip.
 func gzipBadEnv(t *testing.T, out []byte) *Device {
 	t.Helper()
-	srv := adbserver.Start(t)
-	c := newTestClient(t, Config{NoTracking: true}, srv)
-	td := startDevice(t, c, srv)
-	var pngBuf bytes.Buffer
-	if err := png.Encode(&pngBuf, image.NewRGBA(image.Rect(0, 0, 720, 1280))); err != nil {
-		t.Fatal(err)
-	}
-	td.backend.setHandler(func(_ context.Context, cmdline string, stdout, _ io.Writer) int {
-		switch cmdline {
-		case "screencap | gzip -1":
-			stdout.Write(out)
-		case "screencap -p":
-			stdout.Write(pngBuf.Bytes())
-		case "command -v gzip":
-			io.WriteString(stdout, "/system/bin/gzip\n")
-		}
-		return 0
-	})
-	d, err := c.Device(td.Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
+	return scriptedCaptureEnv(t, map[string][]byte{"screencap | gzip -1": out, "command -v gzip": []byte("/system/bin/gzip\n")})
 }
 
 // gzipCases are compressed captures that are not what they claim, with

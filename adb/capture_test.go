@@ -396,24 +396,24 @@ func TestCapturePolicy(t *testing.T) {
 	step(UsePixels, CaptureRaw, false, 0)
 }
 
-// rawBadEnv is a scripted phone whose `screencap` writes raw and whose
-// `screencap -p` writes a small PNG, behind the real adb server.
-func rawBadEnv(t *testing.T, raw []byte) *Device {
+// scriptedCaptureEnv is a scripted phone behind the real adb server that
+// answers each command line of out with its bytes (and exit status 0),
+// `screencap -p` with a blank 720x1280 PNG unless out says otherwise, and
+// anything else with nothing.
+func scriptedCaptureEnv(t *testing.T, out map[string][]byte) *Device {
 	t.Helper()
 	srv := adbserver.Start(t)
 	c := newTestClient(t, Config{NoTracking: true}, srv)
 	td := startDevice(t, c, srv)
-	var pngBuf bytes.Buffer
-	if err := png.Encode(&pngBuf, image.NewRGBA(image.Rect(0, 0, 720, 1280))); err != nil {
-		t.Fatal(err)
+	if _, ok := out["screencap -p"]; !ok {
+		var pngBuf bytes.Buffer
+		if err := png.Encode(&pngBuf, image.NewRGBA(image.Rect(0, 0, 720, 1280))); err != nil {
+			t.Fatal(err)
+		}
+		out["screencap -p"] = pngBuf.Bytes()
 	}
 	td.backend.setHandler(func(_ context.Context, cmdline string, stdout, _ io.Writer) int {
-		switch cmdline {
-		case "screencap":
-			stdout.Write(raw)
-		case "screencap -p":
-			stdout.Write(pngBuf.Bytes())
-		}
+		stdout.Write(out[cmdline])
 		return 0
 	})
 	d, err := c.Device(td.Key)
@@ -421,6 +421,13 @@ func rawBadEnv(t *testing.T, raw []byte) *Device {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// rawBadEnv is a scripted phone whose `screencap` writes raw and whose
+// `screencap -p` writes a small PNG.
+func rawBadEnv(t *testing.T, raw []byte) *Device {
+	t.Helper()
+	return scriptedCaptureEnv(t, map[string][]byte{"screencap": raw})
 }
 
 // Raw output that is not what its header says is a clear error wrapping
