@@ -247,31 +247,17 @@ func (c *Console) pair(w http.ResponseWriter, r *req) {
 	back(w, r, key)
 }
 
-func (c *Console) unbind(w http.ResponseWriter, r *req) {
-	ctx, cancel := c.ctx(r)
-	defer cancel()
-	key := r.PostForm.Get("d")
-	_, err := c.cfg.Ops.Unbind(ctx, key)
-	c.done(r, "unbind", err, "Unbound; the phone is being reset.")
-	back(w, r, key)
-}
-
-func (c *Console) clearReset(w http.ResponseWriter, r *req) {
-	ctx, cancel := c.ctx(r)
-	defer cancel()
-	key := r.PostForm.Get("d")
-	_, err := c.cfg.Ops.ClearReset(ctx, key)
-	c.done(r, "clear reset", err, "Reset cleared; the phone is handed out again.")
-	back(w, r, key)
-}
-
-func (c *Console) resetNow(w http.ResponseWriter, r *req) {
-	ctx, cancel := c.ctx(r)
-	defer cancel()
-	key := r.PostForm.Get("d")
-	_, err := c.cfg.Ops.ResetNow(ctx, key)
-	c.done(r, "reset", err, "Reset started; the state shows how it ends.")
-	back(w, r, key)
+// deviceOp is an action on the phone the form names (d), done by op; the
+// page says msg when it worked and the browser goes back to the phone's page.
+func (c *Console) deviceOp(what, msg string, op func(context.Context, string) (string, error)) func(http.ResponseWriter, *req) {
+	return func(w http.ResponseWriter, r *req) {
+		ctx, cancel := c.ctx(r)
+		defer cancel()
+		key := r.PostForm.Get("d")
+		_, err := op(ctx, key)
+		c.done(r, what, err, msg)
+		back(w, r, key)
+	}
 }
 
 func (c *Console) approve(w http.ResponseWriter, r *req) {
