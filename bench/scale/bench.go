@@ -147,10 +147,7 @@ func (b *bench) run(ctx context.Context) (*Report, error) {
 	}
 	samples, _ := se.Samples()
 	rep.Samples = append(samples, rep.After)
-	rep.ServerToolOutcomes = procstat.Delta(procstat.CounterByLabel(metricsBefore, "adb_connector_tool_invocations_total", "outcome"),
-		procstat.CounterByLabel(metricsAfter, "adb_connector_tool_invocations_total", "outcome"))
-	rep.ServerErrorsSent = procstat.Delta(procstat.CounterByLabel(metricsBefore, "adb_connector_ws_errors_sent_total", "code"),
-		procstat.CounterByLabel(metricsAfter, "adb_connector_ws_errors_sent_total", "code"))
+	rep.ServerToolOutcomes, rep.ServerErrorsSent = procstat.ServerCounts(metricsBefore, metricsAfter)
 
 	rep.Ops, rep.Errors = l.rec.stats(elapsed)
 	for _, o := range rep.Ops {

@@ -122,10 +122,7 @@ func (s *soak) soak(ctx context.Context) (*Report, error) {
 	}
 	samples, _ := se.Samples()
 	rep.Samples = append(samples, rep.After)
-	rep.ServerToolOutcomes = procstat.Delta(procstat.CounterByLabel(metricsBefore, "adb_connector_tool_invocations_total", "outcome"),
-		procstat.CounterByLabel(metricsAfter, "adb_connector_tool_invocations_total", "outcome"))
-	rep.ServerErrorsSent = procstat.Delta(procstat.CounterByLabel(metricsBefore, "adb_connector_ws_errors_sent_total", "code"),
-		procstat.CounterByLabel(metricsAfter, "adb_connector_ws_errors_sent_total", "code"))
+	rep.ServerToolOutcomes, rep.ServerErrorsSent = procstat.ServerCounts(metricsBefore, metricsAfter)
 	rep.ProgressPushes = s.board.progress.Load()
 	rep.Outcomes = s.tally.rows()
 	s.judge(rep)

@@ -201,6 +201,17 @@ func Delta(before, after map[string]float64) map[string]float64 {
 	return out
 }
 
+// ServerCounts returns what the server counted between two /metrics
+// scrapes: tool outcomes (adb_connector_tool_invocations_total by outcome)
+// and protocol errors sent (adb_connector_ws_errors_sent_total by code),
+// the server's side of a benchmark's own tally.
+func ServerCounts(before, after string) (toolOutcomes, errorsSent map[string]float64) {
+	delta := func(metric, label string) map[string]float64 {
+		return Delta(CounterByLabel(before, metric, label), CounterByLabel(after, metric, label))
+	}
+	return delta("adb_connector_tool_invocations_total", "outcome"), delta("adb_connector_ws_errors_sent_total", "code")
+}
+
 // Series samples every interval until ctx ends and keeps every reading
 // and the peak of each figure. Safe for concurrent use.
 type Series struct {
