@@ -49,19 +49,16 @@ func completePNG(b []byte) bool {
 	return bytes.HasPrefix(b, pngMagic) && bytes.HasSuffix(b, pngEnd)
 }
 
-// ScreencapPNG returns a PNG screenshot (exec-out screencap -p). Default
-// timeout: DefaultScreencapTimeout. Counted as a read.
+// ScreencapPNG returns a PNG screenshot (exec-out screencap -p): the
+// phone's bytes, checked to be a whole PNG. Device.Screenshot picks between
+// this and the raw modes. Default timeout: DefaultScreencapTimeout.
+// Counted as a read.
 func (d *Device) ScreencapPNG(ctx context.Context) ([]byte, error) {
-	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
-	defer cancel()
-	b, err := d.execScript(ctx, opRead, "screencap -p", completePNG)
+	shot, err := d.screencapIn(ctx, CapturePNG)
 	if err != nil {
-		return nil, fmt.Errorf("screencap: %w", err)
+		return nil, err
 	}
-	if !bytes.HasPrefix(b, pngMagic) {
-		return nil, fmt.Errorf("screencap: %w: not a PNG (%q)", ErrProtocol, clip(b))
-	}
-	return b, nil
+	return shot.PNG, nil
 }
 
 // ScreencapRaw returns a screenshot from the raw screencap format (exec-out
@@ -70,29 +67,28 @@ func (d *Device) ScreencapPNG(ctx context.Context) ([]byte, error) {
 // ErrProtocol. Device.Screenshot picks between this and ScreencapPNG.
 // Default timeout: DefaultScreencapTimeout. Counted as a read.
 func (d *Device) ScreencapRaw(ctx context.Context) (*image.RGBA, error) {
-	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
-	defer cancel()
-	release, err := d.lim.acquire(ctx, opRead)
-	if err != nil {
-		return nil, fmt.Errorf("screencap raw: %w", err)
-	}
-	defer release()
 	// The frame's buffer comes from the pool and is never handed back:
 	// the caller keeps the image.
-	shot, _, err := d.captureStream(ctx, "screencap raw", CaptureRaw)
+	shot, err := d.screencapIn(ctx, CaptureRaw)
 	if err != nil {
 		return nil, err
 	}
 	return shot.frame.img, nil
 }
 
-// decodeRawScreencap converts a whole raw screencap output to RGBA.
-func decodeRawScreencap(b []byte) (*image.RGBA, error) {
-	f, err := readRawScreencap(bytes.NewReader(b), false)
+// screencapIn takes one capture in mode under a read slot, with no
+// measurement and no fallback (ScreencapPNG, ScreencapRaw).
+func (d *Device) screencapIn(ctx context.Context, mode CaptureMode) (*Screenshot, error) {
+	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
+	defer cancel()
+	op := "screencap " + mode.String()
+	release, err := d.lim.acquire(ctx, opRead)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s: %w", op, err)
 	}
-	return f.img, nil
+	defer release()
+	shot, _, err := d.captureStream(ctx, op, mode)
+	return shot, err
 }
 
 func clip(b []byte) []byte {

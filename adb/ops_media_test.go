@@ -1,7 +1,9 @@
 package adb
 
 import (
+	"bytes"
 	"encoding/binary"
+	"image"
 	"image/color"
 	"testing"
 )
@@ -54,4 +56,13 @@ func FuzzDecodeRawScreencap(f *testing.F) {
 			t.Fatal("empty image without error")
 		}
 	})
+}
+
+// decodeRawScreencap converts a whole raw screencap output to RGBA.
+func decodeRawScreencap(b []byte) (*image.RGBA, error) {
+	f, err := readRawScreencap(bytes.NewReader(b), false)
+	if err != nil {
+		return nil, err
+	}
+	return f.img, nil
 }
