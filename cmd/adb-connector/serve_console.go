@@ -258,10 +258,7 @@ func (o *consoleOps) batteryOf(ctx context.Context, key string) int {
 }
 
 func (o *consoleOps) Pair(ctx context.Context, dev string, ttl time.Duration) (string, error) {
-	if err := checkOperand(dev); err != nil {
-		return "", err
-	}
-	return o.admin.Pair(ctx, dev, ttl)
+	return checked(dev, func() (string, error) { return o.admin.Pair(ctx, dev, ttl) })
 }
 
 func (o *consoleOps) Approve(ctx context.Context, code, dev string) (string, error) {
@@ -275,24 +272,23 @@ func (o *consoleOps) Approve(ctx context.Context, code, dev string) (string, err
 }
 
 func (o *consoleOps) Unbind(ctx context.Context, dev string) (string, error) {
-	if err := checkOperand(dev); err != nil {
-		return "", err
-	}
-	return o.admin.Unbind(ctx, dev)
+	return checked(dev, func() (string, error) { return o.admin.Unbind(ctx, dev) })
 }
 
 func (o *consoleOps) ResetNow(ctx context.Context, dev string) (string, error) {
-	if err := checkOperand(dev); err != nil {
-		return "", err
-	}
-	return o.admin.ResetNow(ctx, dev)
+	return checked(dev, func() (string, error) { return o.admin.ResetNow(ctx, dev) })
 }
 
 func (o *consoleOps) ClearReset(ctx context.Context, dev string) (string, error) {
+	return checked(dev, func() (string, error) { return o.admin.ClearReset(ctx, dev) })
+}
+
+// checked runs op once checkOperand admits dev.
+func checked(dev string, op func() (string, error)) (string, error) {
 	if err := checkOperand(dev); err != nil {
 		return "", err
 	}
-	return o.admin.ClearReset(ctx, dev)
+	return op()
 }
 
 // checkOperand holds a device named by a form to the admin socket's bounds
