@@ -179,6 +179,10 @@ func (d *InputDevice) addCodes(evType int, rest string) error {
 	switch evType {
 	case EvKey:
 		for _, tok := range strings.Fields(rest) {
+			// print_possible_events writes '*' right after a code whose key
+			// state is down at the time of the listing (" %.20s%c", the
+			// state char in place of the first pad space).
+			tok = strings.TrimSuffix(tok, "*")
 			if c, ok := keyLabels[tok]; ok {
 				d.Keys = append(d.Keys, c)
 			} else if hexCodeRe.MatchString(tok) {

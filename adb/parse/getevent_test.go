@@ -59,3 +59,26 @@ func TestGeteventErrors(t *testing.T) {
 		t.Fatalf("bad ABS line: %v", err)
 	}
 }
+
+func TestGeteventDownMarker(t *testing.T) {
+	t.Parallel()
+	// getevent.c print_possible_events prints each code as " %.20s%c" with
+	// '*' for a key whose state is down at the moment of the listing (a
+	// finger on the panel, a held key), with or without labels.
+	for _, keys := range []string{"BTN_TOOL_FINGER*      BTN_TOUCH*", "0145*  014a*"} {
+		in := "add device 1: /dev/input/event2\n  name:     \"ts\"\n  events:\n    KEY (0001): " + keys + "\n" +
+			"    ABS (0003): ABS_MT_SLOT           : value 0, min 0, max 9, fuzz 0, flat 0, resolution 0\n" +
+			"                ABS_MT_POSITION_X     : value 0, min 0, max 1079, fuzz 0, flat 0, resolution 0\n" +
+			"                ABS_MT_POSITION_Y     : value 0, min 0, max 2399, fuzz 0, flat 0, resolution 0\n" +
+			"                ABS_MT_TRACKING_ID    : value 0, min 0, max 65535, fuzz 0, flat 0, resolution 0\n" +
+			"  input props:\n    INPUT_PROP_DIRECT\n"
+		devs, err := Getevent(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts, err := FindTouchscreen(devs)
+		if err != nil || !ts.BtnTouch {
+			t.Errorf("%q: BtnTouch=%v, %v", keys, ts.BtnTouch, err)
+		}
+	}
+}
