@@ -15,10 +15,8 @@ import (
 func uiDumps(d *emulator.Device) int {
 	n := 0
 	for _, c := range d.Android().Commands() {
-		for _, argv := range c.Argv {
-			if len(argv) > 1 && argv[0] == "uiautomator" && argv[1] == "dump" {
-				n++
-			}
+		if isDump(c) {
+			n++
 		}
 	}
 	return n

@@ -130,7 +130,10 @@ func (t *Tools) runWait(ctx context.Context, inv *invocation) (any, error) {
 				res.Met = same >= stable
 			}
 		}
-		if res.Met || time.Until(deadline) < waitPoll || !sleepCtx(ctx, waitPoll) {
+		// Look until the deadline and once at it: the last pause is only
+		// what is left, so a change in the last poll interval is seen.
+		left := time.Until(deadline)
+		if res.Met || left <= 0 || !sleepCtx(ctx, min(waitPoll, left)) {
 			break
 		}
 	}
