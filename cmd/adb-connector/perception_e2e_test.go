@@ -232,7 +232,7 @@ func TestPerceptionBadInput(t *testing.T) {
 	}{
 		{"android_tap", map[string]any{"text": "a", "resource_id": "b"}, "invalid arguments"},
 		{"android_tap", map[string]any{"x": 1, "y": 1, "text": "a"}, "invalid arguments"},
-		{"android_tap", map[string]any{"index": 1}, "index"},
+		{"android_tap", map[string]any{"index": 1}, "needs one of: x and y"}, // the schema names the combinations
 		{"android_tap", map[string]any{"text": "(", "match": "regex"}, "match"},
 		{"android_tap", map[string]any{"text": strings.Repeat("a", 300), "match": "regex"}, "match"},
 		{"android_tap", map[string]any{"ref": "e1"}, "screen_id"},

@@ -60,6 +60,7 @@ func tapTool(t *Tools) *toolDef {
 				"type":                 "object",
 				"properties":           props,
 				"additionalProperties": false,
+				"anyOf":                requiredAnyOf(append([][]string{{"x", "y"}}, selectorTargets...)...),
 			},
 			OutputSchema: map[string]any{"type": "object"},
 		},

@@ -265,7 +265,20 @@ func (s *compiledSchema) validate(raw json.RawMessage) (map[string]any, error) {
 	if len(leaves) == 0 {
 		return nil, &ArgError{Reason: "arguments do not match the input_schema"}
 	}
-	slices.SortFunc(leaves, func(a, b *ArgError) int { return strings.Compare(a.Field, b.Field) })
+	// A wrong or unknown argument is named before a missing combination:
+	// the missing one may be the wrongly spelled one.
+	slices.SortFunc(leaves, func(a, b *ArgError) int {
+		rank := func(e *ArgError) int {
+			if strings.HasPrefix(e.Reason, anyOfReason) {
+				return 1
+			}
+			return 0
+		}
+		if c := cmp.Compare(rank(a), rank(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Field, b.Field)
+	})
 	return nil, leaves[0]
 }
 
@@ -276,6 +289,10 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,64}$`)
 // ArgErrors whose Reason quotes the schema (bounds, enum, type), never the
 // value sent.
 func collectArgErrors(ve *jsonschema.ValidationError, out *[]*ArgError) {
+	if _, ok := ve.ErrorKind.(*kind.AnyOf); ok {
+		*out = append(*out, anyOfError(ve))
+		return
+	}
 	if len(ve.Causes) > 0 {
 		for _, c := range ve.Causes {
 			collectArgErrors(c, out)
@@ -311,6 +328,8 @@ func collectArgErrors(ve *jsonschema.ValidationError, out *[]*ArgError) {
 		*out = append(*out, &ArgError{Field: field, Reason: "must be > " + ratString(k.Want)})
 	case *kind.ExclusiveMaximum:
 		*out = append(*out, &ArgError{Field: field, Reason: "must be < " + ratString(k.Want)})
+	case *kind.Const:
+		*out = append(*out, &ArgError{Field: field, Reason: "must be " + fmt.Sprint(k.Want)})
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
@@ -324,6 +343,32 @@ func collectArgErrors(ve *jsonschema.ValidationError, out *[]*ArgError) {
 	default:
 		*out = append(*out, &ArgError{Field: field, Reason: "is not valid"})
 	}
+}
+
+const anyOfReason = "needs one of: "
+
+// anyOfError is one error for an object that meets none of an anyOf's
+// alternatives (the combinations of arguments a tool needs, see
+// requiredAnyOf): what each alternative still lacks, "y | ref and
+// screen_id | text", rather than the first of its leaves.
+func anyOfError(ve *jsonschema.ValidationError) *ArgError {
+	field := strings.Join(ve.InstanceLocation, ".")
+	var alts []string
+	for _, c := range ve.Causes {
+		var leaves []*ArgError
+		collectArgErrors(c, &leaves)
+		var parts []string
+		for _, l := range leaves {
+			name := strings.TrimPrefix(strings.TrimPrefix(l.Field, field), ".")
+			if l.Reason == "is required" {
+				parts = append(parts, name)
+			} else {
+				parts = append(parts, strings.TrimSpace(name+" "+l.Reason))
+			}
+		}
+		alts = append(alts, strings.Join(parts, " and "))
+	}
+	return &ArgError{Field: field, Reason: anyOfReason + strings.Join(alts, " | ")}
 }
 
 func ratString(r *big.Rat) string {

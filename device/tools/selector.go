@@ -53,7 +53,28 @@ func selectorSchema(desc string) map[string]any {
 	return map[string]any{
 		"type": "object", "description": desc,
 		"properties": selectorProperties(), "additionalProperties": false,
+		"anyOf": requiredAnyOf(selectorTargets...),
 	}
+}
+
+// selectorTargets are the argument sets that each name one element: what
+// Selector.compile needs at least one of.
+var selectorTargets = [][]string{{"ref", "screen_id"}, {"text"}, {"resource_id"}, {"content_desc"}}
+
+// requiredAnyOf is an input_schema "anyOf" of "required" sets (JSON Schema
+// 2020-12 §10.2.1.2, §6.5.3): the object must hold every property of at
+// least one set. It is how a schema says which combinations a tool needs,
+// so that a client reading the Card knows {} is incomplete.
+func requiredAnyOf(sets ...[]string) []any {
+	out := make([]any, len(sets))
+	for i, set := range sets {
+		req := make([]any, len(set))
+		for j, p := range set {
+			req[j] = p
+		}
+		out[i] = map[string]any{"required": req}
+	}
+	return out
 }
 
 // empty reports whether s names nothing.

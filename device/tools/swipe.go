@@ -85,6 +85,7 @@ func swipeTool(t *Tools) *toolDef {
 				"the first result without swiping again.",
 			InputSchema: map[string]any{
 				"type": "object", "properties": props, "additionalProperties": false,
+				"anyOf": requiredAnyOf([]string{"from", "to"}, []string{"direction"}),
 			},
 			OutputSchema: map[string]any{"type": "object"},
 		},

@@ -66,6 +66,10 @@ func waitTool(t *Tools) *toolDef {
 				"properties":           props,
 				"required":             []any{"condition"},
 				"additionalProperties": false,
+				// idle, or a selector without ref (a ref names an element
+				// of one screen, never one still to come).
+				"anyOf": append([]any{map[string]any{"properties": map[string]any{"condition": map[string]any{"const": ConditionIdle}}}},
+					requiredAnyOf([]string{"text"}, []string{"resource_id"}, []string{"content_desc"})...),
 			},
 			OutputSchema: map[string]any{"type": "object"},
 		},
