@@ -182,6 +182,13 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
 		return fmt.Errorf("data dir: %w", err)
 	}
+	// First of all: nothing in the data dir is read or written while
+	// another serve holds it.
+	unlock, err := lockDataDir(cfg.DataDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	db, err := store.Open(ctx, cfg.DataDir)
 	if err != nil {
 		return err
