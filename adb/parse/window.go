@@ -2,6 +2,7 @@ package parse
 
 import (
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -152,7 +153,7 @@ func Window(out string) (WindowState, error) {
 		if !ok {
 			continue
 		}
-		if pkg, act, ok := f.app(); ok || f.window != "" {
+		if pkg, act, ok := f.app(id == -1); ok || f.window != "" {
 			w.FocusedWindow, w.FocusedPackage, w.FocusedActivity = f.window, pkg, act
 			w.FocusedDisplay = max(id, 0)
 			break
@@ -314,12 +315,24 @@ func (f *displayFocus) addWindow(inner string) {
 // app names the focused app: the focused window's activity; else the
 // focused app's, when it is of the window's package (a splash screen, a
 // vendor "pkg:hash" window) or the window names none (NotificationShade);
-// else the window's package alone.
-func (f *displayFocus) app() (pkg, activity string, ok bool) {
+// else the window's package alone. flat says the lines came outside any
+// display block: one per display when there are several (a grep of an
+// Android 10+ dump), and then the last is taken: the real two-display
+// captures list the default display's app last, after the cover screen's
+// (Galaxy Z Flip 5G and Flip 4 on Android 12, appium/appium issue
+// "mFocusedApp and mCurrentFocus return two entries on Android 12 Galaxy
+// Flip 5G" and appium/appium-adb issue "getFocusedPackageAndActivity()
+// returns wrong answer on Android 12 Galaxy Flip 4": SubHomeActivity first).
+func (f *displayFocus) app(flat bool) (pkg, activity string, ok bool) {
 	if f.comp != nil {
 		return f.comp.Package, f.comp.Activity, true
 	}
-	for _, app := range f.apps {
+	apps := f.apps
+	if flat {
+		apps = slices.Clone(apps)
+		slices.Reverse(apps)
+	}
+	for _, app := range apps {
 		if c, ok := componentInRecord(app); ok && (f.pkg == "" || c.Package == f.pkg) {
 			return c.Package, c.Activity, true
 		}
