@@ -49,6 +49,11 @@ var goldenCases = []goldenCase{
 	{"packages/resolve_*.txt", str(func(s string) (any, error) { return ResolveActivity(s) })},
 	{"input/*.txt", str(func(s string) (any, error) { return InputRotation(s) })},
 	{"logcat/*.txt", str(func(s string) (any, error) { return Logcat(s) })},
+	{"screenstate/*.txt", str(func(s string) (any, error) {
+		return struct {
+			FocusedWindowSecure bool `json:"focused_window_secure"`
+		}{FocusedWindowSecure(s)}, nil
+	})},
 	{"getevent/*.txt", str(func(s string) (any, error) {
 		devs, err := Getevent(s)
 		if err != nil {

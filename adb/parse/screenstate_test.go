@@ -48,8 +48,9 @@ func TestFocusedWindowSecure(t *testing.T) {
 }
 
 func FuzzFocusedWindowSecure(f *testing.F) {
-	b, _ := os.ReadFile("testdata/screenstate/secure_window_api33.txt")
-	f.Add(string(b))
+	for _, b := range seeds(f, "screenstate/*.txt") {
+		f.Add(string(b))
+	}
 	f.Add("  Window #1 Window{1 u0 a}:\n fl=#zz\n  mCurrentFocus=Window{1 u0 a}\n")
 	f.Fuzz(func(t *testing.T, s string) {
 		FocusedWindowSecure(s)

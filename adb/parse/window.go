@@ -61,7 +61,14 @@ var (
 // `dumpsys window displays`, which hold subsets of the same fields). Output
 // with none of the known fields is an error.
 func Window(out string) (WindowState, error) {
-	var w WindowState
+	w, _, err := window(out)
+	return w, err
+}
+
+// window is Window that also returns the focused window's object hash
+// ("8c3e1aa" of mCurrentFocus=Window{8c3e1aa u0 ...}), which tells the
+// focused window from others of the same title in the window list.
+func window(out string) (w WindowState, focusedID string, err error) {
 	known := false
 	lines := splitLines(out)
 
@@ -154,7 +161,7 @@ func Window(out string) (WindowState, error) {
 			continue
 		}
 		if pkg, act, ok := f.app(id == -1); ok || f.window != "" {
-			w.FocusedWindow, w.FocusedPackage, w.FocusedActivity = f.window, pkg, act
+			w.FocusedWindow, focusedID, w.FocusedPackage, w.FocusedActivity = f.window, f.id, pkg, act
 			w.FocusedDisplay = max(id, 0)
 			break
 		}
@@ -216,9 +223,9 @@ func Window(out string) (WindowState, error) {
 		w.ScreenOn, known = &on, true
 	}
 	if !known {
-		return WindowState{}, formatErr("dumpsys window", "no focus, rotation or keyguard field in "+clip(out))
+		return WindowState{}, "", formatErr("dumpsys window", "no focus, rotation or keyguard field in "+clip(out))
 	}
-	return w, nil
+	return w, focusedID, nil
 }
 
 // keyguardDelegate reads the fields of the "KeyguardServiceDelegate" block:
@@ -287,10 +294,10 @@ type rotationLines struct{ rot, alt, info string }
 // displayFocus is what one display's block says has focus.
 type displayFocus struct {
 	// window is the focused window's title (the first one naming a
-	// package, else the first non-null one).
-	window string
-	comp   *Component
-	pkg    string
+	// package, else the first non-null one), id its object hash.
+	window, id string
+	comp       *Component
+	pkg        string
 	// apps are the mFocusedApp values, in order.
 	apps []string
 }
@@ -303,12 +310,13 @@ func (f *displayFocus) addWindow(inner string) {
 		return
 	}
 	w := parseWindowTitle(inner)
+	id, _, _ := strings.Cut(inner, " ")
 	if w.Package != "" {
-		f.window, f.comp, f.pkg = w.Title, w.Comp, w.Package
+		f.window, f.id, f.comp, f.pkg = w.Title, id, w.Comp, w.Package
 		return
 	}
 	if f.window == "" {
-		f.window = w.Title
+		f.window, f.id = w.Title, id
 	}
 }
 
