@@ -21,8 +21,8 @@ import (
 )
 
 // Cross builds are the cost of this test (a cold one takes a minute on two
-// cores), so by default it builds the host and one other target; make
-// release-check passes -all-targets.
+// cores), so by default it builds the host and one other target, once;
+// make release-check passes -all-targets: every target, twice, compared.
 var allTargets = flag.Bool("all-targets", false, "build every release target, not only the host and one other")
 
 func testTargets() []Target {
@@ -39,9 +39,41 @@ func testTargets() []Target {
 	return []Target{host, other}
 }
 
+// releaseRun is one build of the release test. independent: from a copy
+// of the sources elsewhere (what -trimpath is for) and with an empty build
+// cache (else go build hands back the earlier build's binaries), as
+// whoever checks a release builds it.
+type releaseRun struct{ independent bool }
+
+// releaseRuns are the builds of the release test: with all, two (the
+// second independent) whose bytes must be equal.
+func releaseRuns(all bool) []releaseRun {
+	if all {
+		return []releaseRun{{}, {independent: true}}
+	}
+	return []releaseRun{{}}
+}
+
+// TestReleasePlan: make test (no -all-targets) builds once, for the host
+// (to run version) and one other target: a cross build on a cold cache
+// takes over a minute on two cores, and make test runs on fresh machines.
+// The double, byte-compared build is make release-check's.
+func TestReleasePlan(t *testing.T) {
+	if runs := releaseRuns(false); len(runs) != 1 {
+		t.Errorf("make test builds the release %d times, want once", len(runs))
+	}
+	host := Target{runtime.GOOS, runtime.GOARCH}
+	if tg := testTargets(); !*allTargets && (len(tg) != 2 || tg[0] != host || tg[1] == host) {
+		t.Errorf("targets %v, want the host and one other", tg)
+	}
+	if runs := releaseRuns(true); len(runs) != 2 || runs[0].independent || !runs[1].independent {
+		t.Errorf("release-check runs %+v, want a build then an independent one", runs)
+	}
+}
+
 func TestRelease(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary for two platforms, twice")
+		t.Skip("builds the binary for two platforms")
 	}
 	root, err := filepath.Abs("../..")
 	if err != nil {
@@ -60,18 +92,13 @@ func TestRelease(t *testing.T) {
 		Targets: testTargets(),
 		Go:      goCmd,
 	}
-	// Twice, into different directories. The second build of the full run
-	// is an independent one, as whoever checks a release makes: from a copy
-	// of the sources elsewhere (what -trimpath is for) and with an empty
-	// build cache (else go build hands back the first build's binaries).
-	// The quick run reuses both, which keeps it cheap but checks only
-	// the packaging and the first build's linking.
-	var outs [2]string
-	var arts [2][]Artifact
-	for i := range outs {
+	runs := releaseRuns(*allTargets)
+	outs := make([]string, len(runs))
+	arts := make([][]Artifact, len(runs))
+	for i, r := range runs {
 		o := opts
 		o.Out = filepath.Join(t.TempDir(), "dist")
-		if i == 1 && *allTargets {
+		if r.independent {
 			o.Root = copySources(t, root)
 			o.Env = []string{"GOCACHE=" + t.TempDir()}
 		}
@@ -83,6 +110,9 @@ func TestRelease(t *testing.T) {
 	}
 
 	t.Run("reproducible", func(t *testing.T) {
+		if len(runs) < 2 {
+			t.Skip("one build: make release-check builds twice and compares")
+		}
 		if !slices.Equal(arts[0], arts[1]) {
 			t.Fatalf("two builds differ:\n%v\n%v", arts[0], arts[1])
 		}
