@@ -3,8 +3,9 @@ package device
 import (
 	"testing"
 
-	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/device/binding"
 )
 
 func TestComputeState(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/adb-connector/adb-connector/device/policy"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // Leases (Device Profile §3 leaves them to each connector): a binding ends
@@ -234,9 +235,9 @@ func (s *Service) endLease(ch, key, reason string) {
 	switch {
 	case errors.Is(err, binding.ErrNotBound): // released meanwhile
 	case err != nil:
-		s.log.Warn("lease end failed", "device", hintOfKey(key), "reason", reason, "err", err)
+		s.log.Warn("lease end failed", "device", redact.KeyHint(key), "reason", reason, "err", err)
 	default:
 		s.metrics.leaseEnds.WithLabelValues(reason).Inc()
-		s.log.Info("lease ended", "device", hintOfKey(key), "reason", reason)
+		s.log.Info("lease ended", "device", redact.KeyHint(key), "reason", reason)
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/imageproc"
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/tools"
 )
 
@@ -50,7 +51,7 @@ func (s *Service) Holds() map[string]Hold {
 
 // SerialHintOfKey is the redacted serial the audit trail stores for the
 // device with this "endpoint/serial" key.
-func SerialHintOfKey(key string) string { return hintOfKey(key) }
+func SerialHintOfKey(key string) string { return redact.KeyHint(key) }
 
 // batteryTimeout bounds the battery read of one device.
 const batteryTimeout = 3 * time.Second
@@ -90,7 +91,7 @@ func (s *Service) Thumbnail(ctx context.Context, key string) ([]byte, error) {
 	}
 	img, _, _, _, err := tools.CaptureImage(ctx, d, ThumbnailSide, imageproc.FormatJPEG, thumbnailQuality)
 	if err != nil {
-		return nil, fmt.Errorf("thumbnail %s: %w", hintOfKey(key), err)
+		return nil, fmt.Errorf("thumbnail %s: %w", redact.KeyHint(key), err)
 	}
 	return img, nil
 }

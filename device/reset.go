@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/binding"
-	"github.com/adb-connector/adb-connector/device/tools"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // Resets: every release of a bound device (logout, a closed channel,
@@ -28,9 +29,6 @@ const (
 	DefaultResetTimeout = time.Minute
 	DefaultResetRetry   = 5 * time.Minute
 )
-
-// ResetToolID is the audit trail's tool id of a reset.
-const ResetToolID = "reset"
 
 // Audit outcomes of a reset beyond "ok".
 const (
@@ -88,7 +86,7 @@ func (s *Service) claimReset(key string) {
 	r, ok, err := s.bindings.ClaimReset(ctx, key, binding.ResetPending, binding.ResetFailed)
 	if err != nil {
 		if s.ctx.Err() == nil {
-			s.log.Warn("reset claim failed", "device", hintOfKey(key), "err", err)
+			s.log.Warn("reset claim failed", "device", redact.KeyHint(key), "err", err)
 		}
 		return
 	}
@@ -195,20 +193,20 @@ func (s *Service) runReset(r binding.Reset) {
 	defer fcancel()
 	// The log line and the audit row come before the outcome is recorded:
 	// once the device is free, its reset is on file.
-	outcome, to, why := "ok", binding.ResetNone, ""
+	outcome, to, why := audit.OutcomeOK, binding.ResetNone, ""
 	switch {
 	case rep.away:
 		outcome, to = outcomeResetAway, binding.ResetPending
-		s.log.Info("reset postponed until the device answers", "device", hintOfKey(r.DeviceKey), "reason", r.Reason)
+		s.log.Info("reset postponed until the device answers", "device", redact.KeyHint(r.DeviceKey), "reason", r.Reason)
 	case len(rep.failed) > 0:
 		outcome, to, why = outcomeResetFailed, binding.ResetFailed, errors.Join(rep.errs...).Error()
 		s.log.Warn("reset failed; the device is not handed out until a reset succeeds or the operator clears it",
-			"device", hintOfKey(r.DeviceKey), "reason", r.Reason, "failed", strings.Join(rep.failed, ","), "err", why)
+			"device", redact.KeyHint(r.DeviceKey), "reason", r.Reason, "failed", strings.Join(rep.failed, ","), "err", why)
 	default:
 		s.mu.Lock()
 		delete(s.baselines, r.DeviceKey)
 		s.mu.Unlock()
-		s.log.Info("device reset", "device", hintOfKey(r.DeviceKey), "reason", r.Reason,
+		s.log.Info("device reset", "device", redact.KeyHint(r.DeviceKey), "reason", r.Reason,
 			"stopped", len(rep.stopped), "cleared", len(rep.cleared))
 	}
 	took := s.cfg.Now().Sub(start)
@@ -216,7 +214,7 @@ func (s *Service) runReset(r binding.Reset) {
 	s.metrics.resetDur.Observe(took.Seconds())
 	s.auditReset(fctx, r, pol, rep, outcome, took)
 	if err := s.bindings.FinishReset(fctx, r.DeviceKey, to == binding.ResetNone, to, why); err != nil {
-		s.log.Warn("reset outcome not recorded", "device", hintOfKey(r.DeviceKey), "err", err)
+		s.log.Warn("reset outcome not recorded", "device", redact.KeyHint(r.DeviceKey), "err", err)
 	}
 }
 
@@ -320,7 +318,7 @@ func (s *Service) takeBaseline(key string) {
 	defer cancel()
 	running, err := d.RunningPackages(ctx)
 	if err != nil {
-		s.log.Debug("running apps unknown at bind", "device", hintOfKey(key), "err", err)
+		s.log.Debug("running apps unknown at bind", "device", redact.KeyHint(key), "err", err)
 		return
 	}
 	s.mu.Lock()
@@ -361,9 +359,6 @@ func (s *Service) retryLoop() {
 
 // auditReset writes the reset's audit row: counts and step names only.
 func (s *Service) auditReset(ctx context.Context, r binding.Reset, p ResetPolicy, rep resetReport, outcome string, took time.Duration) {
-	if s.cfg.DB == nil {
-		return
-	}
 	args := map[string]any{
 		"reason": r.Reason, "home": p.Home, "force_stopped": len(rep.stopped), "cleared": len(rep.cleared),
 		"delete_files": p.DeleteFiles, "screen_off": p.ScreenOff,
@@ -372,8 +367,8 @@ func (s *Service) auditReset(ctx context.Context, r binding.Reset, p ResetPolicy
 		args["failed"] = strings.Join(rep.failed, ",")
 	}
 	b, _ := json.Marshal(args)
-	err := tools.WriteAudit(ctx, s.cfg.DB, tools.AuditRecord{
-		At: s.cfg.Now(), ChannelID: r.ChannelID, DeviceHint: hintOfKey(r.DeviceKey), ToolID: ResetToolID,
+	err := s.cfg.Audit.Write(ctx, audit.Record{
+		At: s.cfg.Now(), ChannelID: r.ChannelID, DeviceHint: redact.KeyHint(r.DeviceKey), ToolID: audit.ResetToolID,
 		Args: b, Outcome: outcome, Latency: took,
 	})
 	if err != nil {

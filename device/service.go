@@ -12,9 +12,11 @@ import (
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/adb-connector/adb-connector/device/policy"
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
@@ -47,6 +49,9 @@ type ServiceConfig struct {
 	// ADB is the adb client whose device tracking feeds the presence map
 	// (it must not be built with NoTracking). Required.
 	ADB *adb.Client
+	// Audit writes the resets' audit rows (the tools' writer, so one
+	// writer prunes the trail). Nil: one on DB with audit.DefaultRetention.
+	Audit *audit.Writer
 	// Files is the file_ref store; a released or logged-out channel's files
 	// are deleted. Nil: no files to delete.
 	Files *files.Store
@@ -167,6 +172,9 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.ResetRetry <= 0 {
 		cfg.ResetRetry = DefaultResetRetry
 	}
+	if cfg.Audit == nil {
+		cfg.Audit = audit.NewWriter(cfg.DB.Write, 0, cfg.Now)
+	}
 	if cfg.Secret == nil {
 		sec, err := auth.LoadOrCreateSecret(filepath.Dir(cfg.DB.Path))
 		if err != nil {
@@ -283,8 +291,8 @@ func (s *Service) viewLocked(channelID string) descriptorView {
 	_, serial := binding.SplitKey(b.DeviceKey)
 	pres, model := s.presenceLocked(b.DeviceKey)
 	v.state = ComputeState(StateInput{Binding: b.State, Presence: pres})
-	v.target.DisplayName = DisplayName(model, serial)
-	v.target.AccountHint = SerialHint(serial)
+	v.target.DisplayName = redact.DisplayName(model, serial)
+	v.target.AccountHint = redact.SerialHint(serial)
 	v.withheld = s.withheldLocked(b.DeviceKey)
 	return v
 }
@@ -339,7 +347,7 @@ func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, t
 		return nil, tools.Meta{}, tools.ErrNotBound
 	}
 	_, serial := binding.SplitKey(b.DeviceKey)
-	meta := tools.Meta{Key: b.DeviceKey, Model: cleanModel(model), Manufacturer: manufacturer, Hint: SerialHint(serial), Transport: transport}
+	meta := tools.Meta{Key: b.DeviceKey, Model: redact.Model(model), Manufacturer: manufacturer, Hint: redact.SerialHint(serial), Transport: transport}
 	switch pres {
 	case PresenceOnline:
 	case PresenceUnauthorized:

@@ -12,6 +12,7 @@ import (
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
 )
@@ -190,7 +191,7 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 	switch {
 	case err == nil:
 		id := s.rememberForm(ch.ID, p.FlowID, auth.Authenticated)
-		s.log.Info("device paired", "device", hintOfKey(key))
+		s.log.Info("device paired", "device", redact.KeyHint(key))
 		return authenticated(ch.ID, p.FlowID, id, msgBound), nil
 	case errors.As(err, &rl):
 		return connector.AuthReply{}, connector.NewError(tools.CodeRateLimited, authRateMessage(rl.RetryAfter))
@@ -412,10 +413,4 @@ func (s *Service) forgetFormsLocked(channelID string) {
 			delete(s.forms, id)
 		}
 	}
-}
-
-// hintOfKey is the redacted hint of a device key, for logs.
-func hintOfKey(key string) string {
-	_, serial := binding.SplitKey(key)
-	return SerialHint(serial)
 }

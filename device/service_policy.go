@@ -7,6 +7,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/policy"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // The operator's policy in the Profile: which tools a channel's Descriptor
@@ -72,7 +73,7 @@ func (s *Service) readManufacturer(key string) {
 	defer cancel()
 	props, err := d.Properties(ctx, false)
 	if err != nil {
-		s.log.Debug("manufacturer unknown", "device", hintOfKey(key), "err", err)
+		s.log.Debug("manufacturer unknown", "device", redact.KeyHint(key), "err", err)
 		return
 	}
 	s.mu.Lock()

@@ -16,6 +16,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/testkit"
@@ -234,7 +235,7 @@ func (e *svcEnv) pair(t *testing.T, ch, key string) {
 	_, serial := binding.SplitKey(key)
 	code, err := e.svc.AdminHandler().Pair(t.Context(), key, 0)
 	if err != nil {
-		t.Fatalf("pair %s: %v", hintOfKey(key), err)
+		t.Fatalf("pair %s: %v", redact.KeyHint(key), err)
 	}
 	r, err := e.svc.AuthStart(t.Context(), connector.Channel{ID: ch}, startPairing(serial, code))
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // devicePresence is what adb tracking says of one device.
@@ -127,7 +128,7 @@ func (s *Service) apply(ev adb.Event) {
 	}
 	s.notifyLocked()
 	s.mu.Unlock()
-	s.log.Debug("device event", "event", ev.Type.String(), "device", SerialHint(d.Serial), "state", state)
+	s.log.Debug("device event", "event", ev.Type.String(), "device", redact.SerialHint(d.Serial), "state", state)
 	s.markDirty(dirty...)
 	if probe {
 		s.wg.Go(func() { s.probe(d.Key, gen) })
@@ -175,7 +176,7 @@ func (s *Service) probe(key string, gen uint64) {
 			return
 		default:
 			if attempt == probeAttempts-1 {
-				s.log.Debug("device does not answer", "device", hintOfKey(key), "err", err)
+				s.log.Debug("device does not answer", "device", redact.KeyHint(key), "err", err)
 			}
 			s.probeFailed(key, gen)
 		}

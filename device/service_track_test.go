@@ -12,6 +12,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // TestDeviceLifecycle follows one bound virtual device through the adb
@@ -25,7 +26,7 @@ func TestDeviceLifecycle(t *testing.T) {
 	m := e.push.mark()
 	e.pair(t, "cch_a", key)
 	st := e.push.waitPush(t, "cch_a", "connected", m, pushDeadline)
-	if want := "Pixel 6 (" + SerialHint(d.Serial()) + ")"; st.Target.DisplayName != want {
+	if want := "Pixel 6 (" + redact.SerialHint(d.Serial()) + ")"; st.Target.DisplayName != want {
 		t.Errorf("display_name = %q, want %q", st.Target.DisplayName, want)
 	}
 	for _, tl := range st.Tools {

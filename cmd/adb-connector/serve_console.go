@@ -19,9 +19,10 @@ import (
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/console"
 	"github.com/adb-connector/adb-connector/device/policy"
-	"github.com/adb-connector/adb-connector/device/tools"
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -220,7 +221,7 @@ func (o *consoleOps) Devices(ctx context.Context) ([]console.Device, error) {
 	g.SetLimit(8)
 	for i, r := range rows {
 		key := adb.DeviceKey(r.Endpoint, r.Serial)
-		d := console.Device{DeviceRow: r, Key: key, Hint: device.SerialHintOfKey(key), Battery: -1}
+		d := console.Device{DeviceRow: r, Key: key, Hint: redact.KeyHint(key), Battery: -1}
 		if h, ok := holds[key]; ok {
 			d.Channel, d.Since, d.LeaseEnds, d.LeaseReason = h.ChannelID, h.Since, h.LeaseEnds, h.LeaseReason
 		}
@@ -320,14 +321,12 @@ func (o *consoleOps) Thumbnail(ctx context.Context, dev string) ([]byte, error) 
 }
 
 func (o *consoleOps) Audit(ctx context.Context, f console.AuditFilter) ([]console.AuditRow, error) {
-	q, err := auditQuery(o.now(), auditFilter{since: f.Since, until: f.Until, device: f.Device, channel: f.Channel,
-		tool: f.Tool, outcome: f.Outcome, limit: f.Limit})
+	q, err := audit.Filter{Since: f.Since, Until: f.Until, Device: f.Device, Channel: f.Channel,
+		Tool: f.Tool, Outcome: f.Outcome, Limit: f.Limit, AfterID: f.AfterID}.Query(o.now(), func(f string) string { return f })
 	if err != nil {
-		// The CLI's words name its flags; the page's fields have the same names.
-		return nil, &admin.Error{Code: admin.CodeInvalidArgument, Message: strings.ReplaceAll(err.Error(), "--", "")}
+		return nil, &admin.Error{Code: admin.CodeInvalidArgument, Message: err.Error()}
 	}
-	q.AfterID = f.AfterID
-	recs, err := tools.QueryAudit(ctx, o.db.Read, q)
+	recs, err := audit.Read(ctx, o.db.Read, q)
 	if err != nil {
 		return nil, err
 	}

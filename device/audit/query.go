@@ -1,4 +1,4 @@
-package tools
+package audit
 
 import (
 	"context"
@@ -9,17 +9,17 @@ import (
 	"time"
 )
 
-// Bounds of AuditQuery.Limit.
+// Bounds of Query.Limit.
 const (
-	DefaultAuditLimit = 100
-	MaxAuditLimit     = 10000
+	DefaultLimit = 100
+	MaxLimit     = 10000
 )
 
-// AuditQuery selects audit records; every set field narrows the selection.
-// The zero value means the newest DefaultAuditLimit of every channel.
-type AuditQuery struct {
+// Query selects records; every set field narrows the selection. The zero
+// value means the newest DefaultLimit of every channel.
+type Query struct {
 	ChannelID  string    // only this channel
-	DeviceHint string    // only this redacted serial (device.SerialHint)
+	DeviceHint string    // only this redacted serial (redact.SerialHint)
 	ToolID     string    // only this tool
 	Outcome    string    // only this outcome: "ok" or a wire error code
 	Since      time.Time // only records at or after Since
@@ -27,24 +27,19 @@ type AuditQuery struct {
 	// AfterID keeps only records written after the one with this ID, and
 	// returns the oldest first: a follower polls with the last ID it saw.
 	AfterID int64
-	// Limit caps the records: default DefaultAuditLimit, at most
-	// MaxAuditLimit. Newest first, unless AfterID is set.
+	// Limit caps the records: default DefaultLimit, at most MaxLimit.
+	// Newest first, unless AfterID is set.
 	Limit int
 }
 
-// Audit returns audit records, newest first. Safe for concurrent use.
-func (t *Tools) Audit(ctx context.Context, q AuditQuery) ([]AuditRecord, error) {
-	return QueryAudit(ctx, t.cfg.DB.Read, q)
-}
-
-// QueryAudit reads audit records from db, which may be the server's read
-// handle or a read-only one an operator command opened (store.OpenReadOnly).
-// Safe for concurrent use.
-func QueryAudit(ctx context.Context, db *sql.DB, q AuditQuery) ([]AuditRecord, error) {
+// Read returns the records q selects from db, which may be the server's
+// read handle or a read-only one an operator command opened
+// (store.OpenReadOnly). Safe for concurrent use.
+func Read(ctx context.Context, db *sql.DB, q Query) ([]Record, error) {
 	if q.Limit <= 0 {
-		q.Limit = DefaultAuditLimit
+		q.Limit = DefaultLimit
 	}
-	q.Limit = min(q.Limit, MaxAuditLimit)
+	q.Limit = min(q.Limit, MaxLimit)
 	var where []string
 	var args []any
 	add := func(cond string, v any) {
@@ -86,10 +81,10 @@ func QueryAudit(ctx context.Context, db *sql.DB, q AuditQuery) ([]AuditRecord, e
 		return nil, fmt.Errorf("audit query: %w", err)
 	}
 	defer rows.Close()
-	var out []AuditRecord
+	var out []Record
 	for rows.Next() {
 		var (
-			r         AuditRecord
+			r         Record
 			at, lat   int64
 			argsText  string
 			replayedN int
@@ -109,9 +104,9 @@ func QueryAudit(ctx context.Context, db *sql.DB, q AuditQuery) ([]AuditRecord, e
 	return out, nil
 }
 
-// LastAuditID returns the ID of the newest audit record, 0 when there is
-// none: where a follower starts.
-func LastAuditID(ctx context.Context, db *sql.DB) (int64, error) {
+// LastID returns the ID of the newest record, 0 when there is none: where
+// a follower starts.
+func LastID(ctx context.Context, db *sql.DB) (int64, error) {
 	var id sql.NullInt64
 	if err := db.QueryRowContext(ctx, `SELECT MAX(id) FROM tool_audit`).Scan(&id); err != nil {
 		return 0, fmt.Errorf("audit query: %w", err)
