@@ -31,20 +31,9 @@ type Hold struct {
 
 // Holds returns the bound devices with their leases, by device key.
 func (s *Service) Holds() map[string]Hold {
-	s.mu.RLock()
-	out := make(map[string]Hold, len(s.leases))
-	leases := make(map[string]*lease, len(s.leases))
-	for ch, l := range s.leases {
-		leases[ch] = l
-	}
-	s.mu.RUnlock()
-	// leasePolicy takes s.mu itself.
-	for ch, l := range leases {
-		h := Hold{DeviceKey: l.deviceKey, ChannelID: ch, Since: l.start}
-		if at, reason, ok := leaseEnd(l.start, time.Unix(0, l.last.Load()), s.leasePolicy(l.deviceKey)); ok {
-			h.LeaseEnds, h.LeaseReason = at, reason
-		}
-		out[l.deviceKey] = h
+	out := map[string]Hold{}
+	for k, h := range s.leases.Holds() {
+		out[k] = Hold{DeviceKey: h.DeviceKey, ChannelID: h.ChannelID, Since: h.Since, LeaseEnds: h.Ends, LeaseReason: h.Reason}
 	}
 	return out
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/reset"
 )
 
 // waitFor waits, on the Service's change signal, until cond holds.
@@ -31,7 +32,7 @@ func (e *svcEnv) waitFor(t *testing.T, what string, cond func() bool) {
 // waitResetEnd waits until no reset runs on key and returns what key owes.
 func (e *svcEnv) waitResetEnd(t *testing.T, key string) []binding.Reset {
 	t.Helper()
-	e.waitFor(t, "reset end", func() bool { return !e.svc.resetRunning(key) })
+	e.waitFor(t, "reset end", func() bool { return !e.svc.resets.Running(key) })
 	owed, err := e.svc.Bindings().Resets(t.Context())
 	if err != nil {
 		t.Fatal(err)
@@ -60,9 +61,7 @@ func TestResetOnRelease(t *testing.T) {
 	e.waitPresence(t, key, PresenceOnline)
 	e.pair(t, "cch_a", key)
 	e.waitFor(t, "baseline", func() bool {
-		e.svc.mu.RLock()
-		defer e.svc.mu.RUnlock()
-		return e.svc.baselines[key] != nil
+		return e.svc.resets.HasBaseline(key)
 	})
 	d, err := e.client.Device(key)
 	if err != nil {
@@ -127,7 +126,7 @@ func TestResetOnRelease(t *testing.T) {
 		t.Errorf("approval of a needs-reset device = %v", err)
 	}
 	phone.FailNext(0)
-	e.svc.claimReset(key) // what the device's return or the retry timer does
+	e.svc.resets.Claim(key) // what the device's return or the retry timer does
 	if owed := e.waitResetEnd(t, key); len(owed) != 0 {
 		t.Fatalf("after a good retry the device owes %+v", owed)
 	}
@@ -143,7 +142,7 @@ func TestResetPolicySteps(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 1, func(c *ServiceConfig) {
 		c.Lease = func(string) LeasePolicy {
-			return LeasePolicy{Reset: ResetPolicy{ClearPackages: []string{"com.example.login", "com.example.absent"}, ScreenOff: true}}
+			return LeasePolicy{Reset: reset.Policy{ClearPackages: []string{"com.example.login", "com.example.absent"}, ScreenOff: true}}
 		}
 	})
 	key := e.key(0)

@@ -15,8 +15,10 @@ import (
 	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/lease"
 	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/device/redact"
+	"github.com/adb-connector/adb-connector/device/reset"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
@@ -89,13 +91,13 @@ type ServiceConfig struct {
 	ProbeTimeout time.Duration
 	// Lease gives a device's lease and reset policy (lease.go). It is
 	// asked again at every lease check and reset, so a policy that changed
-	// applies to running leases (call LeasesChanged to apply it at once).
+	// applies to running leases (call PolicyChanged to apply it at once).
 	// Nil: DefaultLeasePolicy for every device.
 	Lease func(deviceKey string) LeasePolicy
-	// ResetTimeout bounds one reset. Default DefaultResetTimeout.
+	// ResetTimeout bounds one reset. Default reset.DefaultTimeout.
 	ResetTimeout time.Duration
 	// ResetRetry is how often failed resets of devices that answer are
-	// retried. Default DefaultResetRetry.
+	// retried. Default reset.DefaultRetry.
 	ResetRetry time.Duration
 }
 
@@ -132,11 +134,8 @@ type Service struct {
 	forms     map[string]formSession    // device_pairing sessions by id
 	updated   chan struct{}             // closed and replaced on every presence or binding change
 
-	leases    map[string]*lease        // by channel (bound only)
-	baselines map[string][]string      // device key -> packages running when its binding began
-	resetting map[string]chan struct{} // device key -> closed when its running reset ends
-	leaseKick chan struct{}
-	metrics   *leaseMetrics
+	leases *lease.Leases // fed by bindingsChanged
+	resets *reset.Resets // fed by the binding table's release events
 
 	dirtyMu sync.Mutex
 	dirty   map[string]bool
@@ -166,12 +165,6 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.ProbeTimeout <= 0 {
 		cfg.ProbeTimeout = DefaultProbeTimeout
 	}
-	if cfg.ResetTimeout <= 0 {
-		cfg.ResetTimeout = DefaultResetTimeout
-	}
-	if cfg.ResetRetry <= 0 {
-		cfg.ResetRetry = DefaultResetRetry
-	}
 	if cfg.Audit == nil {
 		cfg.Audit = audit.NewWriter(cfg.DB.Write, 0, cfg.Now)
 	}
@@ -193,21 +186,22 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		updated:   make(chan struct{}),
 		dirty:     map[string]bool{},
 		kick:      make(chan struct{}, 1),
-		leases:    map[string]*lease{},
-		baselines: map[string][]string{},
-		resetting: map[string]chan struct{}{},
-		leaseKick: make(chan struct{}, 1),
-		metrics:   newLeaseMetrics(),
 	}
 	s.bindings = binding.New(cfg.DB, binding.Options{
-		Now: cfg.Now, OnChange: s.bindingsChanged, ResetOnRelease: s.resetOwed, OnRelease: s.released,
+		Now: cfg.Now, OnChange: s.bindingsChanged,
+		ResetOnRelease: func(key string) binding.ResetStatus { return s.resets.Owed(key) },
+		OnRelease:      func(r binding.Release) { s.resets.Released(r) },
 	})
+	s.leases = lease.New(lease.Config{Policy: s.leaseOf, Expire: s.bindings.Expire, Now: cfg.Now, Logger: cfg.Logger})
+	s.resets = reset.New(reset.Config{ADB: cfg.ADB, Bindings: s.bindings, Audit: cfg.Audit, Policy: s.resetOf,
+		Online: s.online, Bound: s.deviceBound, Changed: s.notify, Logger: cfg.Logger, Now: cfg.Now,
+		Timeout: cfg.ResetTimeout, Retry: cfg.ResetRetry, BaselineTimeout: cfg.ProbeTimeout})
 	s.pairing = auth.NewPairing(s.bindings, cfg.Secret, auth.PairingOptions{Now: cfg.Now, RateLimit: cfg.PairingRateLimit})
 	s.requests = auth.NewRequests(s.bindings, cfg.Secret, auth.RequestOptions{
 		Now: cfg.Now, TTL: cfg.RequestTTL, PollInterval: cfg.PollInterval, Devices: s.liveDevices,
 	})
-	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices, Tags: s.tagsOf, WaitReset: s.waitResets,
-		RunReset: func(key string) { s.goSafe(func() { s.claimReset(key) }) }}
+	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices, Tags: s.tagsOf, WaitReset: s.resets.Wait,
+		RunReset: s.resets.RunOwed}
 	list, err := s.bindings.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("device service: %w", err)
@@ -217,7 +211,9 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		if b.State == binding.Bound {
 			s.byDevice[b.DeviceKey] = b.ChannelID
 		}
-		s.syncLeaseLocked(b.ChannelID, b, true)
+		if b.State == binding.Bound {
+			s.leases.Bound(b.ChannelID, b.DeviceKey, b.CreatedAt)
+		}
 	}
 	if err := s.bindings.RequeueRunning(ctx); err != nil {
 		return nil, fmt.Errorf("device service: %w", err)
@@ -235,8 +231,8 @@ func (s *Service) Start(p Pusher) {
 		s.pusher = p
 		s.wg.Go(s.track)
 		s.wg.Go(s.pushLoop)
-		s.wg.Go(s.leaseLoop)
-		s.wg.Go(s.retryLoop)
+		s.wg.Go(func() { s.leases.Run(s.ctx) })
+		s.resets.Start()
 	})
 }
 
@@ -249,6 +245,7 @@ func (s *Service) Close() error {
 		s.cancel()
 		s.mu.Unlock()
 		s.wg.Wait()
+		s.resets.Close()
 	})
 	return nil
 }
@@ -333,7 +330,7 @@ func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector
 // adb.ErrUnauthorized. Every tool call comes here, so it renews the
 // channel's idle lease.
 func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, tools.Meta, error) {
-	s.touchLease(channelID)
+	s.leases.Touch(channelID)
 	s.mu.RLock()
 	b, ok := s.byChannel[channelID]
 	pres, model := s.presenceLocked(b.DeviceKey)
@@ -370,6 +367,29 @@ func (s *Service) goSafe(f func()) {
 	if s.ctx.Err() == nil {
 		s.wg.Go(f)
 	}
+}
+
+// notify wakes everyone waiting on Updated.
+func (s *Service) notify() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.notifyLocked()
+}
+
+// online reports whether tracking counts the device as answering.
+func (s *Service) online(key string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	pres, _ := s.presenceLocked(key)
+	return pres == PresenceOnline
+}
+
+// deviceBound reports whether a channel holds the device now.
+func (s *Service) deviceBound(key string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.byDevice[key]
+	return ok
 }
 
 // notifyLocked wakes everyone waiting on Updated. s.mu must be held.

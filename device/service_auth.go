@@ -185,7 +185,7 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 		}
 		return s.requestReply(p.FlowID, sess), nil
 	}
-	s.waitResets(ctx, in.Serial)
+	s.resets.Wait(ctx, in.Serial)
 	key, err := s.pairing.RedeemPairing(ctx, ch.ID, in.Serial, in.PairingCode)
 	var rl *ratelimit.Error
 	switch {

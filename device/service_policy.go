@@ -48,7 +48,7 @@ func withheldHas(withheld, id string) bool {
 // applies the new leases at once. Call it after the Holder's Config was
 // replaced (a reload).
 func (s *Service) PolicyChanged() {
-	s.LeasesChanged()
+	s.leases.Changed()
 	s.mu.RLock()
 	chs := make([]string, 0, len(s.lastSeen))
 	for ch := range s.lastSeen {

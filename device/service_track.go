@@ -172,7 +172,7 @@ func (s *Service) probe(key string, gen uint64) {
 		case answered(err):
 			s.readManufacturer(key)
 			s.setOnline(key, gen)
-			s.deviceAnswered(key)
+			s.resets.Answered(key)
 			return
 		default:
 			if attempt == probeAttempts-1 {
