@@ -37,7 +37,7 @@ func TestLeaseIdleExpires(t *testing.T) {
 		}
 	})
 	key := adb.DeviceKey("127.0.0.1:1", testSerial)
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
 	e.open(t, "cch_a")
@@ -58,35 +58,35 @@ func TestLeaseIdleExpires(t *testing.T) {
 	if _, _, err := e.svc.DeviceFor(t.Context(), "cch_a"); !errors.Is(err, tools.ErrNotBound) {
 		t.Errorf("DeviceFor(expired) = %v, want tools.ErrNotBound", err)
 	}
-	if b, err := e.svc.Bindings().ByChannel(t.Context(), "cch_a"); err != nil || b.State != binding.Expired {
+	if b, err := e.svc.bindings.ByChannel(t.Context(), "cch_a"); err != nil || b.State != binding.Expired {
 		t.Errorf("binding %+v %v, want expired", b, err)
 	}
-	owed, err := e.svc.Bindings().Resets(t.Context())
+	owed, err := e.svc.bindings.Resets(t.Context())
 	if err != nil || len(owed) != 1 || owed[0].Status != binding.ResetPending || owed[0].Reason != lease.ReasonIdle {
 		t.Fatalf("owed resets %+v %v, want one pending for idle_timeout", owed, err)
 	}
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_b", key); !errors.Is(err, binding.ErrNeedsReset) || !errors.Is(err, binding.ErrDeviceInUse) {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_b", key); !errors.Is(err, binding.ErrNeedsReset) || !errors.Is(err, binding.ErrDeviceInUse) {
 		t.Errorf("bind of a device owing a reset = %v, want ErrNeedsReset", err)
 	}
-	rows, err := e.svc.AdminHandler().Devices(t.Context())
+	rows, err := e.op.Devices(t.Context())
 	if err != nil || len(rows) != 1 || rows[0].Reset != "reset-pending" || rows[0].Bound {
 		t.Errorf("devices = %+v %v", rows, err)
 	}
-	if _, err := e.svc.AdminHandler().Pair(t.Context(), testSerial, 0); err == nil {
+	if _, err := e.op.Pair(t.Context(), testSerial, 0); err == nil {
 		t.Error("pairing code issued for a device owing a reset")
 	}
-	if _, err := e.svc.AdminHandler().ClearReset(t.Context(), testSerial); err != nil {
+	if _, err := e.op.ClearReset(t.Context(), testSerial); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.svc.AdminHandler().ClearReset(t.Context(), testSerial); !errors.Is(err, binding.ErrNoReset) {
+	if _, err := e.op.ClearReset(t.Context(), testSerial); !errors.Is(err, binding.ErrNoReset) {
 		t.Errorf("second clear = %v, want ErrNoReset", err)
 	}
 	var ae *admin.Error
-	if _, err := e.svc.Admin().ResetNow(t.Context(), testSerial); !errors.As(err, &ae) || ae.Code != admin.CodeNoReset {
+	if _, err := e.op.Reset(t.Context(), testSerial); !errors.As(err, &ae) || ae.Code != admin.CodeNoReset {
 		t.Errorf("reset now of a device owing none = %v, want no_reset", err)
 	}
 	// The expired channel binds again (auth.start), and its lease restarts.
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatalf("rebind after expiry: %v", err)
 	}
 	e.push.waitPush(t, "cch_a", "offline", m, setupWait)
@@ -107,7 +107,7 @@ func TestLeaseMaxDuration(t *testing.T) {
 		}
 	})
 	key := adb.DeviceKey("127.0.0.1:1", testSerial)
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
 	e.open(t, "cch_a")
@@ -123,10 +123,10 @@ func TestLeaseMaxDuration(t *testing.T) {
 	maxDur.Store(int64(20 * time.Minute)) // a reload shortens it
 	e.svc.leases.Check(t.Context(), e.clock.Now())
 	e.push.waitPush(t, "cch_a", "expired", m, setupWait)
-	if owed, _ := e.svc.Bindings().Resets(t.Context()); len(owed) != 0 {
+	if owed, _ := e.svc.bindings.Resets(t.Context()); len(owed) != 0 {
 		t.Errorf("a policy without reset owes %+v", owed)
 	}
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_b", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_b", key); err != nil {
 		t.Errorf("device not free after the lease ended: %v", err)
 	}
 }
@@ -137,16 +137,16 @@ func TestLogoutOfExpiredChannel(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
 	key := adb.DeviceKey("127.0.0.1:1", testSerial)
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.svc.Bindings().Expire(t.Context(), "cch_a", key, lease.ReasonIdle); err != nil {
+	if err := e.svc.bindings.Expire(t.Context(), "cch_a", key, lease.ReasonIdle); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.svc.Bindings().Expire(t.Context(), "cch_a", key, lease.ReasonIdle); !errors.Is(err, binding.ErrNotBound) {
+	if err := e.svc.bindings.Expire(t.Context(), "cch_a", key, lease.ReasonIdle); !errors.Is(err, binding.ErrNotBound) {
 		t.Errorf("second expire = %v", err)
 	}
-	if err := e.svc.Bindings().ClearReset(t.Context(), key); err != nil {
+	if err := e.svc.bindings.ClearReset(t.Context(), key); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := e.svc.AuthLogout(t.Context(), connector.Channel{ID: "cch_a"}, nil); err != nil {
@@ -155,7 +155,7 @@ func TestLogoutOfExpiredChannel(t *testing.T) {
 	if got := e.open(t, "cch_a").Status; got != "created" {
 		t.Errorf("after logout: %s", got)
 	}
-	if owed, _ := e.svc.Bindings().Resets(t.Context()); len(owed) != 0 {
+	if owed, _ := e.svc.bindings.Resets(t.Context()); len(owed) != 0 {
 		t.Errorf("logout of an expired channel owes %+v", owed)
 	}
 }

@@ -33,7 +33,7 @@ func (e *svcEnv) waitFor(t *testing.T, what string, cond func() bool) {
 func (e *svcEnv) waitResetEnd(t *testing.T, key string) []binding.Reset {
 	t.Helper()
 	e.waitFor(t, "reset end", func() bool { return !e.svc.resets.Running(key) })
-	owed, err := e.svc.Bindings().Resets(t.Context())
+	owed, err := e.svc.bindings.Resets(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,14 +106,14 @@ func TestResetOnRelease(t *testing.T) {
 	// A reset that fails leaves the device needs-reset.
 	e.pair(t, "cch_b", key)
 	phone.FailNext(1000)
-	if _, err := e.svc.AdminHandler().Unbind(t.Context(), key); err != nil {
+	if _, err := e.op.Unbind(t.Context(), key); err != nil {
 		t.Fatal(err)
 	}
 	owed := e.waitResetEnd(t, key)
 	if len(owed) != 1 || owed[0].Status != binding.ResetFailed || owed[0].Reason != binding.ReasonUnbind || owed[0].Error == "" {
 		t.Fatalf("after a failed reset: %+v", owed)
 	}
-	rows, err := e.svc.AdminHandler().Devices(t.Context())
+	rows, err := e.op.Devices(t.Context())
 	if err != nil || len(rows) != 1 || rows[0].Reset != "needs-reset" {
 		t.Errorf("devices = %+v %v", rows, err)
 	}
@@ -122,7 +122,7 @@ func TestResetOnRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := authReplyAck(t, r)
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), a.QRCodeText, key); err == nil || !strings.Contains(err.Error(), "needs a reset") {
+	if _, err := e.op.Approve(t.Context(), a.QRCodeText, key); err == nil || !strings.Contains(err.Error(), "needs a reset") {
 		t.Errorf("approval of a needs-reset device = %v", err)
 	}
 	phone.FailNext(0)
@@ -130,7 +130,7 @@ func TestResetOnRelease(t *testing.T) {
 	if owed := e.waitResetEnd(t, key); len(owed) != 0 {
 		t.Fatalf("after a good retry the device owes %+v", owed)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), a.QRCodeText, key); err != nil {
+	if _, err := e.op.Approve(t.Context(), a.QRCodeText, key); err != nil {
 		t.Errorf("approval after the retry: %v", err)
 	}
 }

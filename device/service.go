@@ -11,11 +11,11 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/adb-connector/adb-connector/device/lease"
+	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/reset"
@@ -112,7 +112,6 @@ type Service struct {
 	bindings *binding.Table
 	pairing  *auth.Pairing
 	requests *auth.Requests
-	admin    *AdminService
 
 	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
@@ -200,8 +199,6 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	s.requests = auth.NewRequests(s.bindings, cfg.Secret, auth.RequestOptions{
 		Now: cfg.Now, TTL: cfg.RequestTTL, PollInterval: cfg.PollInterval, Devices: s.liveDevices,
 	})
-	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices, Tags: s.tagsOf, WaitReset: s.resets.Wait,
-		RunReset: s.resets.RunOwed}
 	list, err := s.bindings.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("device service: %w", err)
@@ -250,19 +247,14 @@ func (s *Service) Close() error {
 	return nil
 }
 
-// Bindings returns the binding table the Service keeps its cache of.
-func (s *Service) Bindings() *binding.Table { return s.bindings }
-
-// Pairing returns the device_pairing flow (IssuePairingCode for operators).
-func (s *Service) Pairing() *auth.Pairing { return s.pairing }
-
-// AdminHandler returns the operator socket's handler (admin.Serve): devices
-// are listed live from adb tracking with their bound flag; pair, approve and
-// unbind go through the same tables, so their changes are pushed.
-func (s *Service) AdminHandler() admin.Handler { return s.admin }
-
-// Admin returns the operator operations: AdminHandler's, and ResetNow.
-func (s *Service) Admin() *AdminService { return s.admin }
+// Operator returns the operator API over the Service's tables, flows,
+// live devices, leases and resets, with serve's part; the admin socket
+// serves it and the console calls it. Its changes are pushed like any.
+func (s *Service) Operator(serve operator.Serve) *operator.API {
+	return operator.New(operator.Config{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ADB: s.cfg.ADB,
+		DB: s.cfg.DB, Devices: s.liveDevices, Tags: s.tagsOf, Leases: s.leases, Resets: s.resets, Policy: s.cfg.Policy,
+		Now: s.cfg.Now, Serve: serve})
+}
 
 // descriptorView is what a channel's Descriptor shows; comparable, so a
 // change can be detected.

@@ -120,7 +120,7 @@ var authStartCases = []struct {
 func TestPairing(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
-	code := issueCode(t, e.svc.Pairing(), testKey)
+	code := issueCode(t, e.svc.pairing, testKey)
 	e.open(t, "cch_a")
 	var seen []string // JSON of every ack
 	fail := func(serial, code string) authAck {
@@ -228,7 +228,7 @@ func TestRequestExpiryAndRefresh(t *testing.T) {
 	if got, _ := authReplyAck(t, st); got.Status != "expired" {
 		t.Errorf("after the TTL: %+v", got)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), first, ""); !errors.Is(err, auth.ErrInvalidRequestCode) {
+	if _, err := e.op.Approve(t.Context(), first, ""); !errors.Is(err, auth.ErrInvalidRequestCode) {
 		t.Errorf("approving an expired code: %v", err)
 	}
 	st, _ = e.svc.AuthStatus(t.Context(), chn("cch_a"), sessionReq(a.SessionID, true))
@@ -238,7 +238,7 @@ func TestRequestExpiryAndRefresh(t *testing.T) {
 		t.Errorf("refresh: %+v", got)
 	}
 	// Bound meanwhile through device_pairing: the poll ends authenticated.
-	code := issueCode(t, e.svc.Pairing(), testKey)
+	code := issueCode(t, e.svc.pairing, testKey)
 	if _, err := e.svc.AuthStart(t.Context(), chn("cch_a"), startPairing(testSerial, code)); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +285,7 @@ func TestAuthCancel(t *testing.T) {
 		t.Errorf("cancel of an oversized id: %+v", got)
 	}
 
-	code := issueCode(t, e.svc.Pairing(), testKey)
+	code := issueCode(t, e.svc.pairing, testKey)
 	r, err = e.svc.AuthStart(t.Context(), chn("cch_a"), startPairing(testSerial, code))
 	if err != nil {
 		t.Fatal(err)
@@ -317,7 +317,7 @@ func TestRequestApproved(t *testing.T) {
 	}
 	a, _ := authReplyAck(t, r)
 	m := e.push.mark()
-	key, err := e.svc.AdminHandler().Approve(t.Context(), a.QRCodeText, "")
+	key, err := e.op.Approve(t.Context(), a.QRCodeText, "")
 	if err != nil || key != e.key(0) {
 		t.Fatalf("approve: %q %v", key, err)
 	}
@@ -329,10 +329,10 @@ func TestRequestApproved(t *testing.T) {
 	// A second channel's request cannot take the bound device.
 	r, _ = e.svc.AuthStart(t.Context(), chn("cch_b"), startRequest)
 	b, _ := authReplyAck(t, r)
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), b.QRCodeText, e.adbEnv.Devices[0].Serial()); !errors.Is(err, binding.ErrDeviceInUse) {
+	if _, err := e.op.Approve(t.Context(), b.QRCodeText, e.adbEnv.Devices[0].Serial()); !errors.Is(err, binding.ErrDeviceInUse) {
 		t.Errorf("approving a bound device: %v", err)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), b.QRCodeText, ""); !errors.Is(err, auth.ErrNoFreeDevice) {
+	if _, err := e.op.Approve(t.Context(), b.QRCodeText, ""); !errors.Is(err, auth.ErrNoFreeDevice) {
 		t.Errorf("approving with no free device: %v", err)
 	}
 }

@@ -35,7 +35,7 @@ func TestApproveRace(t *testing.T) {
 		for i := range chans {
 			wg.Go(func() {
 				<-start
-				_, errs[i] = e.svc.AdminHandler().Approve(t.Context(), codes[i], serial)
+				_, errs[i] = e.op.Approve(t.Context(), codes[i], serial)
 			})
 		}
 		close(start)
@@ -54,7 +54,7 @@ func TestApproveRace(t *testing.T) {
 		if won < 0 {
 			t.Fatalf("round %d: no approval won: %v", round, errs)
 		}
-		if b, err := e.svc.Bindings().ByDevice(t.Context(), key); err != nil || b.ChannelID != chans[won] {
+		if b, err := e.svc.bindings.ByDevice(t.Context(), key); err != nil || b.ChannelID != chans[won] {
 			t.Fatalf("round %d: binding %+v %v", round, b, err)
 		}
 		for _, c := range chans {
@@ -77,7 +77,7 @@ func TestBindRace(t *testing.T) {
 	})
 	const rounds = 40
 	for round := range rounds {
-		code := issueCode(t, e.svc.Pairing(), testKey)
+		code := issueCode(t, e.svc.pairing, testKey)
 		chans := []string{fmt.Sprintf("cch_x%d", round), fmt.Sprintf("cch_y%d", round)}
 		status := make([]string, len(chans))
 		var wg sync.WaitGroup
@@ -109,7 +109,7 @@ func TestBindRace(t *testing.T) {
 		if won < 0 {
 			t.Fatalf("round %d: no channel won: %v", round, status)
 		}
-		if b, err := e.svc.Bindings().ByDevice(t.Context(), testKey); err != nil || b.ChannelID != chans[won] {
+		if b, err := e.svc.bindings.ByDevice(t.Context(), testKey); err != nil || b.ChannelID != chans[won] {
 			t.Fatalf("round %d: binding %+v %v, want %s", round, b, err, chans[won])
 		}
 		if _, err := e.svc.AuthLogout(t.Context(), chn(chans[won]), nil); err != nil {

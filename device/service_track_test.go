@@ -160,7 +160,7 @@ func TestDevicesList(t *testing.T) {
 	e.waitPresence(t, e.key(0), PresenceOnline)
 	e.waitPresence(t, e.key(1), PresenceOnline)
 	e.pair(t, "cch_a", e.key(1))
-	rows, err := e.svc.AdminHandler().Devices(t.Context())
+	rows, err := e.op.Devices(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -141,7 +141,7 @@ func TestOverWebSocket(t *testing.T) {
 	if !bytes.Contains(open.Payload, []byte(`"status":"created"`)) {
 		t.Errorf("channel.open.ack: %s", open.Payload)
 	}
-	code, err := e.svc.AdminHandler().Pair(t.Context(), d0.Serial(), 0)
+	code, err := e.op.Pair(t.Context(), d0.Serial(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestOverWebSocket(t *testing.T) {
 	if a.Status != "pending" || a.QRCodeText == "" {
 		t.Fatalf("auth.start request: %+v", a)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), a.QRCodeText, ""); err != nil {
+	if _, err := e.op.Approve(t.Context(), a.QRCodeText, ""); err != nil {
 		t.Fatal(err)
 	}
 	e.waitStatus(t, chb, "connected", pushDeadline)
@@ -191,7 +191,7 @@ func TestOverWebSocket(t *testing.T) {
 		t.Errorf("auth.status unknown: %s %+v", p.Type, p.Error)
 	}
 
-	if _, err := e.svc.AdminHandler().Unbind(t.Context(), d0.Serial()); err != nil {
+	if _, err := e.op.Unbind(t.Context(), d0.Serial()); err != nil {
 		t.Fatal(err)
 	}
 	e.waitStatus(t, cha, "revoked", pushDeadline)

@@ -17,6 +17,7 @@ import (
 	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/audit"
+	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/emulator"
@@ -225,15 +226,15 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 			}
 		}
 		svc.Start(srv)
-		closeAdmin, err := admin.Serve(ctx, admin.SocketPath(w.DataDir), svc.AdminHandler(),
+		reloader, stopWatch := watchConfig(ctx, o, holder, svc, log.With("component", "config"))
+		w.Stop = append(w.Stop, stopWatch)
+		w.Operator = svc.Operator(operator.Serve{Settings: w.Settings, ConfigPath: o.ConfigPath, Reloader: reloader})
+		closeAdmin, err := admin.Serve(ctx, admin.SocketPath(w.DataDir), w.Operator,
 			admin.Options{Log: log.With("component", "admin")})
 		if err != nil {
 			return fmt.Errorf("admin socket: %w", err)
 		}
 		w.Stop = append(w.Stop, func() { closeAdmin() })
-		reloader, stopWatch := watchConfig(ctx, o, holder, svc, log.With("component", "config"))
-		w.Stop = append(w.Stop, stopWatch)
-		w.Operator = &operatorParts{svc: svc, admin: svc.Admin(), db: w.DB, holder: holder, reloader: reloader, opts: o}
 		return nil
 	})
 	return nil
