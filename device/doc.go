@@ -1,6 +1,6 @@
 // Package device is the Device Profile xagent.device.v1 (Device Profile
 // v1) for Android phones: the Service implements connector.Profile — device
-// presence fed by adb tracking, the Descriptor state rules (ComputeState,
+// presence fed by adb tracking, the Descriptor state rules (descriptor.ComputeState,
 // DisplayName) and their pushes, and the auth.* handlers that glue the flows
 // of package auth to the table of package binding — and answers the
 // operator's admin socket (AdminService) — and reports phones, adb servers

@@ -8,6 +8,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/descriptor"
 	"github.com/adb-connector/adb-connector/device/reset"
 )
 
@@ -58,7 +59,7 @@ func TestResetOnRelease(t *testing.T) {
 	e := newSvcEnv(t, 1, nil)
 	key := e.key(0)
 	phone := e.adbEnv.Devices[0].Android()
-	e.waitPresence(t, key, PresenceOnline)
+	e.waitPresence(t, key, descriptor.PresenceOnline)
 	e.pair(t, "cch_a", key)
 	e.waitFor(t, "baseline", func() bool {
 		return e.svc.resets.HasBaseline(key)
@@ -147,7 +148,7 @@ func TestResetPolicySteps(t *testing.T) {
 	})
 	key := e.key(0)
 	phone := e.adbEnv.Devices[0].Android()
-	e.waitPresence(t, key, PresenceOnline)
+	e.waitPresence(t, key, descriptor.PresenceOnline)
 	e.pair(t, "cch_a", key)
 	from := len(phone.Commands())
 	if _, err := e.svc.AuthLogout(t.Context(), connector.Channel{ID: "cch_a"}, nil); err != nil {

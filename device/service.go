@@ -14,6 +14,8 @@ import (
 	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/card"
+	"github.com/adb-connector/adb-connector/device/descriptor"
 	"github.com/adb-connector/adb-connector/device/lease"
 	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/device/policy"
@@ -25,13 +27,8 @@ import (
 	"github.com/adb-connector/adb-connector/store"
 )
 
-// Descriptor target fields of this connector (Card supports.targets[0]).
-const (
-	TargetProvider = "adb"
-	TargetLabel    = "Android Device"
-	// unboundDisplayName is target.display_name of a channel with no device.
-	unboundDisplayName = "No device bound"
-)
+// unboundDisplayName is target.display_name of a channel with no device.
+const unboundDisplayName = "No device bound"
 
 // Pusher sends connection.descriptor.push for a channel; *connector.Server
 // implements it. PushDescriptor must not wait for the peer.
@@ -259,7 +256,7 @@ func (s *Service) Operator(serve operator.Serve) *operator.API {
 // descriptorView is what a channel's Descriptor shows; comparable, so a
 // change can be detected.
 type descriptorView struct {
-	state     State
+	state     descriptor.State
 	target    connector.DescriptorTarget
 	deviceKey string // of a bound or revoked channel
 	// withheld lists the tools not offered on the device (withheldLocked),
@@ -270,16 +267,16 @@ type descriptorView struct {
 // viewLocked computes a channel's Descriptor view from the caches; s.mu
 // must be held.
 func (s *Service) viewLocked(channelID string) descriptorView {
-	v := descriptorView{target: connector.DescriptorTarget{Provider: TargetProvider, Label: TargetLabel, DisplayName: unboundDisplayName}}
+	v := descriptorView{target: connector.DescriptorTarget{Provider: card.TargetProvider, Label: card.TargetLabel, DisplayName: unboundDisplayName}}
 	b, ok := s.byChannel[channelID]
 	if !ok {
-		v.state = ComputeState(StateInput{Binding: binding.None})
+		v.state = descriptor.ComputeState(descriptor.StateInput{Binding: binding.None})
 		return v
 	}
 	v.deviceKey = b.DeviceKey
 	_, serial := binding.SplitKey(b.DeviceKey)
 	pres, model := s.presenceLocked(b.DeviceKey)
-	v.state = ComputeState(StateInput{Binding: b.State, Presence: pres})
+	v.state = descriptor.ComputeState(descriptor.StateInput{Binding: b.State, Presence: pres})
 	v.target.DisplayName = redact.DisplayName(model, serial)
 	v.target.AccountHint = redact.SerialHint(serial)
 	v.withheld = s.withheldLocked(b.DeviceKey)
@@ -288,15 +285,15 @@ func (s *Service) viewLocked(channelID string) descriptorView {
 
 // presenceLocked is what tracking says of a device key: unknown when not
 // seen since start; s.mu must be held.
-func (s *Service) presenceLocked(key string) (Presence, string) {
+func (s *Service) presenceLocked(key string) (descriptor.Presence, string) {
 	if p := s.presence[key]; p != nil {
 		return p.presence, p.model
 	}
-	return PresenceUnknown, ""
+	return descriptor.PresenceUnknown, ""
 }
 
 // Descriptor implements connector.Profile: binding state and device
-// presence from memory, through ComputeState. It records what it returned
+// presence from memory, through descriptor.ComputeState. It records what it returned
 // so later changes are pushed.
 func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector.DescriptorState, error) {
 	s.mu.Lock()
@@ -310,7 +307,7 @@ func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector
 	}
 	return connector.DescriptorState{
 		Status:     string(v.state.Status),
-		TargetType: TargetType,
+		TargetType: card.TargetType,
 		Target:     v.target,
 		Tools:      tools,
 	}, nil
@@ -338,8 +335,8 @@ func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, t
 	_, serial := binding.SplitKey(b.DeviceKey)
 	meta := tools.Meta{Key: b.DeviceKey, Model: redact.Model(model), Manufacturer: manufacturer, Hint: redact.SerialHint(serial), Transport: transport}
 	switch pres {
-	case PresenceOnline:
-	case PresenceUnauthorized:
+	case descriptor.PresenceOnline:
+	case descriptor.PresenceUnauthorized:
 		return nil, meta, fmt.Errorf("device %s: %w", meta.Hint, adb.ErrUnauthorized)
 	default:
 		return nil, meta, fmt.Errorf("device %s: %w", meta.Hint, adb.ErrDeviceOffline)
@@ -373,7 +370,7 @@ func (s *Service) online(key string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	pres, _ := s.presenceLocked(key)
-	return pres == PresenceOnline
+	return pres == descriptor.PresenceOnline
 }
 
 // deviceBound reports whether a channel holds the device now.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/descriptor"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
 )
 
@@ -17,7 +18,7 @@ func TestApproveRace(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 1, nil)
 	key, serial := e.key(0), e.adbEnv.Devices[0].Serial()
-	e.waitPresence(t, key, PresenceOnline)
+	e.waitPresence(t, key, descriptor.PresenceOnline)
 	for round := range 20 {
 		chans := []string{fmt.Sprintf("cch_x%d", round), fmt.Sprintf("cch_y%d", round)}
 		codes := make([]string, len(chans))

@@ -16,6 +16,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/descriptor"
 	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/tools"
@@ -197,14 +198,14 @@ func (e *svcEnv) key(i int) string {
 }
 
 // waitPresence waits until the Service counts key as want.
-func (e *svcEnv) waitPresence(t *testing.T, key string, want Presence) {
+func (e *svcEnv) waitPresence(t *testing.T, key string, want descriptor.Presence) {
 	t.Helper()
 	timer := time.NewTimer(setupWait)
 	defer timer.Stop()
 	for {
 		upd := e.svc.Updated()
 		e.svc.mu.RLock()
-		got := PresenceUnknown
+		got := descriptor.PresenceUnknown
 		if p := e.svc.presence[key]; p != nil {
 			got = p.presence
 		}

@@ -12,6 +12,8 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/card"
+	"github.com/adb-connector/adb-connector/device/descriptor"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
@@ -52,7 +54,7 @@ func newWSEnv(t *testing.T, devices int) *wsEnv {
 		t.Fatal(err)
 	}
 	srv, err := connector.New(t.Context(), connector.Config{
-		Card: CardConfig(), Registry: reg, Profile: e.svc, DB: e.db, Logger: log,
+		Card: card.CardConfig(), Registry: reg, Profile: e.svc, DB: e.db, Logger: log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +71,7 @@ func newWSEnv(t *testing.T, devices int) *wsEnv {
 		ts.Close()
 	})
 	e.client = xagenttest.New(t, e.url, xagenttest.Options{KeepRaw: true})
-	if _, err := e.client.Hello(t.Context(), CardID, ""); err != nil {
+	if _, err := e.client.Hello(t.Context(), card.CardID, ""); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -130,8 +132,8 @@ func (e *wsEnv) waitStatus(t *testing.T, ch, status string, d time.Duration) {
 func TestOverWebSocket(t *testing.T) {
 	t.Parallel()
 	e := newWSEnv(t, 2)
-	e.waitPresence(t, e.key(0), PresenceOnline)
-	e.waitPresence(t, e.key(1), PresenceOnline)
+	e.waitPresence(t, e.key(0), descriptor.PresenceOnline)
+	e.waitPresence(t, e.key(1), descriptor.PresenceOnline)
 	d0 := e.adbEnv.Devices[0]
 
 	cha, open, err := e.client.OpenChannel(t.Context(), "")

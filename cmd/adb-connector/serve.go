@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/card"
 	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/internal/httplimit"
 	"github.com/adb-connector/adb-connector/skills"
@@ -206,8 +206,8 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		defer consoleLn.Close()
 	}
 
-	card := device.CardConfig()
-	w := &serveWiring{Card: &card, Registry: connector.NewRegistry(), DB: db, Log: log, DataDir: cfg.DataDir,
+	cardCfg := card.CardConfig()
+	w := &serveWiring{Card: &cardCfg, Registry: connector.NewRegistry(), DB: db, Log: log, DataDir: cfg.DataDir,
 		Settings: consoleSettings(cfg)}
 	defer func() {
 		for i := len(w.Stop) - 1; i >= 0; i-- {

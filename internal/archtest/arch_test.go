@@ -52,6 +52,8 @@ var rules = []rule{
 	{why: "leases are timers over the binding table: no Profile, adb or database of their own", from: "device/lease", forbid: []string{module + "/device", module + "/adb", module + "/store", module + "/connector"}, allow: []string{module + "/device/lease", module + "/device/binding", module + "/device/redact"}},
 	{why: "resets act on a phone through adb and record through the binding table and the audit trail: no Profile, flows or tools", from: "device/reset", forbid: []string{module + "/device", module + "/connector"}, allow: []string{module + "/device/reset", module + "/device/binding", module + "/device/audit", module + "/device/redact"}},
 	{why: "redact is a pure function of a serial", from: "device/redact", forbid: []string{module + "/"}},
+	{why: "the Descriptor state rules are pure: no Profile, adb client calls or database", from: "device/descriptor", forbid: []string{module + "/device", module + "/connector", module + "/store"}, allow: []string{module + "/device/descriptor", module + "/device/binding"}},
+	{why: "the Card's declarations and auth payloads know no Profile, tables or adb", from: "device/card", forbid: []string{module + "/device", module + "/adb", module + "/store"}, allow: []string{module + "/device/card", module + "/device/auth", module + "/device/admin"}},
 	{why: "the headless browser drives tests only", forbid: []string{"github.com/chromedp/"}},
 	{why: "ratelimit is a plain token bucket", from: "internal/ratelimit", forbid: []string{module + "/"}},
 	{why: "binaries live only under cmd/", forbid: []string{module + "/cmd"}},
