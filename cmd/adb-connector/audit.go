@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"syscall"
 	"text/tabwriter"
 	"time"
@@ -98,63 +97,19 @@ func auditCmd(ctx context.Context, now func() time.Time, args []string, stdout, 
 	defer db.Close()
 	p := newAuditPrinter(stdout, o.json)
 
-	// Taken before the first query: with nothing to print yet, following
-	// starts here, so a row written meanwhile is not missed.
-	last, err := audit.LastID(ctx, db)
-	if err != nil {
-		return err
-	}
-	recs, err := audit.Read(ctx, db, o.query)
-	if err != nil {
-		return err
-	}
-	slices.Reverse(recs) // oldest first, as a log reads
-	if len(recs) == 0 && !o.json && !o.follow {
-		_, err := fmt.Fprintln(stdout, "no tool calls")
-		return err
-	}
-	if err := p.print(recs); err != nil {
-		return err
-	}
-	if !o.follow {
+	first := true
+	err = audit.Follow(ctx, db, o.query, o.follow, o.poll, func(recs []audit.Record) error {
+		if first && len(recs) == 0 && !o.json && !o.follow {
+			_, err := fmt.Fprintln(stdout, "no tool calls")
+			return err
+		}
+		first = false
+		return p.print(recs)
+	})
+	if ctx.Err() != nil {
 		return nil
 	}
-	if len(recs) > 0 {
-		// The newest matching row: a matching row with a higher id was
-		// written after the query.
-		last = recs[len(recs)-1].ID
-	}
-	q := o.query
-	q.Limit = audit.MaxLimit
-	tick := time.NewTicker(o.poll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-		for {
-			q.AfterID = last
-			recs, err := audit.Read(ctx, db, q)
-			if ctx.Err() != nil {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if err := p.print(recs); err != nil {
-				return err
-			}
-			if len(recs) == 0 {
-				break
-			}
-			last = recs[len(recs)-1].ID
-			if len(recs) < q.Limit {
-				break
-			}
-		}
-	}
+	return err
 }
 
 // auditPrinter writes records as a table (header once) or JSON lines.

@@ -196,3 +196,40 @@ func FuzzFilterQuery(f *testing.F) {
 		}
 	})
 }
+
+// TestFollow: the rows selected come oldest first, then the rows written
+// later that match, until the context ends.
+func TestFollow(t *testing.T) {
+	t.Parallel()
+	db := openDB(t)
+	w := NewWriter(db.Write, 0, nil)
+	t.Cleanup(func() { w.Close() })
+	write := func(tool string) {
+		t.Helper()
+		if err := w.Write(t.Context(), Record{At: time.Now(), ChannelID: "c", ToolID: tool, Outcome: OutcomeOK}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a")
+	write("b")
+	ctx, cancel := context.WithCancel(t.Context())
+	got := make(chan []Record, 8)
+	done := make(chan error, 1)
+	go func() {
+		done <- Follow(ctx, db.Read, Query{ToolID: "", Limit: 10}, true, 5*time.Millisecond, func(rs []Record) error {
+			got <- rs
+			return nil
+		})
+	}()
+	if first := <-got; len(first) != 2 || first[0].ToolID != "a" || first[1].ToolID != "b" {
+		t.Fatalf("first batch %+v, want a then b", first)
+	}
+	write("c")
+	if next := <-got; len(next) != 1 || next[0].ToolID != "c" {
+		t.Fatalf("followed %+v, want c", next)
+	}
+	cancel()
+	if err := <-done; err != context.Canceled {
+		t.Errorf("Follow ended with %v, want context.Canceled", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -112,4 +113,58 @@ func LastID(ctx context.Context, db *sql.DB) (int64, error) {
 		return 0, fmt.Errorf("audit query: %w", err)
 	}
 	return id.Int64, nil
+}
+
+// Follow reads what q selects and hands it to emit oldest first, as a log
+// reads (emit is called once, maybe with none); with follow, it then polls
+// every poll for the rows written after the newest it handed over, and
+// hands them on until ctx ends, which returns ctx's error. db may be a
+// read-only handle (store.OpenReadOnly).
+func Follow(ctx context.Context, db *sql.DB, q Query, follow bool, poll time.Duration, emit func([]Record) error) error {
+	// Taken before the first query: with nothing to hand over yet,
+	// following starts here, so a row written meanwhile is not missed.
+	last, err := LastID(ctx, db)
+	if err != nil {
+		return err
+	}
+	recs, err := Read(ctx, db, q)
+	if err != nil {
+		return err
+	}
+	slices.Reverse(recs)
+	if err := emit(recs); err != nil || !follow {
+		return err
+	}
+	if len(recs) > 0 {
+		// The newest matching row: a matching row with a higher id was
+		// written after the query.
+		last = recs[len(recs)-1].ID
+	}
+	q.Limit = MaxLimit
+	tick := time.NewTicker(poll)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+		}
+		for {
+			q.AfterID = last
+			recs, err := Read(ctx, db, q)
+			if err != nil {
+				return err
+			}
+			if len(recs) == 0 {
+				break
+			}
+			if err := emit(recs); err != nil {
+				return err
+			}
+			last = recs[len(recs)-1].ID
+			if len(recs) < q.Limit {
+				break
+			}
+		}
+	}
 }
