@@ -86,8 +86,9 @@ type ServiceConfig struct {
 	// ProbeTimeout bounds the `true` shell command that confirms a device
 	// answers. Default DefaultProbeTimeout.
 	ProbeTimeout time.Duration
-	// Lease gives a device's lease and reset policy (lease.go). It is
-	// asked again at every lease check and reset, so a policy that changed
+	// Lease gives a device's lease and reset policy (lease.go): its lease
+	// part feeds package lease, its reset part package reset. It is asked
+	// again at every lease check and reset, so a policy that changed
 	// applies to running leases (call PolicyChanged to apply it at once).
 	// Nil: DefaultLeasePolicy for every device.
 	Lease func(deviceKey string) LeasePolicy
