@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -229,7 +230,7 @@ func TestFollow(t *testing.T) {
 		t.Fatalf("followed %+v, want c", next)
 	}
 	cancel()
-	if err := <-done; err != context.Canceled {
+	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Errorf("Follow ended with %v, want context.Canceled", err)
 	}
 }

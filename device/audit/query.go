@@ -152,6 +152,9 @@ func Follow(ctx context.Context, db *sql.DB, q Query, follow bool, poll time.Dur
 		for {
 			q.AfterID = last
 			recs, err := Read(ctx, db, q)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if err != nil {
 				return err
 			}
