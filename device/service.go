@@ -236,9 +236,7 @@ func (s *Service) Start(p Pusher) {
 // the adb client nor the file store.
 func (s *Service) Close() error {
 	s.once.Do(func() {
-		s.mu.Lock() // goSafe starts nothing once this is done
 		s.cancel()
-		s.mu.Unlock()
 		s.wg.Wait()
 		s.resets.Close()
 	})
@@ -347,16 +345,6 @@ func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, t
 		return nil, meta, fmt.Errorf("device %s: %w", meta.Hint, err)
 	}
 	return d, meta, nil
-}
-
-// goSafe runs f on a goroutine Close waits for, unless Close has begun.
-// s.mu must not be held.
-func (s *Service) goSafe(f func()) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.ctx.Err() == nil {
-		s.wg.Go(f)
-	}
 }
 
 // notify wakes everyone waiting on Updated.
