@@ -7,6 +7,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/adb-connector/adb-connector/device/policy"
+	"github.com/adb-connector/adb-connector/device/reset"
 )
 
 // TestLeaseFromPolicy: the config file's lease, with what it leaves out
@@ -16,7 +17,7 @@ func TestLeaseFromPolicy(t *testing.T) {
 	off, on := false, true
 	got := leaseFromPolicy(policy.Lease{IdleTimeout: policy.Duration(time.Minute), MaxDuration: policy.Duration(time.Hour),
 		Reset: &policy.Reset{Home: &off, ScreenOff: &on, ClearPackages: []string{"com.example.bank"}}})
-	want := LeasePolicy{IdleTimeout: time.Minute, MaxDuration: time.Hour, Reset: ResetPolicy{
+	want := LeasePolicy{IdleTimeout: time.Minute, MaxDuration: time.Hour, Reset: reset.Policy{
 		Home: false, ForceStopLaunched: true, DeleteFiles: true, ScreenOff: true, ClearPackages: []string{"com.example.bank"}}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("lease (-want +got):\n%s", diff)

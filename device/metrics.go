@@ -1,6 +1,8 @@
 package device
 
 import (
+	"slices"
+
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/adb-connector/adb-connector/adb"
@@ -38,7 +40,7 @@ type serviceCollector struct{ s *Service }
 // server's registry: phones by state per adb server, adb server up,
 // bindings by state, lease ends and resets.
 func (s *Service) Collectors() []prometheus.Collector {
-	return append([]prometheus.Collector{serviceCollector{s}}, s.leaseCollectors()...)
+	return slices.Concat([]prometheus.Collector{serviceCollector{s}}, s.leases.Collectors(), s.resets.Collectors())
 }
 
 // Describe implements prometheus.Collector.

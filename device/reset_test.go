@@ -8,6 +8,8 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/descriptor"
+	"github.com/adb-connector/adb-connector/device/reset"
 )
 
 // waitFor waits, on the Service's change signal, until cond holds.
@@ -31,8 +33,8 @@ func (e *svcEnv) waitFor(t *testing.T, what string, cond func() bool) {
 // waitResetEnd waits until no reset runs on key and returns what key owes.
 func (e *svcEnv) waitResetEnd(t *testing.T, key string) []binding.Reset {
 	t.Helper()
-	e.waitFor(t, "reset end", func() bool { return !e.svc.resetRunning(key) })
-	owed, err := e.svc.Bindings().Resets(t.Context())
+	e.waitFor(t, "reset end", func() bool { return !e.svc.resets.Running(key) })
+	owed, err := e.svc.bindings.Resets(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,12 +59,10 @@ func TestResetOnRelease(t *testing.T) {
 	e := newSvcEnv(t, 1, nil)
 	key := e.key(0)
 	phone := e.adbEnv.Devices[0].Android()
-	e.waitPresence(t, key, PresenceOnline)
+	e.waitPresence(t, key, descriptor.PresenceOnline)
 	e.pair(t, "cch_a", key)
 	e.waitFor(t, "baseline", func() bool {
-		e.svc.mu.RLock()
-		defer e.svc.mu.RUnlock()
-		return e.svc.baselines[key] != nil
+		return e.svc.resets.HasBaseline(key)
 	})
 	d, err := e.client.Device(key)
 	if err != nil {
@@ -107,14 +107,14 @@ func TestResetOnRelease(t *testing.T) {
 	// A reset that fails leaves the device needs-reset.
 	e.pair(t, "cch_b", key)
 	phone.FailNext(1000)
-	if _, err := e.svc.AdminHandler().Unbind(t.Context(), key); err != nil {
+	if _, err := e.op.Unbind(t.Context(), key); err != nil {
 		t.Fatal(err)
 	}
 	owed := e.waitResetEnd(t, key)
 	if len(owed) != 1 || owed[0].Status != binding.ResetFailed || owed[0].Reason != binding.ReasonUnbind || owed[0].Error == "" {
 		t.Fatalf("after a failed reset: %+v", owed)
 	}
-	rows, err := e.svc.AdminHandler().Devices(t.Context())
+	rows, err := e.op.Devices(t.Context())
 	if err != nil || len(rows) != 1 || rows[0].Reset != "needs-reset" {
 		t.Errorf("devices = %+v %v", rows, err)
 	}
@@ -123,15 +123,15 @@ func TestResetOnRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := authReplyAck(t, r)
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), a.QRCodeText, key); err == nil || !strings.Contains(err.Error(), "needs a reset") {
+	if _, err := e.op.Approve(t.Context(), a.QRCodeText, key); err == nil || !strings.Contains(err.Error(), "needs a reset") {
 		t.Errorf("approval of a needs-reset device = %v", err)
 	}
 	phone.FailNext(0)
-	e.svc.claimReset(key) // what the device's return or the retry timer does
+	e.svc.resets.Claim(key) // what the device's return or the retry timer does
 	if owed := e.waitResetEnd(t, key); len(owed) != 0 {
 		t.Fatalf("after a good retry the device owes %+v", owed)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), a.QRCodeText, key); err != nil {
+	if _, err := e.op.Approve(t.Context(), a.QRCodeText, key); err != nil {
 		t.Errorf("approval after the retry: %v", err)
 	}
 }
@@ -143,12 +143,12 @@ func TestResetPolicySteps(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 1, func(c *ServiceConfig) {
 		c.Lease = func(string) LeasePolicy {
-			return LeasePolicy{Reset: ResetPolicy{ClearPackages: []string{"com.example.login", "com.example.absent"}, ScreenOff: true}}
+			return LeasePolicy{Reset: reset.Policy{ClearPackages: []string{"com.example.login", "com.example.absent"}, ScreenOff: true}}
 		}
 	})
 	key := e.key(0)
 	phone := e.adbEnv.Devices[0].Android()
-	e.waitPresence(t, key, PresenceOnline)
+	e.waitPresence(t, key, descriptor.PresenceOnline)
 	e.pair(t, "cch_a", key)
 	from := len(phone.Commands())
 	if _, err := e.svc.AuthLogout(t.Context(), connector.Channel{ID: "cch_a"}, nil); err != nil {

@@ -11,23 +11,24 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/card"
+	"github.com/adb-connector/adb-connector/device/descriptor"
+	"github.com/adb-connector/adb-connector/device/lease"
+	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/device/policy"
+	"github.com/adb-connector/adb-connector/device/redact"
+	"github.com/adb-connector/adb-connector/device/reset"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
 	"github.com/adb-connector/adb-connector/store"
 )
 
-// Descriptor target fields of this connector (Card supports.targets[0]).
-const (
-	TargetProvider = "adb"
-	TargetLabel    = "Android Device"
-	// unboundDisplayName is target.display_name of a channel with no device.
-	unboundDisplayName = "No device bound"
-)
+// unboundDisplayName is target.display_name of a channel with no device.
+const unboundDisplayName = "No device bound"
 
 // Pusher sends connection.descriptor.push for a channel; *connector.Server
 // implements it. PushDescriptor must not wait for the peer.
@@ -47,6 +48,9 @@ type ServiceConfig struct {
 	// ADB is the adb client whose device tracking feeds the presence map
 	// (it must not be built with NoTracking). Required.
 	ADB *adb.Client
+	// Audit writes the resets' audit rows (the tools' writer, so one
+	// writer prunes the trail). Nil: one on DB with audit.DefaultRetention.
+	Audit *audit.Writer
 	// Files is the file_ref store; a released or logged-out channel's files
 	// are deleted. Nil: no files to delete.
 	Files *files.Store
@@ -82,15 +86,16 @@ type ServiceConfig struct {
 	// ProbeTimeout bounds the `true` shell command that confirms a device
 	// answers. Default DefaultProbeTimeout.
 	ProbeTimeout time.Duration
-	// Lease gives a device's lease and reset policy (lease.go). It is
-	// asked again at every lease check and reset, so a policy that changed
-	// applies to running leases (call LeasesChanged to apply it at once).
+	// Lease gives a device's lease and reset policy (lease.go): its lease
+	// part feeds package lease, its reset part package reset. It is asked
+	// again at every lease check and reset, so a policy that changed
+	// applies to running leases (call PolicyChanged to apply it at once).
 	// Nil: DefaultLeasePolicy for every device.
 	Lease func(deviceKey string) LeasePolicy
-	// ResetTimeout bounds one reset. Default DefaultResetTimeout.
+	// ResetTimeout bounds one reset. Default reset.DefaultTimeout.
 	ResetTimeout time.Duration
 	// ResetRetry is how often failed resets of devices that answer are
-	// retried. Default DefaultResetRetry.
+	// retried. Default reset.DefaultRetry.
 	ResetRetry time.Duration
 }
 
@@ -105,7 +110,6 @@ type Service struct {
 	bindings *binding.Table
 	pairing  *auth.Pairing
 	requests *auth.Requests
-	admin    *AdminService
 
 	ctx    context.Context // canceled by Close
 	cancel context.CancelFunc
@@ -127,11 +131,8 @@ type Service struct {
 	forms     map[string]formSession    // device_pairing sessions by id
 	updated   chan struct{}             // closed and replaced on every presence or binding change
 
-	leases    map[string]*lease        // by channel (bound only)
-	baselines map[string][]string      // device key -> packages running when its binding began
-	resetting map[string]chan struct{} // device key -> closed when its running reset ends
-	leaseKick chan struct{}
-	metrics   *leaseMetrics
+	leases *lease.Leases // fed by bindingsChanged
+	resets *reset.Resets // fed by the binding table's release events
 
 	dirtyMu sync.Mutex
 	dirty   map[string]bool
@@ -161,11 +162,8 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 	if cfg.ProbeTimeout <= 0 {
 		cfg.ProbeTimeout = DefaultProbeTimeout
 	}
-	if cfg.ResetTimeout <= 0 {
-		cfg.ResetTimeout = DefaultResetTimeout
-	}
-	if cfg.ResetRetry <= 0 {
-		cfg.ResetRetry = DefaultResetRetry
+	if cfg.Audit == nil {
+		cfg.Audit = audit.NewWriter(cfg.DB.Write, 0, cfg.Now)
 	}
 	if cfg.Secret == nil {
 		sec, err := auth.LoadOrCreateSecret(filepath.Dir(cfg.DB.Path))
@@ -185,21 +183,20 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		updated:   make(chan struct{}),
 		dirty:     map[string]bool{},
 		kick:      make(chan struct{}, 1),
-		leases:    map[string]*lease{},
-		baselines: map[string][]string{},
-		resetting: map[string]chan struct{}{},
-		leaseKick: make(chan struct{}, 1),
-		metrics:   newLeaseMetrics(),
 	}
 	s.bindings = binding.New(cfg.DB, binding.Options{
-		Now: cfg.Now, OnChange: s.bindingsChanged, ResetOnRelease: s.resetOwed, OnRelease: s.released,
+		Now: cfg.Now, OnChange: s.bindingsChanged,
+		ResetOnRelease: func(key string) binding.ResetStatus { return s.resets.Owed(key) },
+		OnRelease:      func(r binding.Release) { s.resets.Released(r) },
 	})
+	s.leases = lease.New(lease.Config{Policy: s.leaseOf, Expire: s.bindings.Expire, Now: cfg.Now, Logger: cfg.Logger})
+	s.resets = reset.New(reset.Config{ADB: cfg.ADB, Bindings: s.bindings, Audit: cfg.Audit, Policy: s.resetOf,
+		Online: s.online, Bound: s.deviceBound, Changed: s.notify, Logger: cfg.Logger, Now: cfg.Now,
+		Timeout: cfg.ResetTimeout, Retry: cfg.ResetRetry, BaselineTimeout: cfg.ProbeTimeout})
 	s.pairing = auth.NewPairing(s.bindings, cfg.Secret, auth.PairingOptions{Now: cfg.Now, RateLimit: cfg.PairingRateLimit})
 	s.requests = auth.NewRequests(s.bindings, cfg.Secret, auth.RequestOptions{
 		Now: cfg.Now, TTL: cfg.RequestTTL, PollInterval: cfg.PollInterval, Devices: s.liveDevices,
 	})
-	s.admin = &AdminService{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ListDevices: s.liveDevices, Tags: s.tagsOf, WaitReset: s.waitResets,
-		RunReset: func(key string) { s.goSafe(func() { s.claimReset(key) }) }}
 	list, err := s.bindings.List(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("device service: %w", err)
@@ -209,7 +206,9 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		if b.State == binding.Bound {
 			s.byDevice[b.DeviceKey] = b.ChannelID
 		}
-		s.syncLeaseLocked(b.ChannelID, b, true)
+		if b.State == binding.Bound {
+			s.leases.Bound(b.ChannelID, b.DeviceKey, b.CreatedAt)
+		}
 	}
 	if err := s.bindings.RequeueRunning(ctx); err != nil {
 		return nil, fmt.Errorf("device service: %w", err)
@@ -227,8 +226,8 @@ func (s *Service) Start(p Pusher) {
 		s.pusher = p
 		s.wg.Go(s.track)
 		s.wg.Go(s.pushLoop)
-		s.wg.Go(s.leaseLoop)
-		s.wg.Go(s.retryLoop)
+		s.wg.Go(func() { s.leases.Run(s.ctx) })
+		s.resets.Start()
 	})
 }
 
@@ -237,32 +236,26 @@ func (s *Service) Start(p Pusher) {
 // the adb client nor the file store.
 func (s *Service) Close() error {
 	s.once.Do(func() {
-		s.mu.Lock() // goSafe starts nothing once this is done
 		s.cancel()
-		s.mu.Unlock()
 		s.wg.Wait()
+		s.resets.Close()
 	})
 	return nil
 }
 
-// Bindings returns the binding table the Service keeps its cache of.
-func (s *Service) Bindings() *binding.Table { return s.bindings }
-
-// Pairing returns the device_pairing flow (IssuePairingCode for operators).
-func (s *Service) Pairing() *auth.Pairing { return s.pairing }
-
-// AdminHandler returns the operator socket's handler (admin.Serve): devices
-// are listed live from adb tracking with their bound flag; pair, approve and
-// unbind go through the same tables, so their changes are pushed.
-func (s *Service) AdminHandler() admin.Handler { return s.admin }
-
-// Admin returns the operator operations: AdminHandler's, and ResetNow.
-func (s *Service) Admin() *AdminService { return s.admin }
+// Operator returns the operator API over the Service's tables, flows,
+// live devices, leases and resets, with serve's part; the admin socket
+// serves it and the console calls it. Its changes are pushed like any.
+func (s *Service) Operator(serve operator.Serve) *operator.API {
+	return operator.New(operator.Config{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ADB: s.cfg.ADB,
+		DB: s.cfg.DB, Devices: s.liveDevices, Tags: s.tagsOf, Leases: s.leases, Resets: s.resets, Policy: s.cfg.Policy,
+		Now: s.cfg.Now, Serve: serve})
+}
 
 // descriptorView is what a channel's Descriptor shows; comparable, so a
 // change can be detected.
 type descriptorView struct {
-	state     State
+	state     descriptor.State
 	target    connector.DescriptorTarget
 	deviceKey string // of a bound or revoked channel
 	// withheld lists the tools not offered on the device (withheldLocked),
@@ -273,33 +266,33 @@ type descriptorView struct {
 // viewLocked computes a channel's Descriptor view from the caches; s.mu
 // must be held.
 func (s *Service) viewLocked(channelID string) descriptorView {
-	v := descriptorView{target: connector.DescriptorTarget{Provider: TargetProvider, Label: TargetLabel, DisplayName: unboundDisplayName}}
+	v := descriptorView{target: connector.DescriptorTarget{Provider: card.TargetProvider, Label: card.TargetLabel, DisplayName: unboundDisplayName}}
 	b, ok := s.byChannel[channelID]
 	if !ok {
-		v.state = ComputeState(StateInput{Binding: binding.None})
+		v.state = descriptor.ComputeState(descriptor.StateInput{Binding: binding.None})
 		return v
 	}
 	v.deviceKey = b.DeviceKey
 	_, serial := binding.SplitKey(b.DeviceKey)
 	pres, model := s.presenceLocked(b.DeviceKey)
-	v.state = ComputeState(StateInput{Binding: b.State, Presence: pres})
-	v.target.DisplayName = DisplayName(model, serial)
-	v.target.AccountHint = SerialHint(serial)
+	v.state = descriptor.ComputeState(descriptor.StateInput{Binding: b.State, Presence: pres})
+	v.target.DisplayName = redact.DisplayName(model, serial)
+	v.target.AccountHint = redact.SerialHint(serial)
 	v.withheld = s.withheldLocked(b.DeviceKey)
 	return v
 }
 
 // presenceLocked is what tracking says of a device key: unknown when not
 // seen since start; s.mu must be held.
-func (s *Service) presenceLocked(key string) (Presence, string) {
+func (s *Service) presenceLocked(key string) (descriptor.Presence, string) {
 	if p := s.presence[key]; p != nil {
 		return p.presence, p.model
 	}
-	return PresenceUnknown, ""
+	return descriptor.PresenceUnknown, ""
 }
 
 // Descriptor implements connector.Profile: binding state and device
-// presence from memory, through ComputeState. It records what it returned
+// presence from memory, through descriptor.ComputeState. It records what it returned
 // so later changes are pushed.
 func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector.DescriptorState, error) {
 	s.mu.Lock()
@@ -313,7 +306,7 @@ func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector
 	}
 	return connector.DescriptorState{
 		Status:     string(v.state.Status),
-		TargetType: TargetType,
+		TargetType: card.TargetType,
 		Target:     v.target,
 		Tools:      tools,
 	}, nil
@@ -325,7 +318,7 @@ func (s *Service) Descriptor(_ context.Context, ch connector.Channel) (connector
 // adb.ErrUnauthorized. Every tool call comes here, so it renews the
 // channel's idle lease.
 func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, tools.Meta, error) {
-	s.touchLease(channelID)
+	s.leases.Touch(channelID)
 	s.mu.RLock()
 	b, ok := s.byChannel[channelID]
 	pres, model := s.presenceLocked(b.DeviceKey)
@@ -339,10 +332,10 @@ func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, t
 		return nil, tools.Meta{}, tools.ErrNotBound
 	}
 	_, serial := binding.SplitKey(b.DeviceKey)
-	meta := tools.Meta{Key: b.DeviceKey, Model: cleanModel(model), Manufacturer: manufacturer, Hint: SerialHint(serial), Transport: transport}
+	meta := tools.Meta{Key: b.DeviceKey, Model: redact.Model(model), Manufacturer: manufacturer, Hint: redact.SerialHint(serial), Transport: transport}
 	switch pres {
-	case PresenceOnline:
-	case PresenceUnauthorized:
+	case descriptor.PresenceOnline:
+	case descriptor.PresenceUnauthorized:
 		return nil, meta, fmt.Errorf("device %s: %w", meta.Hint, adb.ErrUnauthorized)
 	default:
 		return nil, meta, fmt.Errorf("device %s: %w", meta.Hint, adb.ErrDeviceOffline)
@@ -354,14 +347,27 @@ func (s *Service) DeviceFor(_ context.Context, channelID string) (*adb.Device, t
 	return d, meta, nil
 }
 
-// goSafe runs f on a goroutine Close waits for, unless Close has begun.
-// s.mu must not be held.
-func (s *Service) goSafe(f func()) {
+// notify wakes everyone waiting on Updated.
+func (s *Service) notify() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.ctx.Err() == nil {
-		s.wg.Go(f)
-	}
+	s.notifyLocked()
+}
+
+// online reports whether tracking counts the device as answering.
+func (s *Service) online(key string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	pres, _ := s.presenceLocked(key)
+	return pres == descriptor.PresenceOnline
+}
+
+// deviceBound reports whether a channel holds the device now.
+func (s *Service) deviceBound(key string) bool {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	_, ok := s.byDevice[key]
+	return ok
 }
 
 // notifyLocked wakes everyone waiting on Updated. s.mu must be held.

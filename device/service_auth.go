@@ -1,7 +1,6 @@
 package device
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,9 +8,10 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/card"
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
 )
@@ -23,22 +23,20 @@ const (
 
 // Limits on auth.* input, checked before any work.
 const (
-	maxSessionIDLen = 128
 	formSessionTTL  = 10 * time.Minute
 	maxFormSessions = 10000
 )
 
 // Messages of auth acks. None holds a code, a secret or a full serial.
 const (
-	msgBound         = "A device is bound to this connection"
-	msgAlreadyBound  = "This connection is already bound to a device"
-	msgInUse         = "That device is in use by another connection"
-	msgAuthCanceled  = "Authentication canceled"
-	msgAuthIgnored   = "Authentication already completed"
-	msgAuthNoSession = "No such authentication session"
-	msgLoggedOut     = "The device was released"
-	msgResetting     = "That device is being reset; try again in a few seconds"
-	msgNeedsReset    = "That device is waiting for a reset and cannot be bound until it is reset; ask the operator"
+	msgBound        = "A device is bound to this connection"
+	msgAlreadyBound = "This connection is already bound to a device"
+	msgInUse        = "That device is in use by another connection"
+	msgAuthCanceled = "Authentication canceled"
+	msgAuthIgnored  = "Authentication already completed"
+	msgLoggedOut    = "The device was released"
+	msgResetting    = "That device is being reset; try again in a few seconds"
+	msgNeedsReset   = "That device is waiting for a reset and cannot be bound until it is reset; ask the operator"
 )
 
 // formSession remembers a device_pairing auth.start so auth.status and
@@ -48,25 +46,6 @@ type formSession struct {
 	flowID    string
 	status    auth.Status // authenticated or failed
 	expires   time.Time
-}
-
-// authStartPayload is auth.start's payload (§8.7).
-type authStartPayload struct {
-	FlowID string          `json:"flow_id"`
-	Input  json.RawMessage `json:"input"`
-}
-
-// pairingInput is device_pairing's form input.
-type pairingInput struct {
-	Serial      string `json:"serial"`
-	PairingCode string `json:"pairing_code"`
-}
-
-// authStatusPayload is auth.status's and auth.cancel's payload (§8.9, §8.11).
-type authStatusPayload struct {
-	FlowID    string `json:"flow_id"`
-	SessionID string `json:"auth_session_id"`
-	Refresh   bool   `json:"refresh"`
 }
 
 // authAck is the payload of auth.start.ack and auth.status.ack (§8.8, §8.10).
@@ -96,60 +75,6 @@ type logoutAck struct {
 	Message string `json:"message"`
 }
 
-func invalidAuth(msg string) error {
-	return connector.NewError(connector.CodeInvalidArguments, msg)
-}
-
-// decodeObject unmarshals an optional JSON object payload; null or empty is {}.
-func decodeObject(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
-		return nil
-	}
-	if raw[0] != '{' {
-		return errors.New("not a JSON object")
-	}
-	return json.Unmarshal(raw, v)
-}
-
-// decodeAuthStart parses auth.start: a known flow_id and, for
-// device_pairing, the form fields.
-func decodeAuthStart(raw json.RawMessage) (authStartPayload, pairingInput, error) {
-	var p authStartPayload
-	if err := decodeObject(raw, &p); err != nil {
-		return p, pairingInput{}, invalidAuth("auth.start payload must be an object with flow_id and input")
-	}
-	var in pairingInput
-	switch p.FlowID {
-	case auth.FlowRequest:
-	case auth.FlowPairing:
-		if err := decodeObject(p.Input, &in); err != nil {
-			return p, in, invalidAuth("input must be an object with string fields serial and pairing_code")
-		}
-		if in.Serial == "" || in.PairingCode == "" {
-			return p, in, invalidAuth("serial and pairing_code are required")
-		}
-		if len(in.Serial) > admin.MaxSerialLen || len(in.PairingCode) > admin.MaxCodeLen {
-			return p, in, invalidAuth("serial or pairing_code is too long")
-		}
-	default:
-		return p, in, invalidAuth("unknown flow_id: use device_pairing or device_request")
-	}
-	return p, in, nil
-}
-
-// decodeAuthSession parses auth.status / auth.cancel.
-func decodeAuthSession(raw json.RawMessage) (authStatusPayload, error) {
-	var p authStatusPayload
-	if err := decodeObject(raw, &p); err != nil {
-		return p, invalidAuth("payload must be an object with auth_session_id")
-	}
-	if len(p.SessionID) > maxSessionIDLen {
-		return p, connector.NewError(connector.CodeAuthSessionNotFound, msgAuthNoSession)
-	}
-	return p, nil
-}
-
 func (s *Service) bound(channelID string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
@@ -169,7 +94,7 @@ func (s *Service) expired(channelID string) bool {
 // device_request opens a pending session whose request code is in
 // qr_code_text. A channel already bound is authenticated at once.
 func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload json.RawMessage) (connector.AuthReply, error) {
-	p, in, err := decodeAuthStart(payload)
+	p, in, err := card.DecodeStart(payload)
 	if err != nil {
 		return connector.AuthReply{}, err
 	}
@@ -184,13 +109,13 @@ func (s *Service) AuthStart(ctx context.Context, ch connector.Channel, payload j
 		}
 		return s.requestReply(p.FlowID, sess), nil
 	}
-	s.waitResets(ctx, in.Serial)
+	s.resets.Wait(ctx, in.Serial)
 	key, err := s.pairing.RedeemPairing(ctx, ch.ID, in.Serial, in.PairingCode)
 	var rl *ratelimit.Error
 	switch {
 	case err == nil:
 		id := s.rememberForm(ch.ID, p.FlowID, auth.Authenticated)
-		s.log.Info("device paired", "device", hintOfKey(key))
+		s.log.Info("device paired", "device", redact.KeyHint(key))
 		return authenticated(ch.ID, p.FlowID, id, msgBound), nil
 	case errors.As(err, &rl):
 		return connector.AuthReply{}, connector.NewError(tools.CodeRateLimited, authRateMessage(rl.RetryAfter))
@@ -245,7 +170,7 @@ func (s *Service) requestReply(flowID string, sess auth.Session) connector.AuthR
 // Descriptor), expired or unauthenticated for device_request sessions;
 // refresh issues a new code. Unknown sessions: auth_session_not_found.
 func (s *Service) AuthStatus(ctx context.Context, ch connector.Channel, payload json.RawMessage) (connector.AuthReply, error) {
-	p, err := decodeAuthSession(payload)
+	p, err := card.DecodeSession(payload)
 	if err != nil {
 		return connector.AuthReply{}, err
 	}
@@ -270,7 +195,7 @@ func (s *Service) AuthStatus(ctx context.Context, ch connector.Channel, payload 
 	}
 	sess, err := s.requests.Status(ctx, ch.ID, p.SessionID, p.Refresh)
 	if errors.Is(err, auth.ErrSessionNotFound) {
-		return connector.AuthReply{}, connector.NewError(connector.CodeAuthSessionNotFound, msgAuthNoSession)
+		return connector.AuthReply{}, connector.NewError(connector.CodeAuthSessionNotFound, card.MsgNoSession)
 	}
 	if err != nil {
 		return connector.AuthReply{}, err
@@ -286,7 +211,7 @@ func (s *Service) AuthStatus(ctx context.Context, ch connector.Channel, payload 
 // unfinished session, ignored (with the Descriptor) for a completed one,
 // not_found otherwise. It never touches a binding.
 func (s *Service) AuthCancel(ctx context.Context, ch connector.Channel, payload json.RawMessage) (connector.AuthReply, error) {
-	p, err := decodeAuthSession(payload)
+	p, err := card.DecodeSession(payload)
 	if err != nil {
 		if ce := (*connector.Error)(nil); errors.As(err, &ce) && ce.Code == connector.CodeAuthSessionNotFound {
 			return s.cancelReply(ch.ID, p.SessionID, auth.CancelNotFound), nil
@@ -319,7 +244,7 @@ func (s *Service) cancelReply(channelID, sessionID string, st auth.CancelStatus)
 	case auth.CancelIgnored:
 		a.Message = msgAuthIgnored
 	default:
-		a.Message = msgAuthNoSession
+		a.Message = card.MsgNoSession
 	}
 	return connector.AuthReply{Payload: a, WithDescriptor: st == auth.CancelIgnored && bound}
 }
@@ -412,10 +337,4 @@ func (s *Service) forgetFormsLocked(channelID string) {
 			delete(s.forms, id)
 		}
 	}
-}
-
-// hintOfKey is the redacted hint of a device key, for logs.
-func hintOfKey(key string) string {
-	_, serial := binding.SplitKey(key)
-	return SerialHint(serial)
 }

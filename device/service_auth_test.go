@@ -15,6 +15,8 @@ import (
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/card"
+	"github.com/adb-connector/adb-connector/device/descriptor"
 )
 
 const testSerial = "R58M123ABC"
@@ -65,22 +67,22 @@ func TestCardConfigValid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	card := connector.BuildCard(CardConfig(), reg)
-	if err := connector.ValidateCard(&card); err != nil {
+	built := connector.BuildCard(card.CardConfig(), reg)
+	if err := connector.ValidateCard(&built); err != nil {
 		t.Fatalf("ValidateCard: %v", err)
 	}
-	if card.CardID != "device.adb" || card.Connector.Name != "ADB Device Connector" || card.Connector.Version != ConnectorVersion ||
-		card.Supports.UserChannelMode != "multiple" || card.Security.TrustLevel != "local" {
-		t.Errorf("card identity: %+v", card)
+	if built.CardID != "device.adb" || built.Connector.Name != "ADB Device Connector" || built.Connector.Version != card.ConnectorVersion ||
+		built.Supports.UserChannelMode != "multiple" || built.Security.TrustLevel != "local" {
+		t.Errorf("card identity: %+v", built)
 	}
 	var ids []string
-	for _, f := range card.AuthFlows {
+	for _, f := range built.AuthFlows {
 		ids = append(ids, f.ID+"/"+f.Type)
 	}
 	if diff := cmp.Diff([]string{"device_pairing/form", "device_request/qr_login"}, ids); diff != "" {
 		t.Errorf("auth flows (-want +got):\n%s", diff)
 	}
-	code := card.AuthFlows[0].Fields[1]
+	code := built.AuthFlows[0].Fields[1]
 	if code.Name != "pairing_code" || code.InputType != "password" || !code.Secret {
 		t.Errorf("pairing_code field: %+v", code)
 	}
@@ -120,7 +122,7 @@ var authStartCases = []struct {
 func TestPairing(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
-	code := issueCode(t, e.svc.Pairing(), testKey)
+	code := issueCode(t, e.svc.pairing, testKey)
 	e.open(t, "cch_a")
 	var seen []string // JSON of every ack
 	fail := func(serial, code string) authAck {
@@ -228,7 +230,7 @@ func TestRequestExpiryAndRefresh(t *testing.T) {
 	if got, _ := authReplyAck(t, st); got.Status != "expired" {
 		t.Errorf("after the TTL: %+v", got)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), first, ""); !errors.Is(err, auth.ErrInvalidRequestCode) {
+	if _, err := e.op.Approve(t.Context(), first, ""); !errors.Is(err, auth.ErrInvalidRequestCode) {
 		t.Errorf("approving an expired code: %v", err)
 	}
 	st, _ = e.svc.AuthStatus(t.Context(), chn("cch_a"), sessionReq(a.SessionID, true))
@@ -238,7 +240,7 @@ func TestRequestExpiryAndRefresh(t *testing.T) {
 		t.Errorf("refresh: %+v", got)
 	}
 	// Bound meanwhile through device_pairing: the poll ends authenticated.
-	code := issueCode(t, e.svc.Pairing(), testKey)
+	code := issueCode(t, e.svc.pairing, testKey)
 	if _, err := e.svc.AuthStart(t.Context(), chn("cch_a"), startPairing(testSerial, code)); err != nil {
 		t.Fatal(err)
 	}
@@ -285,7 +287,7 @@ func TestAuthCancel(t *testing.T) {
 		t.Errorf("cancel of an oversized id: %+v", got)
 	}
 
-	code := issueCode(t, e.svc.Pairing(), testKey)
+	code := issueCode(t, e.svc.pairing, testKey)
 	r, err = e.svc.AuthStart(t.Context(), chn("cch_a"), startPairing(testSerial, code))
 	if err != nil {
 		t.Fatal(err)
@@ -309,7 +311,7 @@ func TestAuthCancel(t *testing.T) {
 func TestRequestApproved(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 1, nil)
-	e.waitPresence(t, e.key(0), PresenceOnline)
+	e.waitPresence(t, e.key(0), descriptor.PresenceOnline)
 	e.open(t, "cch_a")
 	r, err := e.svc.AuthStart(t.Context(), chn("cch_a"), startRequest)
 	if err != nil {
@@ -317,7 +319,7 @@ func TestRequestApproved(t *testing.T) {
 	}
 	a, _ := authReplyAck(t, r)
 	m := e.push.mark()
-	key, err := e.svc.AdminHandler().Approve(t.Context(), a.QRCodeText, "")
+	key, err := e.op.Approve(t.Context(), a.QRCodeText, "")
 	if err != nil || key != e.key(0) {
 		t.Fatalf("approve: %q %v", key, err)
 	}
@@ -329,10 +331,10 @@ func TestRequestApproved(t *testing.T) {
 	// A second channel's request cannot take the bound device.
 	r, _ = e.svc.AuthStart(t.Context(), chn("cch_b"), startRequest)
 	b, _ := authReplyAck(t, r)
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), b.QRCodeText, e.adbEnv.Devices[0].Serial()); !errors.Is(err, binding.ErrDeviceInUse) {
+	if _, err := e.op.Approve(t.Context(), b.QRCodeText, e.adbEnv.Devices[0].Serial()); !errors.Is(err, binding.ErrDeviceInUse) {
 		t.Errorf("approving a bound device: %v", err)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), b.QRCodeText, ""); !errors.Is(err, auth.ErrNoFreeDevice) {
+	if _, err := e.op.Approve(t.Context(), b.QRCodeText, ""); !errors.Is(err, auth.ErrNoFreeDevice) {
 		t.Errorf("approving with no free device: %v", err)
 	}
 }
@@ -346,7 +348,7 @@ func FuzzDecodeAuth(f *testing.F) {
 	f.Add([]byte(sessionReq("auth_0123", true)))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		p, in, err := decodeAuthStart(b)
+		p, in, err := card.DecodeStart(b)
 		if err == nil {
 			if p.FlowID != auth.FlowPairing && p.FlowID != auth.FlowRequest {
 				t.Errorf("accepted flow %q", p.FlowID)
@@ -357,8 +359,8 @@ func FuzzDecodeAuth(f *testing.F) {
 		} else if wireCode(err) == "" {
 			t.Errorf("error without a wire code: %v", err)
 		}
-		s, err := decodeAuthSession(b)
-		if err == nil && len(s.SessionID) > maxSessionIDLen {
+		s, err := card.DecodeSession(b)
+		if err == nil && len(s.SessionID) > card.MaxSessionIDLen {
 			t.Errorf("accepted session id of %d bytes", len(s.SessionID))
 		}
 	})

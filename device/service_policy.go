@@ -7,6 +7,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/policy"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // The operator's policy in the Profile: which tools a channel's Descriptor
@@ -47,7 +48,7 @@ func withheldHas(withheld, id string) bool {
 // applies the new leases at once. Call it after the Holder's Config was
 // replaced (a reload).
 func (s *Service) PolicyChanged() {
-	s.LeasesChanged()
+	s.leases.Changed()
 	s.mu.RLock()
 	chs := make([]string, 0, len(s.lastSeen))
 	for ch := range s.lastSeen {
@@ -72,7 +73,7 @@ func (s *Service) readManufacturer(key string) {
 	defer cancel()
 	props, err := d.Properties(ctx, false)
 	if err != nil {
-		s.log.Debug("manufacturer unknown", "device", hintOfKey(key), "err", err)
+		s.log.Debug("manufacturer unknown", "device", redact.KeyHint(key), "err", err)
 		return
 	}
 	s.mu.Lock()

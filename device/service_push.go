@@ -40,19 +40,20 @@ func (s *Service) bindingsChanged(channelIDs ...string) {
 		} else {
 			delete(s.byChannel, ch)
 		}
-		started := s.syncLeaseLocked(ch, b, err == nil)
-		pres, _ := s.presenceLocked(b.DeviceKey)
-		if started {
-			delete(s.baselines, b.DeviceKey)
+		started := false
+		if err == nil && b.State == binding.Bound {
+			started = s.leases.Bound(ch, b.DeviceKey, b.CreatedAt)
+		} else {
+			s.leases.Released(ch)
 		}
 		s.notifyLocked()
 		s.mu.Unlock()
-		if started && pres == PresenceOnline {
-			s.goSafe(func() { s.takeBaseline(b.DeviceKey) })
+		if started {
+			s.resets.Bound(b.DeviceKey)
 		}
 	}
 	s.markDirty(channelIDs...)
-	s.LeasesChanged()
+	s.leases.Changed()
 }
 
 // markDirty queues channels for the push worker.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/descriptor"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
 )
 
@@ -17,7 +18,7 @@ func TestApproveRace(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 1, nil)
 	key, serial := e.key(0), e.adbEnv.Devices[0].Serial()
-	e.waitPresence(t, key, PresenceOnline)
+	e.waitPresence(t, key, descriptor.PresenceOnline)
 	for round := range 20 {
 		chans := []string{fmt.Sprintf("cch_x%d", round), fmt.Sprintf("cch_y%d", round)}
 		codes := make([]string, len(chans))
@@ -35,7 +36,7 @@ func TestApproveRace(t *testing.T) {
 		for i := range chans {
 			wg.Go(func() {
 				<-start
-				_, errs[i] = e.svc.AdminHandler().Approve(t.Context(), codes[i], serial)
+				_, errs[i] = e.op.Approve(t.Context(), codes[i], serial)
 			})
 		}
 		close(start)
@@ -54,7 +55,7 @@ func TestApproveRace(t *testing.T) {
 		if won < 0 {
 			t.Fatalf("round %d: no approval won: %v", round, errs)
 		}
-		if b, err := e.svc.Bindings().ByDevice(t.Context(), key); err != nil || b.ChannelID != chans[won] {
+		if b, err := e.svc.bindings.ByDevice(t.Context(), key); err != nil || b.ChannelID != chans[won] {
 			t.Fatalf("round %d: binding %+v %v", round, b, err)
 		}
 		for _, c := range chans {
@@ -77,7 +78,7 @@ func TestBindRace(t *testing.T) {
 	})
 	const rounds = 40
 	for round := range rounds {
-		code := issueCode(t, e.svc.Pairing(), testKey)
+		code := issueCode(t, e.svc.pairing, testKey)
 		chans := []string{fmt.Sprintf("cch_x%d", round), fmt.Sprintf("cch_y%d", round)}
 		status := make([]string, len(chans))
 		var wg sync.WaitGroup
@@ -109,7 +110,7 @@ func TestBindRace(t *testing.T) {
 		if won < 0 {
 			t.Fatalf("round %d: no channel won: %v", round, status)
 		}
-		if b, err := e.svc.Bindings().ByDevice(t.Context(), testKey); err != nil || b.ChannelID != chans[won] {
+		if b, err := e.svc.bindings.ByDevice(t.Context(), testKey); err != nil || b.ChannelID != chans[won] {
 			t.Fatalf("round %d: binding %+v %v, want %s", round, b, err, chans[won])
 		}
 		if _, err := e.svc.AuthLogout(t.Context(), chn(chans[won]), nil); err != nil {

@@ -16,6 +16,9 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/descriptor"
+	"github.com/adb-connector/adb-connector/device/operator"
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/testkit"
@@ -118,6 +121,7 @@ type svcEnv struct {
 	clock  *testkit.Clock
 	push   *recPusher
 	svc    *Service
+	op     *operator.API // the operator API over svc
 	cfg    ServiceConfig
 }
 
@@ -185,6 +189,7 @@ func (e *svcEnv) build(t testing.TB) {
 	}
 	t.Cleanup(func() { svc.Close() })
 	e.svc = svc
+	e.op = svc.Operator(operator.Serve{})
 }
 
 // key is the device key of virtual device i.
@@ -193,14 +198,14 @@ func (e *svcEnv) key(i int) string {
 }
 
 // waitPresence waits until the Service counts key as want.
-func (e *svcEnv) waitPresence(t *testing.T, key string, want Presence) {
+func (e *svcEnv) waitPresence(t *testing.T, key string, want descriptor.Presence) {
 	t.Helper()
 	timer := time.NewTimer(setupWait)
 	defer timer.Stop()
 	for {
 		upd := e.svc.Updated()
 		e.svc.mu.RLock()
-		got := PresenceUnknown
+		got := descriptor.PresenceUnknown
 		if p := e.svc.presence[key]; p != nil {
 			got = p.presence
 		}
@@ -232,9 +237,9 @@ func (e *svcEnv) open(t *testing.T, ch string) connector.DescriptorState {
 func (e *svcEnv) pair(t *testing.T, ch, key string) {
 	t.Helper()
 	_, serial := binding.SplitKey(key)
-	code, err := e.svc.AdminHandler().Pair(t.Context(), key, 0)
+	code, err := e.op.Pair(t.Context(), key, 0)
 	if err != nil {
-		t.Fatalf("pair %s: %v", hintOfKey(key), err)
+		t.Fatalf("pair %s: %v", redact.KeyHint(key), err)
 	}
 	r, err := e.svc.AuthStart(t.Context(), connector.Channel{ID: ch}, startPairing(serial, code))
 	if err != nil {
@@ -283,7 +288,7 @@ func TestRestoredBindingOfflineUntilSeen(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
 	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
 	e.svc.Close()
@@ -310,12 +315,12 @@ func TestRevokeAndLogout(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
 	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
 	e.open(t, "cch_a") // offline: not seen
 	m := e.push.mark()
-	if _, err := e.svc.AdminHandler().Unbind(t.Context(), "R58M123ABC"); err != nil {
+	if _, err := e.op.Unbind(t.Context(), "R58M123ABC"); err != nil {
 		t.Fatal(err)
 	}
 	st := e.push.waitPush(t, "cch_a", "revoked", m, setupWait)
@@ -343,7 +348,7 @@ func TestChannelsReleased(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, func(c *ServiceConfig) { c.Lease = noReset })
 	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
 	e.open(t, "cch_a")
@@ -353,14 +358,14 @@ func TestChannelsReleased(t *testing.T) {
 	}
 	m := e.push.mark()
 	e.svc.ChannelsReleased(t.Context(), []connector.Channel{{ID: "cch_a"}})
-	if _, err := e.svc.Bindings().ByDevice(t.Context(), key); !errors.Is(err, binding.ErrNotBound) {
+	if _, err := e.svc.bindings.ByDevice(t.Context(), key); !errors.Is(err, binding.ErrNotBound) {
 		t.Errorf("device still bound: %v", err)
 	}
 	if _, f, err := e.files.Get(t.Context(), ref.FileRef, "cch_a"); err == nil {
 		f.Close()
 		t.Error("file of a released channel still served")
 	}
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_b", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_b", key); err != nil {
 		t.Errorf("device not free after release: %v", err)
 	}
 	e.svc.Close() // drains the push worker
@@ -373,7 +378,7 @@ func TestChannelsReleased(t *testing.T) {
 // channel.open, descriptor.get and every push call it.
 func BenchmarkDescriptor(b *testing.B) {
 	e := newSvcEnv(b, 0, nil)
-	if err := e.svc.Bindings().Bind(b.Context(), "cch_a", adb.DeviceKey("127.0.0.1:1", "R58M123ABC")); err != nil {
+	if err := e.svc.bindings.Bind(b.Context(), "cch_a", adb.DeviceKey("127.0.0.1:1", "R58M123ABC")); err != nil {
 		b.Fatal(err)
 	}
 	ch := connector.Channel{ID: "cch_a"}
@@ -408,7 +413,7 @@ func TestToolStatusPerTool(t *testing.T) {
 	if got := e.open(t, "cch_free"); got.Tools[2].Status != "unavailable" {
 		t.Errorf("unbound channel: %+v", got.Tools)
 	}
-	if err := e.svc.Bindings().Bind(t.Context(), "cch_a", key); err != nil {
+	if err := e.svc.bindings.Bind(t.Context(), "cch_a", key); err != nil {
 		t.Fatal(err)
 	}
 	got := e.open(t, "cch_a") // bound, not seen yet: offline

@@ -7,6 +7,8 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/descriptor"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // devicePresence is what adb tracking says of one device.
@@ -18,7 +20,7 @@ type devicePresence struct {
 	manufacturer string
 	// transport is how the device is attached (usb, tcp), as listed.
 	transport adb.Transport
-	presence  Presence
+	presence  descriptor.Presence
 	// gen counts state changes; a probe started at one generation is
 	// ignored when it finishes at another.
 	gen uint64
@@ -68,8 +70,8 @@ func (s *Service) reconcile(listed []adb.DeviceInfo) {
 	var dirty []string
 	s.mu.Lock()
 	for key, p := range s.presence {
-		if !keep[key] && p.presence != PresenceOffline {
-			p.presence, p.state, p.probing = PresenceOffline, "", false
+		if !keep[key] && p.presence != descriptor.PresenceOffline {
+			p.presence, p.state, p.probing = descriptor.PresenceOffline, "", false
 			p.gen++
 			if ch, ok := s.byDevice[key]; ok {
 				dirty = append(dirty, ch)
@@ -96,7 +98,7 @@ func (s *Service) apply(ev adb.Event) {
 	s.mu.Lock()
 	p := s.presence[d.Key]
 	if p == nil {
-		p = &devicePresence{presence: PresenceUnknown}
+		p = &devicePresence{presence: descriptor.PresenceUnknown}
 		s.presence[d.Key] = p
 	}
 	if d.Model != "" {
@@ -108,13 +110,13 @@ func (s *Service) apply(ev adb.Event) {
 	old := p.state
 	p.state = state
 	probe := false
-	switch want := PresenceFromADBState(state); {
+	switch want := descriptor.PresenceFromADBState(state); {
 	case ev.Type == adb.Gone:
-		p.presence, p.probing = PresenceOffline, false
+		p.presence, p.probing = descriptor.PresenceOffline, false
 		p.gen++
-	case want == PresenceOnline && (p.presence == PresenceOnline || p.probing) && old == state:
+	case want == descriptor.PresenceOnline && (p.presence == descriptor.PresenceOnline || p.probing) && old == state:
 		// attributes changed only
-	case want == PresenceOnline:
+	case want == descriptor.PresenceOnline:
 		p.gen++
 		p.probing, probe, p.fails = true, true, 0
 	default:
@@ -127,7 +129,7 @@ func (s *Service) apply(ev adb.Event) {
 	}
 	s.notifyLocked()
 	s.mu.Unlock()
-	s.log.Debug("device event", "event", ev.Type.String(), "device", SerialHint(d.Serial), "state", state)
+	s.log.Debug("device event", "event", ev.Type.String(), "device", redact.SerialHint(d.Serial), "state", state)
 	s.markDirty(dirty...)
 	if probe {
 		s.wg.Go(func() { s.probe(d.Key, gen) })
@@ -171,11 +173,11 @@ func (s *Service) probe(key string, gen uint64) {
 		case answered(err):
 			s.readManufacturer(key)
 			s.setOnline(key, gen)
-			s.deviceAnswered(key)
+			s.resets.Answered(key)
 			return
 		default:
 			if attempt == probeAttempts-1 {
-				s.log.Debug("device does not answer", "device", hintOfKey(key), "err", err)
+				s.log.Debug("device does not answer", "device", redact.KeyHint(key), "err", err)
 			}
 			s.probeFailed(key, gen)
 		}
@@ -194,9 +196,9 @@ func answered(err error) bool {
 func (s *Service) probeFailed(key string, gen uint64) {
 	s.probeResult(key, gen, func(p *devicePresence) bool {
 		p.fails++
-		changed := p.fails >= probeAttempts && p.presence != PresenceOffline
+		changed := p.fails >= probeAttempts && p.presence != descriptor.PresenceOffline
 		if p.fails >= probeAttempts {
-			p.presence = PresenceOffline
+			p.presence = descriptor.PresenceOffline
 		}
 		return changed
 	})
@@ -205,7 +207,7 @@ func (s *Service) probeFailed(key string, gen uint64) {
 // setOnline records a successful probe unless a newer event superseded it.
 func (s *Service) setOnline(key string, gen uint64) {
 	s.probeResult(key, gen, func(p *devicePresence) bool {
-		p.presence, p.probing = PresenceOnline, false
+		p.presence, p.probing = descriptor.PresenceOnline, false
 		return true
 	})
 }

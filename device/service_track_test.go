@@ -12,6 +12,8 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/descriptor"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // TestDeviceLifecycle follows one bound virtual device through the adb
@@ -20,12 +22,12 @@ func TestDeviceLifecycle(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 1, nil)
 	key, d := e.key(0), e.adbEnv.Devices[0]
-	e.waitPresence(t, key, PresenceOnline)
+	e.waitPresence(t, key, descriptor.PresenceOnline)
 	e.open(t, "cch_a")
 	m := e.push.mark()
 	e.pair(t, "cch_a", key)
 	st := e.push.waitPush(t, "cch_a", "connected", m, pushDeadline)
-	if want := "Pixel 6 (" + SerialHint(d.Serial()) + ")"; st.Target.DisplayName != want {
+	if want := "Pixel 6 (" + redact.SerialHint(d.Serial()) + ")"; st.Target.DisplayName != want {
 		t.Errorf("display_name = %q, want %q", st.Target.DisplayName, want)
 	}
 	for _, tl := range st.Tools {
@@ -95,7 +97,7 @@ func TestRestartConnectedOnlyOnceDeviceAnswers(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 1, nil)
 	key, d := e.key(0), e.adbEnv.Devices[0]
-	e.waitPresence(t, key, PresenceOnline)
+	e.waitPresence(t, key, descriptor.PresenceOnline)
 	e.pair(t, "cch_a", key)
 	e.svc.Close()
 	e.adbEnv.KillServer()
@@ -119,7 +121,7 @@ func TestProbeRetriesUntilDeviceAnswers(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 1, func(c *ServiceConfig) { c.ProbeTimeout = 100 * time.Millisecond })
 	key, d := e.key(0), e.adbEnv.Devices[0]
-	e.waitPresence(t, key, PresenceOnline)
+	e.waitPresence(t, key, descriptor.PresenceOnline)
 	e.open(t, "cch_a")
 	e.pair(t, "cch_a", key)
 	m := e.push.mark()
@@ -133,7 +135,7 @@ func TestProbeRetriesUntilDeviceAnswers(t *testing.T) {
 		upd := e.svc.Updated()
 		e.svc.mu.RLock()
 		p := e.svc.presence[key]
-		stuck := p.state == "device" && p.presence == PresenceOffline && p.probing && p.fails >= probeAttempts
+		stuck := p.state == "device" && p.presence == descriptor.PresenceOffline && p.probing && p.fails >= probeAttempts
 		e.svc.mu.RUnlock()
 		if stuck {
 			break
@@ -156,10 +158,10 @@ func TestProbeRetriesUntilDeviceAnswers(t *testing.T) {
 func TestDevicesList(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 2, nil)
-	e.waitPresence(t, e.key(0), PresenceOnline)
-	e.waitPresence(t, e.key(1), PresenceOnline)
+	e.waitPresence(t, e.key(0), descriptor.PresenceOnline)
+	e.waitPresence(t, e.key(1), descriptor.PresenceOnline)
 	e.pair(t, "cch_a", e.key(1))
-	rows, err := e.svc.AdminHandler().Devices(t.Context())
+	rows, err := e.op.Devices(t.Context())
 	if err != nil {
 		t.Fatal(err)
 	}

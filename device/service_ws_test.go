@@ -12,6 +12,8 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/card"
+	"github.com/adb-connector/adb-connector/device/descriptor"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
@@ -52,7 +54,7 @@ func newWSEnv(t *testing.T, devices int) *wsEnv {
 		t.Fatal(err)
 	}
 	srv, err := connector.New(t.Context(), connector.Config{
-		Card: CardConfig(), Registry: reg, Profile: e.svc, DB: e.db, Logger: log,
+		Card: card.CardConfig(), Registry: reg, Profile: e.svc, DB: e.db, Logger: log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +71,7 @@ func newWSEnv(t *testing.T, devices int) *wsEnv {
 		ts.Close()
 	})
 	e.client = xagenttest.New(t, e.url, xagenttest.Options{KeepRaw: true})
-	if _, err := e.client.Hello(t.Context(), CardID, ""); err != nil {
+	if _, err := e.client.Hello(t.Context(), card.CardID, ""); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -130,8 +132,8 @@ func (e *wsEnv) waitStatus(t *testing.T, ch, status string, d time.Duration) {
 func TestOverWebSocket(t *testing.T) {
 	t.Parallel()
 	e := newWSEnv(t, 2)
-	e.waitPresence(t, e.key(0), PresenceOnline)
-	e.waitPresence(t, e.key(1), PresenceOnline)
+	e.waitPresence(t, e.key(0), descriptor.PresenceOnline)
+	e.waitPresence(t, e.key(1), descriptor.PresenceOnline)
 	d0 := e.adbEnv.Devices[0]
 
 	cha, open, err := e.client.OpenChannel(t.Context(), "")
@@ -141,7 +143,7 @@ func TestOverWebSocket(t *testing.T) {
 	if !bytes.Contains(open.Payload, []byte(`"status":"created"`)) {
 		t.Errorf("channel.open.ack: %s", open.Payload)
 	}
-	code, err := e.svc.AdminHandler().Pair(t.Context(), d0.Serial(), 0)
+	code, err := e.op.Pair(t.Context(), d0.Serial(), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +172,7 @@ func TestOverWebSocket(t *testing.T) {
 	if a.Status != "pending" || a.QRCodeText == "" {
 		t.Fatalf("auth.start request: %+v", a)
 	}
-	if _, err := e.svc.AdminHandler().Approve(t.Context(), a.QRCodeText, ""); err != nil {
+	if _, err := e.op.Approve(t.Context(), a.QRCodeText, ""); err != nil {
 		t.Fatal(err)
 	}
 	e.waitStatus(t, chb, "connected", pushDeadline)
@@ -191,7 +193,7 @@ func TestOverWebSocket(t *testing.T) {
 		t.Errorf("auth.status unknown: %s %+v", p.Type, p.Error)
 	}
 
-	if _, err := e.svc.AdminHandler().Unbind(t.Context(), d0.Serial()); err != nil {
+	if _, err := e.op.Unbind(t.Context(), d0.Serial()); err != nil {
 		t.Fatal(err)
 	}
 	e.waitStatus(t, cha, "revoked", pushDeadline)

@@ -15,7 +15,7 @@ import (
 	"github.com/adb-connector/adb-connector/bench/internal/benchtb"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
-	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/card"
 )
 
 // callTimeout bounds every request: far above any healthy answer, so a
@@ -118,7 +118,7 @@ func dial(ctx context.Context, srv *benchtb.Serve, n int) ([]*xagenttest.Client,
 		dctx, cancel := context.WithTimeout(ctx, callTimeout)
 		c, _, err := xagenttest.Dial(dctx, srv.URL, xagenttest.Options{APIKey: srv.APIKey, SkipValidation: true})
 		if err == nil {
-			if _, err = c.Hello(dctx, device.CardID, ""); err != nil {
+			if _, err = c.Hello(dctx, card.CardID, ""); err != nil {
 				c.Close()
 			}
 		}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
-	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/card"
 )
 
 // callTimeout bounds every request the soak sends: far above any healthy
@@ -34,7 +34,7 @@ func (s *soak) dial(ctx context.Context, connectorID string) (*xagenttest.Client
 	if err != nil {
 		return nil, "", err
 	}
-	id, err := c.Hello(ctx, device.CardID, connectorID)
+	id, err := c.Hello(ctx, card.CardID, connectorID)
 	if err != nil {
 		c.Close()
 		return nil, "", err

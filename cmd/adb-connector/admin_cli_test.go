@@ -12,10 +12,10 @@ import (
 
 	"go.uber.org/goleak"
 
-	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -48,11 +48,13 @@ func startAdminFixture(t *testing.T) *adminFixture {
 		}
 	}
 	f := &adminFixture{dir: dir}
-	f.bindings = binding.New(db, binding.Options{})
+	// Every release owes a reset, as under the default reset policy; no
+	// reset runs here (the device tests run them), so it stays pending.
+	f.bindings = binding.New(db, binding.Options{ResetOnRelease: func(string) binding.ResetStatus { return binding.ResetPending }})
 	f.pairing = auth.NewPairing(f.bindings, secret, auth.PairingOptions{})
 	f.requests = auth.NewRequests(f.bindings, secret, auth.RequestOptions{Devices: devs})
-	svc := &device.AdminService{Bindings: f.bindings, Pairing: f.pairing, Requests: f.requests, ListDevices: devs}
-	closeFn, err := admin.Serve(ctx, admin.SocketPath(dir), svc, admin.Options{})
+	api := operator.New(operator.Config{Bindings: f.bindings, Pairing: f.pairing, Requests: f.requests, Devices: devs, DB: db})
+	closeFn, err := admin.Serve(ctx, admin.SocketPath(dir), api, admin.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,9 +154,54 @@ func TestOperatorCommands(t *testing.T) {
 	}
 }
 
+// TestResetCommand: `reset SERIAL` starts the reset a released device
+// owes through the admin socket and says so; a device that owes none is
+// refused with one clear line, as is one whose reset was cleared.
+func TestResetCommand(t *testing.T) {
+	f := startAdminFixture(t)
+	ctx := context.Background()
+	if err := f.bindings.Bind(ctx, "chR", "127.0.0.1:5037/S1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(runReset, "S1", "--data-dir", f.dir); err == nil || !strings.Contains(err.Error(), "no reset") {
+		t.Fatalf("reset of a bound device that owes none: %v", err)
+	}
+	if err := f.bindings.Release(ctx, "chR"); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runCLI(runDevices, "--data-dir", f.dir)
+	if err != nil || !strings.Contains(out, "reset-pending") {
+		t.Fatalf("devices after the release: %v\n%s", err, out)
+	}
+	out, err = runCLI(runReset, "S1", "--data-dir", f.dir)
+	if err != nil || out != "reset started for S1 on 127.0.0.1:5037; `adb-connector devices` shows how it ends\n" {
+		t.Fatalf("reset = %q, %v", out, err)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"NOPE"}, "no reset"},
+		{[]string{strings.Repeat("S", admin.MaxSerialLen+1)}, "invalid argument: serial too long"},
+	} {
+		if _, err := runCLI(runReset, append(tt.args, "--data-dir", f.dir)...); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("reset %.20q: %v, want %q", tt.args, err, tt.want)
+		}
+	}
+	if _, err := runCLI(runUnbind, "S1", "--clear-reset", "--data-dir", f.dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := runCLI(runReset, "S1", "--data-dir", f.dir); err == nil || !strings.Contains(err.Error(), "no reset") {
+		t.Errorf("reset after clear-reset: %v, want no reset", err)
+	}
+	if _, err := runCLI(runReset, "--data-dir", f.dir); err == nil {
+		t.Error("reset without a serial accepted")
+	}
+}
+
 func TestOperatorCommandsWithoutServer(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "nowhere")
-	for name, run := range map[string]runFunc{"devices": runDevices, "pair": runPair, "approve": runApprove, "unbind": runUnbind} {
+	for name, run := range map[string]runFunc{"devices": runDevices, "pair": runPair, "approve": runApprove, "unbind": runUnbind, "reset": runReset} {
 		t.Run(name, func(t *testing.T) {
 			args := []string{"--data-dir", dir}
 			if name != "devices" {

@@ -8,15 +8,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
-	"strconv"
-	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
 
-	"github.com/adb-connector/adb-connector/device"
-	"github.com/adb-connector/adb-connector/device/tools"
+	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -38,13 +34,13 @@ const defaultPollInterval = time.Second
 func runAudit(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return audit(ctx, time.Now, args, stdout, stderr)
+	return auditCmd(ctx, time.Now, args, stdout, stderr)
 }
 
 // auditOptions are the parsed flags of `audit`.
 type auditOptions struct {
 	dataDir string
-	query   tools.AuditQuery
+	query   audit.Query
 	json    bool
 	follow  bool
 	poll    time.Duration
@@ -61,7 +57,7 @@ func parseAuditFlags(now time.Time, args []string, stderr io.Writer) (auditOptio
 	channel := fs.String("channel", "", "only calls on this connector_channel_id")
 	tool := fs.String("tool", "", "only calls of this tool, e.g. android_tap")
 	outcome := fs.String("outcome", "", "only calls with this outcome: ok or an error code, e.g. device_offline")
-	limit := fs.Int("limit", tools.DefaultAuditLimit, fmt.Sprintf("print at most the newest N calls (1..%d)", tools.MaxAuditLimit))
+	limit := fs.Int("limit", audit.DefaultLimit, fmt.Sprintf("print at most the newest N calls (1..%d)", audit.MaxLimit))
 	asJSON := fs.Bool("json", false, "print one JSON object per call (JSON lines)")
 	follow := fs.Bool("follow", false, "keep printing new calls as they are written, until interrupted")
 	poll := fs.Duration("poll-interval", defaultPollInterval, "with --follow, how often to look for new calls")
@@ -69,8 +65,8 @@ func parseAuditFlags(now time.Time, args []string, stderr io.Writer) (auditOptio
 		return auditOptions{}, err
 	}
 	o := auditOptions{dataDir: *dataDir, json: *asJSON, follow: *follow, poll: *poll}
-	q, err := auditQuery(now, auditFilter{since: *since, until: *until, device: *dev, channel: *channel,
-		tool: *tool, outcome: *outcome, limit: *limit})
+	q, err := audit.Filter{Since: *since, Until: *until, Device: *dev, Channel: *channel,
+		Tool: *tool, Outcome: *outcome, Limit: *limit}.Query(now, flagName)
 	if err != nil {
 		return auditOptions{}, err
 	}
@@ -84,104 +80,9 @@ func parseAuditFlags(now time.Time, args []string, stderr io.Writer) (auditOptio
 	return o, nil
 }
 
-// auditFilter is the audit trail's filter as an operator types it, in
-// `audit`'s flags or the console's audit page.
-type auditFilter struct {
-	since, until, device, channel, tool, outcome string
-	limit                                        int
-}
-
-// auditQuery checks a filter and turns it into the query: the one reading
-// of the filters, shared by `audit` and the console.
-func auditQuery(now time.Time, f auditFilter) (tools.AuditQuery, error) {
-	var q tools.AuditQuery
-	var err error
-	if q.Since, err = parseWhen(now, f.since); err != nil {
-		return q, fmt.Errorf("--since: %w", err)
-	}
-	if q.Until, err = parseWhen(now, f.until); err != nil {
-		return q, fmt.Errorf("--until: %w", err)
-	}
-	if !q.Since.IsZero() && !q.Until.IsZero() && !q.Since.Before(q.Until) {
-		return q, errors.New("--since must be before --until")
-	}
-	if f.limit < 1 || f.limit > tools.MaxAuditLimit {
-		return q, fmt.Errorf("--limit %d: want 1..%d", f.limit, tools.MaxAuditLimit)
-	}
-	q.Limit = f.limit
-	q.ChannelID, q.ToolID, q.Outcome = f.channel, f.tool, f.outcome
-	q.DeviceHint = deviceHintOf(f.device)
-	return q, nil
-}
-
-// parseWhen reads a --since/--until value: empty (no bound), a duration
-// back from now (Go syntax, plus whole days as "7d"), or an RFC 3339 time.
-func parseWhen(now time.Time, v string) (time.Time, error) {
-	if v == "" {
-		return time.Time{}, nil
-	}
-	if d, err := parseDays(v); err == nil {
-		if d < 0 {
-			return time.Time{}, fmt.Errorf("%q: a duration back from now must not be negative", v)
-		}
-		return now.Add(-d), nil
-	}
-	t, err := time.Parse(time.RFC3339, v)
-	if err != nil {
-		return time.Time{}, fmt.Errorf("%q: want a duration (90m, 2h, 7d) or an RFC 3339 time (2026-01-02T15:04:05Z)", v)
-	}
-	return t, nil
-}
-
-// parseDays is time.ParseDuration that also reads whole days ("90d"), the
-// unit retention and reviews are thought in.
-func parseDays(v string) (time.Duration, error) {
-	if n, ok := strings.CutSuffix(v, "d"); ok {
-		days, err := strconv.Atoi(n)
-		if err != nil {
-			return 0, fmt.Errorf("%q: not a number of days", v)
-		}
-		if days > 100*365 || days < -100*365 {
-			return 0, fmt.Errorf("%q: too many days", v)
-		}
-		return time.Duration(days) * 24 * time.Hour, nil
-	}
-	return time.ParseDuration(v)
-}
-
-// parseRetention reads --audit-retention: a positive duration or days.
-func parseRetention(v string) (time.Duration, error) {
-	d, err := parseDays(v)
-	if err != nil {
-		return 0, fmt.Errorf("audit retention %q: want a duration such as 90d or 720h", v)
-	}
-	if d <= 0 {
-		return 0, fmt.Errorf("audit retention %q: must be positive", v)
-	}
-	return d, nil
-}
-
-// deviceHintOf turns --device into the redacted form the trail stores
-// (device.SerialHint): a hint is kept as it is ("..." may stand for "…"),
-// anything else is a serial, or ENDPOINT/SERIAL as `devices` prints keys.
-func deviceHintOf(v string) string {
-	switch {
-	case v == "":
-		return ""
-	case strings.HasPrefix(v, "…"), strings.HasPrefix(v, "tcp #"):
-		return v
-	case strings.HasPrefix(v, "..."):
-		return "…" + strings.TrimPrefix(v, "...")
-	}
-	if _, serial, ok := strings.Cut(v, "/"); ok {
-		v = serial
-	}
-	return device.SerialHint(v)
-}
-
-// audit runs `adb-connector audit` until done (or, with --follow, until
+// auditCmd runs `adb-connector audit` until done (or, with --follow, until
 // ctx ends, which is not an error).
-func audit(ctx context.Context, now func() time.Time, args []string, stdout, stderr io.Writer) error {
+func auditCmd(ctx context.Context, now func() time.Time, args []string, stdout, stderr io.Writer) error {
 	o, err := parseAuditFlags(now(), args, stderr)
 	if err != nil {
 		return err
@@ -196,63 +97,19 @@ func audit(ctx context.Context, now func() time.Time, args []string, stdout, std
 	defer db.Close()
 	p := newAuditPrinter(stdout, o.json)
 
-	// Taken before the first query: with nothing to print yet, following
-	// starts here, so a row written meanwhile is not missed.
-	last, err := tools.LastAuditID(ctx, db)
-	if err != nil {
-		return err
-	}
-	recs, err := tools.QueryAudit(ctx, db, o.query)
-	if err != nil {
-		return err
-	}
-	slices.Reverse(recs) // oldest first, as a log reads
-	if len(recs) == 0 && !o.json && !o.follow {
-		_, err := fmt.Fprintln(stdout, "no tool calls")
-		return err
-	}
-	if err := p.print(recs); err != nil {
-		return err
-	}
-	if !o.follow {
+	first := true
+	err = audit.Follow(ctx, db, o.query, o.follow, o.poll, func(recs []audit.Record) error {
+		if first && len(recs) == 0 && !o.json && !o.follow {
+			_, err := fmt.Fprintln(stdout, "no tool calls")
+			return err
+		}
+		first = false
+		return p.print(recs)
+	})
+	if ctx.Err() != nil {
 		return nil
 	}
-	if len(recs) > 0 {
-		// The newest matching row: a matching row with a higher id was
-		// written after the query.
-		last = recs[len(recs)-1].ID
-	}
-	q := o.query
-	q.Limit = tools.MaxAuditLimit
-	tick := time.NewTicker(o.poll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-tick.C:
-		}
-		for {
-			q.AfterID = last
-			recs, err := tools.QueryAudit(ctx, db, q)
-			if ctx.Err() != nil {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			if err := p.print(recs); err != nil {
-				return err
-			}
-			if len(recs) == 0 {
-				break
-			}
-			last = recs[len(recs)-1].ID
-			if len(recs) < q.Limit {
-				break
-			}
-		}
-	}
+	return err
 }
 
 // auditPrinter writes records as a table (header once) or JSON lines.
@@ -282,7 +139,7 @@ type auditLine struct {
 
 const auditTimeLayout = "2006-01-02T15:04:05.000Z07:00"
 
-func (p *auditPrinter) print(recs []tools.AuditRecord) error {
+func (p *auditPrinter) print(recs []audit.Record) error {
 	if len(recs) == 0 {
 		return nil
 	}
@@ -316,6 +173,9 @@ func (p *auditPrinter) print(recs []tools.AuditRecord) error {
 	}
 	return tw.Flush()
 }
+
+// flagName is an audit filter field as `audit` spells it: a flag.
+func flagName(field string) string { return "--" + field }
 
 func dash(s string) string {
 	if s == "" {

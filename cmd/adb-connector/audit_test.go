@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
-	"github.com/adb-connector/adb-connector/device"
-	"github.com/adb-connector/adb-connector/device/tools"
+	"github.com/adb-connector/adb-connector/device/audit"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // auditJSON runs `audit --json` with args against p's data directory and
@@ -20,7 +20,7 @@ import (
 func auditJSON(t *testing.T, p *serveProc, args ...string) []auditLine {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	if err := audit(t.Context(), time.Now, append(args, "--json", "--data-dir", p.DataDir), &out, &errOut); err != nil {
+	if err := auditCmd(t.Context(), time.Now, append(args, "--json", "--data-dir", p.DataDir), &out, &errOut); err != nil {
 		t.Fatalf("audit %v: %v (%s)", args, err, errOut.String())
 	}
 	var recs []auditLine
@@ -70,7 +70,7 @@ func TestAuditCommand(t *testing.T) {
 
 	all := []string{"android_device_status/ok", "android_type_text/ok", "android_tap/invalid_arguments",
 		"android_device_status/ok", "android_screenshot/ok"}
-	hintA, hintB := device.SerialHint(devs[0].Serial()), device.SerialHint(devs[1].Serial())
+	hintA, hintB := redact.SerialHint(devs[0].Serial()), redact.SerialHint(devs[1].Serial())
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -113,7 +113,7 @@ func TestAuditCommand(t *testing.T) {
 		t.Errorf("a call refused before device resolution names device %q", r.Device)
 	}
 	var table, errOut bytes.Buffer
-	if err := audit(t.Context(), time.Now, []string{"--data-dir", p.DataDir}, &table, &errOut); err != nil {
+	if err := auditCmd(t.Context(), time.Now, []string{"--data-dir", p.DataDir}, &table, &errOut); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"TIME", "CHANNEL", "DEVICE", "TOOL", "OUTCOME", "LATENCY", "ARGS", ch1, hintA, hintB,
@@ -154,7 +154,7 @@ func TestAuditFollow(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := audit(ctx, time.Now, []string{"--follow", "--json", "--limit", "1", "--tool", "android_device_status",
+		err := auditCmd(ctx, time.Now, []string{"--follow", "--json", "--limit", "1", "--tool", "android_device_status",
 			"--poll-interval", "20ms", "--data-dir", p.DataDir}, pw, io.Discard)
 		pw.Close()
 		done <- err
@@ -228,7 +228,7 @@ func TestAuditFlagErrors(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			var out, errOut bytes.Buffer
-			err := audit(t.Context(), time.Now, append(tc.args, "--data-dir", t.TempDir()), &out, &errOut)
+			err := auditCmd(t.Context(), time.Now, append(tc.args, "--data-dir", t.TempDir()), &out, &errOut)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err %v, want one containing %q", err, tc.want)
 			}
@@ -236,14 +236,14 @@ func TestAuditFlagErrors(t *testing.T) {
 	}
 	t.Run("no database", func(t *testing.T) {
 		dir := t.TempDir()
-		err := audit(t.Context(), time.Now, []string{"--data-dir", dir}, io.Discard, io.Discard)
+		err := auditCmd(t.Context(), time.Now, []string{"--data-dir", dir}, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), "no database in "+dir) {
 			t.Errorf("err %v, want no database in %s", err, dir)
 		}
 	})
 	t.Run("unknown flag", func(t *testing.T) {
 		var errOut bytes.Buffer
-		if err := audit(t.Context(), time.Now, []string{"--sinse", "1h"}, io.Discard, &errOut); err == nil ||
+		if err := auditCmd(t.Context(), time.Now, []string{"--sinse", "1h"}, io.Discard, &errOut); err == nil ||
 			!strings.Contains(errOut.String(), "usage: adb-connector audit") {
 			t.Errorf("err %v, stderr %q: want the usage", err, errOut.String())
 		}
@@ -260,7 +260,7 @@ func TestAuditRetentionFlag(t *testing.T) {
 		want time.Duration
 		err  string
 	}{
-		{nil, "", tools.DefaultAuditRetention, ""},
+		{nil, "", audit.DefaultRetention, ""},
 		{[]string{"--audit-retention", "30d"}, "", 30 * 24 * time.Hour, ""},
 		{[]string{"--audit-retention", "36h"}, "", 36 * time.Hour, ""},
 		{nil, "7d", 7 * 24 * time.Hour, ""},

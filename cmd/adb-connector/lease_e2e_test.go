@@ -14,6 +14,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/reset"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
 )
@@ -35,7 +36,7 @@ func startLeaseServe(t *testing.T) *leaseServe {
 	ls.idle.Store(int64(time.Hour))
 	ls.serveProc, _ = startServeTuned(t, t.TempDir(), env.ServerAddr, nil, func(c *serveConfig) {
 		c.Device.lease = func(string) device.LeasePolicy {
-			return device.LeasePolicy{IdleTimeout: time.Duration(ls.idle.Load()), Reset: device.DefaultResetPolicy()}
+			return device.LeasePolicy{IdleTimeout: time.Duration(ls.idle.Load()), Reset: reset.DefaultPolicy()}
 		}
 		c.Device.onService = func(s *device.Service) { ls.svc = s }
 	})
@@ -47,7 +48,7 @@ func startLeaseServe(t *testing.T) *leaseServe {
 func (ls *leaseServe) endLease(t *testing.T, a *agent, ch string) {
 	t.Helper()
 	ls.idle.Store(int64(time.Millisecond))
-	ls.svc.LeasesChanged()
+	ls.svc.PolicyChanged()
 	_, d := a.waitStatus(t, ch, "expired", setupWait)
 	ls.idle.Store(int64(time.Hour))
 	for _, tool := range d.Tools {

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/card"
+	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/internal/httplimit"
 	"github.com/adb-connector/adb-connector/skills"
 	"github.com/adb-connector/adb-connector/store"
@@ -57,8 +58,11 @@ type serveWiring struct {
 	Mount []func(srv *connector.Server) error
 	// Stop runs after the server stopped, before the DB closes (reverse order).
 	Stop []func()
-	// Operator is what the operator console acts on, set by Mount.
-	Operator *operatorParts
+	// Settings are serve's settings the console's policy page shows.
+	Settings []operator.Setting
+	// Operator is the operator API the admin socket serves and the console
+	// calls, set by Mount.
+	Operator *operator.API
 }
 
 func envOr(key, def string) string {
@@ -209,8 +213,9 @@ func serve(ctx context.Context, cfg serveConfig, log *slog.Logger, ready chan<- 
 		defer consoleLn.Close()
 	}
 
-	card := device.CardConfig()
-	w := &serveWiring{Card: &card, Registry: connector.NewRegistry(), DB: db, Log: log, DataDir: cfg.DataDir}
+	cardCfg := card.CardConfig()
+	w := &serveWiring{Card: &cardCfg, Registry: connector.NewRegistry(), DB: db, Log: log, DataDir: cfg.DataDir,
+		Settings: consoleSettings(cfg)}
 	defer func() {
 		for i := len(w.Stop) - 1; i >= 0; i-- {
 			w.Stop[i]()

@@ -16,6 +16,8 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/audit"
+	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/emulator"
@@ -29,7 +31,7 @@ type deviceOptions struct {
 	Virtual   virtualDevices
 	FileTTL   time.Duration
 	FileCap   int64
-	// AuditRetention is how long audit rows are kept (tools.Config).
+	// AuditRetention is how long audit rows are kept (audit.Writer).
 	AuditRetention time.Duration
 	// Policy is the config file's tags and policies (nil: no file), read
 	// from ConfigPath and reloaded every ConfigPoll and on SIGHUP.
@@ -103,9 +105,9 @@ func registerDeviceFlags(fs *flag.FlagSet) *deviceOptions {
 	fs.StringVar(&deviceOpts.Virtual.Profile, "virtual-profile", envOr("ADB_CONNECTOR_VIRTUAL_PROFILE", android.DefaultProfile), "timing profile of the virtual devices: "+strings.Join(android.ProfileNames(), ", ")+" (env ADB_CONNECTOR_VIRTUAL_PROFILE)")
 	fs.DurationVar(&deviceOpts.FileTTL, "file-ttl", files.DefaultTTL, "how long screenshots stay downloadable")
 	fs.Int64Var(&deviceOpts.FileCap, "file-cap-bytes", files.DefaultMaxTotalBytes, "total size of cached files; the oldest are evicted first")
-	retention := tools.DefaultAuditRetention
+	retention := audit.DefaultRetention
 	if env := os.Getenv("ADB_CONNECTOR_AUDIT_RETENTION"); env != "" {
-		d, err := parseRetention(env)
+		d, err := audit.ParseRetention(env)
 		if err != nil {
 			deviceOpts.envErr = errors.Join(deviceOpts.envErr, fmt.Errorf("ADB_CONNECTOR_AUDIT_RETENTION: %w", err))
 		}
@@ -114,7 +116,7 @@ func registerDeviceFlags(fs *flag.FlagSet) *deviceOptions {
 	deviceOpts.AuditRetention = retention
 	fs.Func("audit-retention", "how long audit rows are kept, e.g. 90d or 720h; older ones are pruned daily (env ADB_CONNECTOR_AUDIT_RETENTION; default 90d)",
 		func(v string) (err error) {
-			deviceOpts.AuditRetention, err = parseRetention(v)
+			deviceOpts.AuditRetention, err = audit.ParseRetention(v)
 			return err
 		})
 	return deviceOpts
@@ -194,8 +196,9 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 		log.Info("config file in force", "path", o.ConfigPath, "tag_rules", len(o.Policy.File.Tags),
 			"policy_rules", len(o.Policy.File.Policies.Rules), "poll", o.ConfigPoll.String())
 	}
+	trail := audit.NewWriter(w.DB.Write, o.AuditRetention, nil)
 	svc, err := device.NewService(ctx, device.ServiceConfig{
-		DB: w.DB, ADB: client, Files: fstore, Logger: log.With("component", "device"),
+		DB: w.DB, Audit: trail, ADB: client, Files: fstore, Logger: log.With("component", "device"),
 		ToolIDs: tools.IDs(tools.Set{Files: true, Shell: o.Policy.ShellEnabled()}), Policy: holder, Lease: o.lease,
 	})
 	if err != nil {
@@ -206,7 +209,7 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	}
 	w.Stop = append(w.Stop, func() { svc.Close() })
 	ts, err := tools.New(tools.Config{Resolver: svc, Files: fstore, DB: w.DB, Logger: log.With("component", "tools"),
-		AuditRetention: o.AuditRetention, Policy: holder, MaxRecordDuration: o.Policy.MaxRecordCap()})
+		Audit: trail, Policy: holder, MaxRecordDuration: o.Policy.MaxRecordCap()})
 	if err != nil {
 		return err
 	}
@@ -223,15 +226,15 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 			}
 		}
 		svc.Start(srv)
-		closeAdmin, err := admin.Serve(ctx, admin.SocketPath(w.DataDir), svc.AdminHandler(),
+		reloader, stopWatch := watchConfig(ctx, o, holder, svc, log.With("component", "config"))
+		w.Stop = append(w.Stop, stopWatch)
+		w.Operator = svc.Operator(operator.Serve{Settings: w.Settings, ConfigPath: o.ConfigPath, Reloader: reloader})
+		closeAdmin, err := admin.Serve(ctx, admin.SocketPath(w.DataDir), w.Operator,
 			admin.Options{Log: log.With("component", "admin")})
 		if err != nil {
 			return fmt.Errorf("admin socket: %w", err)
 		}
 		w.Stop = append(w.Stop, func() { closeAdmin() })
-		reloader, stopWatch := watchConfig(ctx, o, holder, svc, log.With("component", "config"))
-		w.Stop = append(w.Stop, stopWatch)
-		w.Operator = &operatorParts{svc: svc, admin: svc.Admin(), db: w.DB, holder: holder, reloader: reloader, opts: o}
 		return nil
 	})
 	return nil

@@ -17,9 +17,9 @@ import (
 	"github.com/adb-connector/adb-connector/adb/parse"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
-	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/card"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/internal/testkit"
@@ -201,7 +201,7 @@ type agent struct {
 func newAgent(t *testing.T, p *serveProc, connectorID string) *agent {
 	t.Helper()
 	c := xagenttest.New(t, p.URL, xagenttest.Options{APIKey: e2eKey, KeepRaw: true})
-	id, err := c.Hello(t.Context(), device.CardID, connectorID)
+	id, err := c.Hello(t.Context(), card.CardID, connectorID)
 	if err != nil {
 		t.Fatalf("hello: %v", err)
 	}

@@ -156,3 +156,10 @@ func (c *Client) ClearReset(ctx context.Context, serial string) (string, error) 
 	resp, err := c.call(ctx, Request{Op: OpClearReset, Serial: serial})
 	return resp.Device, err
 }
+
+// Reset starts the reset the device owes at once; it returns the device
+// key without waiting for the outcome.
+func (c *Client) Reset(ctx context.Context, serial string) (string, error) {
+	resp, err := c.call(ctx, Request{Op: OpReset, Serial: serial})
+	return resp.Device, err
+}

@@ -9,7 +9,7 @@ import (
 )
 
 // The admin socket: operator commands (adb-connector devices | pair |
-// approve | unbind) reach the running server over a Unix socket in the data
+// approve | unbind | reset) reach the running server over a Unix socket in the data
 // directory. File permissions are the access control: the socket is 0600,
 // owned by the user running serve. The server is the only database writer.
 //
@@ -24,6 +24,8 @@ import (
 //	-> {"op":"unbind","serial":"R58M123ABC"}
 //	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
 //	-> {"op":"clear_reset","serial":"R58M123ABC"}
+//	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
+//	-> {"op":"reset","serial":"R58M123ABC"}
 //	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
 //	<- {"error":{"code":"device_in_use","message":"device is in use by another channel"}}
 
@@ -42,6 +44,9 @@ const (
 	// OpClearReset drops the reset a device owes (failed or not yet run),
 	// so it is handed out again.
 	OpClearReset = "clear_reset"
+	// OpReset starts the reset a device owes (failed or not yet run) at
+	// once.
+	OpReset = "reset"
 )
 
 // DeviceRow.Reset values: the reset a device owes since its last release.
@@ -103,9 +108,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Handler answers admin requests; an error that is an *Error reaches the
 // operator as it is, any other is answered "internal" and logged. The
-// Profile implements it with
-// live device data, usually by embedding or wrapping *AdminService. Methods
-// are called concurrently.
+// operator API (package operator) implements it and checks every operand
+// (a device named, a code): this package only frames them. Methods are
+// called concurrently.
 type Handler interface {
 	Devices(ctx context.Context) ([]DeviceRow, error)
 	// Pair issues a one-time pairing code for the device (ttl 0: default).
@@ -116,9 +121,13 @@ type Handler interface {
 	Unbind(ctx context.Context, serial string) (deviceKey string, err error)
 	// ClearReset drops the reset the device owes; it returns the device key.
 	ClearReset(ctx context.Context, serial string) (deviceKey string, err error)
+	// Reset starts the reset the device owes, without waiting for it; it
+	// returns the device key.
+	Reset(ctx context.Context, serial string) (deviceKey string, err error)
 }
 
-// Bounds of operator input: longer is invalid_argument.
+// Bounds of operator input: longer is invalid_argument (the Handler
+// checks them).
 const (
 	MaxSerialLen = 256
 	MaxCodeLen   = 64
@@ -149,32 +158,24 @@ func invalid(msg string) *Error {
 // ErrSocketInUse: another live server already answers on the socket.
 var ErrSocketInUse = errors.New("admin socket is in use by a running server")
 
-// DecodeRequest parses and checks one request line.
+// DecodeRequest parses one request line: a JSON object with a known op
+// and, for pair, a ttl that is a positive duration. Its operands go to the
+// Handler as they came, which checks them.
 func DecodeRequest(line []byte) (Request, time.Duration, error) {
 	var req Request
 	if err := json.Unmarshal(line, &req); err != nil {
 		return Request{}, 0, invalid("request is not a JSON object")
 	}
-	if len(req.Serial) > MaxSerialLen || len(req.Code) > MaxCodeLen {
-		return Request{}, 0, invalid("serial or code too long")
-	}
 	var ttl time.Duration
 	switch req.Op {
-	case OpDevices:
-	case OpPair, OpUnbind, OpClearReset:
-		if req.Serial == "" {
-			return Request{}, 0, invalid(req.Op + " needs a serial")
-		}
-		if req.Op == OpPair && req.TTL != "" {
+	case OpDevices, OpApprove, OpUnbind, OpClearReset, OpReset:
+	case OpPair:
+		if req.TTL != "" {
 			d, err := time.ParseDuration(req.TTL)
 			if err != nil || d <= 0 {
 				return Request{}, 0, invalid("ttl must be a positive duration such as 15m")
 			}
 			ttl = d
-		}
-	case OpApprove:
-		if req.Code == "" {
-			return Request{}, 0, invalid("approve needs a code")
 		}
 	default:
 		return Request{}, 0, invalid("unknown op")

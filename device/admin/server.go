@@ -185,6 +185,8 @@ func (s *adminServer) handle(line []byte) (resp Response) {
 		resp.Device, err = s.h.Unbind(ctx, req.Serial)
 	case OpClearReset:
 		resp.Device, err = s.h.ClearReset(ctx, req.Serial)
+	case OpReset:
+		resp.Device, err = s.h.Reset(ctx, req.Serial)
 	}
 	if err != nil {
 		ae := errorFor(err)

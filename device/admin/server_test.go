@@ -27,6 +27,7 @@ func (stubHandler) Unbind(context.Context, string) (string, error) { return "", 
 func (stubHandler) ClearReset(context.Context, string) (string, error) {
 	return "", nil
 }
+func (stubHandler) Reset(context.Context, string) (string, error) { return "", nil }
 
 // startStub serves stubHandler on a socket in a temp dir until cleanup.
 func startStub(t *testing.T) string {
@@ -51,15 +52,15 @@ func startStub(t *testing.T) string {
 }
 
 // TestErrorsOnTheWire: a Handler's *Error is sent as it is, any other
-// error as "internal" with no detail; a bad line never reaches the Handler.
+// error as "internal" with no detail; a bad line never reaches the Handler
+// (operands are the Handler's to check: package operator's tests).
 func TestErrorsOnTheWire(t *testing.T) {
 	t.Parallel()
 	rc := dialRaw(t, startStub(t))
 	for _, tt := range []struct{ line, code, msg string }{
 		{`not json`, CodeInvalidArgument, "invalid argument: request is not a JSON object"},
 		{`{"op":"reboot"}`, CodeInvalidArgument, "invalid argument: unknown op"},
-		{`{"op":"pair"}`, CodeInvalidArgument, "invalid argument: pair needs a serial"},
-		{`{"op":"clear_reset"}`, CodeInvalidArgument, "invalid argument: clear_reset needs a serial"},
+		{`{"op":"pair","serial":"S1","ttl":"soon"}`, CodeInvalidArgument, "invalid argument: ttl must be a positive duration such as 15m"},
 		{`{"op":"pair","serial":"S1"}`, CodeUnknownDevice, "unknown device"},
 		{`{"op":"approve","code":"AAA-AAA"}`, CodeInternal, "internal error, see the server log"},
 	} {
@@ -181,11 +182,11 @@ func FuzzDecodeRequest(f *testing.F) {
 			}
 			return
 		}
-		if ttl < 0 || len(req.Serial) > 256 || len(req.Code) > 64 {
+		if ttl < 0 || ttl > 0 && req.Op != OpPair {
 			t.Fatalf("accepted %+v ttl %v", req, ttl)
 		}
 		switch req.Op {
-		case OpDevices, OpPair, OpApprove, OpUnbind, OpClearReset:
+		case OpDevices, OpPair, OpApprove, OpUnbind, OpClearReset, OpReset:
 		default:
 			t.Fatalf("accepted op %q", req.Op)
 		}

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+
+	"github.com/adb-connector/adb-connector/device/audit"
 )
 
 // defaultAuditRows is how many rows the audit page shows by default.
@@ -14,10 +16,11 @@ const defaultAuditRows = 100
 const maxAuditRows = 1000
 
 // auditFilter reads the audit page's query (the `audit` command's flag
-// names): every value is passed on as typed, Ops checks it as the command
-// does. A limit that is not a number in 1..maxAuditRows is an error.
-func auditFilter(q url.Values) (AuditFilter, string) {
-	f := AuditFilter{Since: q.Get("since"), Until: q.Get("until"), Device: q.Get("device"),
+// names): every value is passed on as typed, and the API checks it as the
+// command does (operator.API.Audit). A limit that is not a number in
+// 1..maxAuditRows is an error.
+func auditFilter(q url.Values) (audit.Filter, string) {
+	f := audit.Filter{Since: q.Get("since"), Until: q.Get("until"), Device: q.Get("device"),
 		Channel: q.Get("channel"), Tool: q.Get("tool"), Outcome: q.Get("outcome"), Limit: defaultAuditRows}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -36,8 +39,8 @@ func auditFilter(q url.Values) (AuditFilter, string) {
 	return f, ""
 }
 
-// query is the filter as the page's URL query (without after).
-func (f AuditFilter) query() url.Values {
+// filterQuery is the filter as the page's URL query (without after).
+func filterQuery(f audit.Filter) url.Values {
 	q := url.Values{}
 	for k, v := range map[string]string{"since": f.Since, "until": f.Until, "device": f.Device,
 		"channel": f.Channel, "tool": f.Tool, "outcome": f.Outcome} {
@@ -75,7 +78,7 @@ func (c *Console) auditPage(w http.ResponseWriter, r *req) {
 	}
 	// A live tail only makes sense when new rows can match.
 	if f.Until == "" {
-		d.TailURL = "/audit/tail?" + f.query().Encode()
+		d.TailURL = "/audit/tail?" + filterQuery(f).Encode()
 	}
 	c.render(w, http.StatusOK, "audit", d)
 }
@@ -99,7 +102,7 @@ func (c *Console) auditTail(w http.ResponseWriter, r *req) {
 		http.Error(w, c.userError("audit", err), http.StatusBadRequest)
 		return
 	}
-	// Ops returns a follower's rows oldest first; the page shows newest first.
+	// The API returns a follower's rows oldest first; the page shows newest first.
 	for i, j := 0, len(rows)-1; i < j; i, j = i+1, j-1 {
 		rows[i], rows[j] = rows[j], rows[i]
 	}

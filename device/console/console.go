@@ -12,105 +12,9 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/operator"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
 )
-
-// Ops are the operator operations the console acts through: the admin
-// socket's (errors as *admin.Error carry a message fit to show; any other
-// error is shown as an internal error and logged), plus reads of the live
-// state. Methods are called concurrently.
-type Ops interface {
-	// Devices lists the devices adb sees and the bound or owing ones it
-	// does not, with their holder, lease and battery.
-	Devices(ctx context.Context) ([]Device, error)
-	// Pair issues a one-time pairing code for the device (ttl 0: default).
-	Pair(ctx context.Context, device string, ttl time.Duration) (code string, err error)
-	// Approve answers a device_request code, binding its channel to the
-	// device; it returns the device key.
-	Approve(ctx context.Context, code, device string) (string, error)
-	// Unbind revokes the device's binding; it returns the device key.
-	Unbind(ctx context.Context, device string) (string, error)
-	// ClearReset drops the reset the device owes; it returns the device key.
-	ClearReset(ctx context.Context, device string) (string, error)
-	// ResetNow starts the reset the device owes, without waiting for it;
-	// it returns the device key.
-	ResetNow(ctx context.Context, device string) (string, error)
-	// Requests lists the device_request sessions waiting for approval.
-	Requests(ctx context.Context) ([]Request, error)
-	// Thumbnail is a JPEG of the device's screen, taken now, never stored.
-	Thumbnail(ctx context.Context, device string) ([]byte, error)
-	// Audit reads the audit trail, newest first, filtered as the `audit`
-	// command filters it.
-	Audit(ctx context.Context, f AuditFilter) ([]AuditRow, error)
-	// Policy is the configuration in force and how its last reload went.
-	Policy(ctx context.Context) Policy
-}
-
-// Device is one device on the devices page. Devices are named by Key
-// ("endpoint/serial"), which every operation accepts.
-type Device struct {
-	admin.DeviceRow
-	Key string
-	// Hint is the redacted serial the audit trail stores.
-	Hint string
-	// Channel holds the device (Bound), since Since.
-	Channel string
-	Since   time.Time
-	// LeaseEnds is when the binding ends unless a tool call renews it
-	// (zero: unbounded), LeaseReason which bound ends it.
-	LeaseEnds   time.Time
-	LeaseReason string
-	// Battery is the level in percent; -1 when unknown.
-	Battery int
-}
-
-// Request is a device_request session waiting for an operator.
-type Request struct {
-	Code      string // "" when this process does not know it (after a restart)
-	ChannelID string
-	ExpiresAt time.Time
-}
-
-// AuditFilter selects audit rows as `adb-connector audit`'s flags do:
-// Since and Until are a duration back from now (90m, 7d) or an RFC 3339
-// time, Device a serial, key or hint; "" means no bound. AfterID keeps only
-// rows written after that one (oldest first), for the live tail.
-type AuditFilter struct {
-	Since, Until, Device, Channel, Tool, Outcome string
-	Limit                                        int
-	AfterID                                      int64
-}
-
-// AuditRow is one audit record as the console shows it.
-type AuditRow struct {
-	ID         int64
-	At         time.Time
-	ChannelID  string
-	Device     string // redacted hint
-	ToolID     string
-	ToolCallID string
-	Args       string // redacted arguments, JSON
-	Outcome    string
-	Latency    time.Duration
-	Replayed   bool
-}
-
-// Policy is the configuration page's content.
-type Policy struct {
-	// Settings are serve's settings in force (no secret: a key is "set").
-	Settings []Setting
-	// ConfigPath is the config file ("" none); YAML what of it is in force.
-	ConfigPath string
-	YAML       string
-	// AppliedAt is when the file was last applied; Error why the last
-	// reload was refused (since ErrorAt), "" when it was not.
-	AppliedAt time.Time
-	Error     string
-	ErrorAt   time.Time
-}
-
-// Setting is one server setting.
-type Setting struct{ Name, Value string }
 
 // Defaults of Config.
 const (
@@ -125,7 +29,10 @@ const (
 // Config configures a Console. Ops and Token are required; the zero value
 // of every other field means its default.
 type Config struct {
-	Ops Ops
+	// Ops is the operator API the console acts through, as the CLI does
+	// over the admin socket: its *admin.Error messages are fit to show;
+	// any other error is shown as an internal error and logged.
+	Ops *operator.API
 	// Token is the operator's token, asked for at login.
 	Token string
 	// Logger receives logins, actions and internal errors (never a token,
@@ -205,7 +112,7 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /device/pair", c.action(c.pair))
 	m.HandleFunc("POST /device/unbind", c.action(c.deviceOp("unbind", "Unbound; the phone is being reset.", c.cfg.Ops.Unbind)))
 	m.HandleFunc("POST /device/clear-reset", c.action(c.deviceOp("clear reset", "Reset cleared; the phone is handed out again.", c.cfg.Ops.ClearReset)))
-	m.HandleFunc("POST /device/reset", c.action(c.deviceOp("reset", "Reset started; the state shows how it ends.", c.cfg.Ops.ResetNow)))
+	m.HandleFunc("POST /device/reset", c.action(c.deviceOp("reset", "Reset started; the state shows how it ends.", c.cfg.Ops.Reset)))
 	m.HandleFunc("POST /device/approve", c.action(c.approve))
 	m.HandleFunc("GET /audit", c.page(c.auditPage))
 	m.HandleFunc("GET /audit/tail", c.part(c.auditTail))

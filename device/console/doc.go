@@ -2,10 +2,10 @@
 // `adb-connector serve --console-listen` on a listener of its own, that
 // shows a shelf of phones at a glance (state, holder, lease, battery, a
 // live thumbnail), hands them out (pairing codes, request approvals),
-// takes them back (unbind, clear a reset) and shows the audit trail and the
-// policy in force. It acts only through Ops, the operations the CLI's admin
-// socket and `audit` command use, implemented over the device Service by
-// serve; it imports neither adb nor the database.
+// takes them back (unbind, clear or run a reset) and shows the audit trail
+// and the policy in force. It acts only through the operator API (package
+// operator), the very one the admin socket serves to the CLI; it imports
+// neither adb nor the database.
 //
 // Security: the operator's token (never the xAgent system key) is checked
 // in constant time at login only; the session is a random id in an

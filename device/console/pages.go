@@ -12,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/device/audit"
+	"github.com/adb-connector/adb-connector/device/operator"
 )
 
 // opTimeout bounds one operation a page runs.
@@ -30,14 +33,14 @@ type pageData struct {
 	Refresh int // live refresh period in ms (0: none)
 	Now     time.Time
 
-	Devices  []Device
-	Device   *Device
-	Requests []Request
-	Calls    []AuditRow
-	Filter   AuditFilter
+	Devices  []operator.Device
+	Device   *operator.Device
+	Requests []operator.Request
+	Calls    []audit.Record
+	Filter   audit.Filter
 	TailURL  string
 	LastID   int64
-	Policy   Policy
+	Policy   operator.Policy
 	Sig      string // the devices shown, so the script knows when to redraw the list
 }
 
@@ -131,11 +134,11 @@ func (c *Console) devicesPage(w http.ResponseWriter, r *req) {
 	ctx, cancel := c.ctx(r)
 	defer cancel()
 	d := c.data(r, "Devices", "devices")
-	devs, err := c.cfg.Ops.Devices(ctx)
+	devs, err := c.cfg.Ops.Overview(ctx)
 	if err != nil {
 		d.Error = c.userError("devices", err)
 	}
-	slices.SortFunc(devs, func(a, b Device) int { return cmp.Compare(a.Key, b.Key) })
+	slices.SortFunc(devs, func(a, b operator.Device) int { return cmp.Compare(a.Key, b.Key) })
 	d.Devices = devs
 	keys := make([]string, len(devs))
 	for i, dv := range devs {
@@ -146,8 +149,8 @@ func (c *Console) devicesPage(w http.ResponseWriter, r *req) {
 }
 
 // findDevice returns the device named by the d parameter.
-func (c *Console) findDevice(ctx context.Context, key string) (*Device, error) {
-	devs, err := c.cfg.Ops.Devices(ctx)
+func (c *Console) findDevice(ctx context.Context, key string) (*operator.Device, error) {
+	devs, err := c.cfg.Ops.Overview(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +179,7 @@ func (c *Console) devicePage(w http.ResponseWriter, r *req) {
 	d.Device = dev
 	if dev != nil {
 		d.Title = cmp.Or(dev.Model, dev.Serial)
-		if d.Calls, err = c.cfg.Ops.Audit(ctx, AuditFilter{Device: dev.Key, Limit: recentCalls}); err != nil {
+		if d.Calls, err = c.cfg.Ops.Audit(ctx, audit.Filter{Device: dev.Key, Limit: recentCalls}); err != nil {
 			d.Error = c.userError("audit", err)
 		}
 	}
@@ -266,9 +269,14 @@ func (c *Console) approve(w http.ResponseWriter, r *req) {
 	key := r.PostForm.Get("d")
 	code := strings.TrimSpace(r.PostForm.Get("code"))
 	var err error
-	if code == "" {
+	switch {
+	case code == "":
 		c.sessions.addFlash(r.id, flash{Text: "approve: type the request code the user gave", Err: true})
-	} else {
+	case key == "":
+		// The page approves onto its phone; the API's "any free device"
+		// is the CLI's.
+		c.sessions.addFlash(r.id, flash{Text: "approve: no device named", Err: true})
+	default:
 		_, err = c.cfg.Ops.Approve(ctx, code, key)
 		c.done(r, "approve", err, "Approved; the request's channel holds the phone.")
 	}

@@ -2,36 +2,21 @@ package tools
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 	"unicode/utf8"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/adb-connector/adb-connector/device/audit"
 )
 
 // outcomeOK is the audit outcome and metrics label of a successful call;
 // failures use their wire error code.
-const outcomeOK = "ok"
+const outcomeOK = audit.OutcomeOK
 
-// AuditRecord is one tool call in the audit trail the operator reviews:
-// who, on which device, what (redacted), how it ended.
-type AuditRecord struct {
-	ID         int64 // increasing in write order; AuditQuery.AfterID follows from it
-	At         time.Time
-	ChannelID  string
-	DeviceHint string          // redacted serial; empty when no device was resolved
-	ToolID     string          //
-	ToolCallID string          // context.tool_call_id, may be empty
-	Args       json.RawMessage // redacted arguments: free text as its length only
-	Outcome    string          // "ok" or the wire error code
-	Latency    time.Duration   // millisecond precision
-	Replayed   bool            // a repeated tool_call_id answered from the record
-}
-
-// auditRow is an AuditRecord being built by the pipeline.
+// auditRow is an audit.Record being built by the pipeline.
 type auditRow struct {
 	at         time.Time
 	channelID  string
@@ -61,8 +46,7 @@ func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 		if err != nil {
 			return err
 		}
-		auditIns, err := t.idem.stmts.get(ctx, t.cfg.DB.Write, auditInsertSQL)
-		if err != nil {
+		if err := t.audit.Prepare(ctx); err != nil {
 			return err
 		}
 		tx, err := t.cfg.DB.Write.BeginTx(ctx, nil)
@@ -75,10 +59,7 @@ func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 				return err
 			}
 		}
-		if err := insertAudit(ctx, tx, auditIns, r); err != nil {
-			return err
-		}
-		if err := t.pruneAudit(ctx, tx); err != nil {
+		if err := t.audit.WriteTx(ctx, tx, r.record()); err != nil {
 			return err
 		}
 		return tx.Commit()
@@ -91,53 +72,20 @@ func (t *Tools) persist(ctx context.Context, r auditRow, f *flight, a ack) {
 	}
 }
 
-// auditPruneEvery is how often pruneAudit deletes: daily is enough for a
-// retention counted in days, and keeps the DELETE off most writes.
-const auditPruneEvery = 24 * time.Hour
-
-// pruneAudit deletes audit rows older than AuditRetention, at most once a
-// day (the first at the first write), in the transaction that writes a
-// row: the trail stays bounded with no janitor of its own.
-func (t *Tools) pruneAudit(ctx context.Context, tx *sql.Tx) error {
-	now := t.cfg.Now()
-	t.sweepMu.Lock()
-	due := now.Sub(t.lastAuditSweep) >= auditPruneEvery
-	if due {
-		t.lastAuditSweep = now
-	}
-	t.sweepMu.Unlock()
-	if !due {
-		return nil
-	}
-	if _, err := tx.ExecContext(ctx, `DELETE FROM tool_audit WHERE at_ms < ?`, now.Add(-t.cfg.AuditRetention).UnixMilli()); err != nil {
-		return fmt.Errorf("audit prune: %w", err)
-	}
-	return nil
-}
-
 // defaultPersistTimeout bounds persist: the call is over, its ack must not
 // wait for ever on a write connection that stays busy.
 const defaultPersistTimeout = 10 * time.Second
 
-const auditInsertSQL = `INSERT INTO tool_audit
-		(at_ms, channel_id, device_hint, tool_id, tool_call_id, args, outcome, latency_ms, replayed)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-// insertAudit writes r in tx with ins (auditInsertSQL prepared on the
-// write handle).
-func insertAudit(ctx context.Context, tx *sql.Tx, ins *sql.Stmt, r auditRow) error {
+// record is the row as the audit trail stores it.
+func (r auditRow) record() audit.Record {
 	args := []byte("{}")
 	if r.args != nil {
 		if b, err := json.Marshal(r.args); err == nil {
 			args = b
 		}
 	}
-	_, err := tx.StmtContext(ctx, ins).ExecContext(ctx, r.at.UnixMilli(), r.channelID, r.deviceHint, r.toolID, r.toolCallID, string(args), r.outcome,
-		r.latency.Milliseconds(), r.replayed)
-	if err != nil {
-		return fmt.Errorf("audit row: %w", err)
-	}
-	return nil
+	return audit.Record{At: r.at, ChannelID: r.channelID, DeviceHint: r.deviceHint, ToolID: r.toolID, ToolCallID: r.toolCallID,
+		Args: args, Outcome: r.outcome, Latency: r.latency, Replayed: r.replayed}
 }
 
 // redactArgs keeps what an auditor needs and nothing sensitive: numbers,

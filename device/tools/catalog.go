@@ -5,11 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/files"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
@@ -49,9 +49,6 @@ const (
 	DefaultRatePerMinute  = 120
 	DefaultProgressAfter  = time.Second
 	DefaultIdempotencyTTL = 24 * time.Hour
-	// DefaultAuditRetention is how long audit rows are kept; older ones are
-	// pruned (at most once a day, as calls are written).
-	DefaultAuditRetention = 90 * 24 * time.Hour
 	DefaultScreenCacheTTL = 2 * time.Second
 	// MaxArgumentsBytes bounds tool.invoke arguments; larger is invalid_arguments.
 	MaxArgumentsBytes = 64 << 10
@@ -81,8 +78,11 @@ type Config struct {
 	// IdempotencyTTL is how long a completed call's ack is kept for repeated
 	// tool_call_ids. Default DefaultIdempotencyTTL.
 	IdempotencyTTL time.Duration
-	// AuditRetention is how long audit rows are kept. Default
-	// DefaultAuditRetention.
+	// Audit writes the calls' audit rows (shared with the resets, so one
+	// writer prunes the trail). Nil: one on DB with AuditRetention.
+	Audit *audit.Writer
+	// AuditRetention is how long audit rows are kept when Audit is nil.
+	// Default audit.DefaultRetention.
 	AuditRetention time.Duration
 	// ScreenCacheTTL is how long android_tap trusts a device's screen size
 	// for its bounds check. Default DefaultScreenCacheTTL; negative: always
@@ -120,8 +120,7 @@ type Tools struct {
 	// record (defaultPersistTimeout; tests shorten it).
 	persistTimeout time.Duration
 
-	sweepMu        sync.Mutex
-	lastAuditSweep time.Time // when audit rows past AuditRetention were last pruned
+	audit *audit.Writer
 }
 
 // toolDef is one tool: its Card declaration, the schema compiled from the
@@ -161,8 +160,8 @@ func New(cfg Config) (*Tools, error) {
 	if cfg.IdempotencyTTL <= 0 {
 		cfg.IdempotencyTTL = DefaultIdempotencyTTL
 	}
-	if cfg.AuditRetention <= 0 {
-		cfg.AuditRetention = DefaultAuditRetention
+	if cfg.Audit == nil {
+		cfg.Audit = audit.NewWriter(cfg.DB.Write, cfg.AuditRetention, cfg.Now)
 	}
 	if cfg.ScreenCacheTTL == 0 {
 		cfg.ScreenCacheTTL = DefaultScreenCacheTTL
@@ -178,6 +177,7 @@ func New(cfg Config) (*Tools, error) {
 		limit:   ratelimit.New(ratelimit.Rate{Burst: cfg.RatePerMinute, Per: time.Minute}),
 		screens: newScreenCache(cfg.ScreenCacheTTL, cfg.Now),
 		metrics: newToolMetrics(),
+		audit:   cfg.Audit,
 
 		persistTimeout: defaultPersistTimeout,
 	}

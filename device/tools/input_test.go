@@ -14,6 +14,7 @@ import (
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/parse"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -72,7 +73,7 @@ func TestTapOnVirtualPhone(t *testing.T) {
 		if diff := cmp.Diff(want, inputCommands(dev)); diff != "" {
 			t.Errorf("input commands (-want +got):\n%s", diff)
 		}
-		recs, err := e.tools.Audit(t.Context(), AuditQuery{ChannelID: devChannel(0), Limit: 2})
+		recs, err := audit.Read(t.Context(), e.db.Read, audit.Query{ChannelID: devChannel(0), Limit: 2})
 		if err != nil || len(recs) != 2 {
 			t.Fatalf("audit = %+v, %v", recs, err)
 		}

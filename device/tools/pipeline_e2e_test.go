@@ -13,6 +13,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/audit"
 )
 
 func TestPipelineAuditAndMetrics(t *testing.T) {
@@ -28,7 +29,7 @@ func TestPipelineAuditAndMetrics(t *testing.T) {
 	}
 	e.call(t, t.Context(), "cch_audit", "android_device_status", `{}`, "", nil) // not bound
 
-	recs, err := e.tools.Audit(t.Context(), AuditQuery{ChannelID: "cch_audit"})
+	recs, err := audit.Read(t.Context(), e.db.Read, audit.Query{ChannelID: "cch_audit"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/internal/ratelimit"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/store"
@@ -399,12 +400,12 @@ func TestAuditRetention(t *testing.T) {
 	e.call(t, ctx, "cch_a", "test_echo", `{"text":"old"}`, "", nil)
 	e.clock.Advance(24 * time.Hour)
 	e.call(t, ctx, "cch_a", "test_echo", `{"text":"mid"}`, "", nil)
-	if recs, _ := e.tools.Audit(ctx, AuditQuery{}); len(recs) != 2 {
+	if recs, _ := audit.Read(ctx, e.db.Read, audit.Query{}); len(recs) != 2 {
 		t.Fatalf("within retention: %d rows, want 2", len(recs))
 	}
 	e.clock.Advance(25*time.Hour + time.Minute)
 	e.call(t, ctx, "cch_a", "test_echo", `{"text":"new"}`, "", nil)
-	recs, err := e.tools.Audit(ctx, AuditQuery{})
+	recs, err := audit.Read(ctx, e.db.Read, audit.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,12 +423,12 @@ func TestAuditPrunedDaily(t *testing.T) {
 	e.call(t, ctx, "cch_a", "test_echo", `{"text":"first"}`, "", nil)
 	e.clock.Advance(2 * time.Hour)
 	e.call(t, ctx, "cch_a", "test_echo", `{"text":"second"}`, "", nil)
-	if recs, _ := e.tools.Audit(ctx, AuditQuery{}); len(recs) != 2 {
+	if recs, _ := audit.Read(ctx, e.db.Read, audit.Query{}); len(recs) != 2 {
 		t.Fatalf("within the day: %d rows, want 2 (no prune yet)", len(recs))
 	}
 	e.clock.Advance(23 * time.Hour)
 	e.call(t, ctx, "cch_a", "test_echo", `{"text":"third"}`, "", nil)
-	recs, err := e.tools.Audit(ctx, AuditQuery{})
+	recs, err := audit.Read(ctx, e.db.Read, audit.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}

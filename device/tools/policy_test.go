@@ -8,6 +8,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/policy"
 )
 
@@ -69,7 +70,7 @@ policies:
 	if got := inputCommands(e.device(0)); len(got) != 0 {
 		t.Errorf("the phone ran %v", got)
 	}
-	rows, err := e.tools.Audit(t.Context(), AuditQuery{})
+	rows, err := audit.Read(t.Context(), e.db.Read, audit.Query{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -39,12 +41,19 @@ var rules = []rule{
 	{why: "the virtual phone knows nothing of the connector or the adb client (it may share the output parsers)", from: "emulator", forbid: []string{module + "/adb", module + "/connector", module + "/device", module + "/files", module + "/store"}, allow: []string{module + "/adb/parse"}},
 	{why: "the adb client never depends on the virtual phone (its test harness adb/adbtest does)", from: "adb", forbid: []string{module + "/emulator"}, except: []string{"adb/adbtest"}},
 	{why: "the Profile never depends on the virtual phone outside tests", from: "device", forbid: []string{module + "/emulator"}},
-	{why: "the tool pipeline gets devices through its Resolver: it never imports the Profile, its tables or flows", from: "device/tools", forbid: []string{module + "/device"}, allow: []string{module + "/device/tools", module + "/device/imageproc", module + "/device/policy"}, tests: true},
+	{why: "the tool pipeline gets devices through its Resolver: it never imports the Profile, its tables or flows", from: "device/tools", forbid: []string{module + "/device"}, allow: []string{module + "/device/tools", module + "/device/imageproc", module + "/device/policy", module + "/device/audit", module + "/device/redact"}, tests: true},
 	{why: "the policy is a config model: it knows no Profile, tools, tables or adb", from: "device/policy", forbid: []string{module + "/device", module + "/adb", module + "/store", module + "/connector"}, allow: []string{module + "/device/policy"}},
 	{why: "the admin socket is a wire format: the CLI links no Profile, adb or SQLite", from: "device/admin", forbid: []string{module + "/device", module + "/adb", module + "/store", "modernc.org/"}, allow: []string{module + "/device/admin"}},
 	{why: "the binding table knows no flow, tool or Profile", from: "device/binding", forbid: []string{module + "/device", module + "/adb"}, allow: []string{module + "/device/binding"}},
 	{why: "the auth flows know no tool, admin socket or Profile", from: "device/auth", forbid: []string{module + "/device/tools", module + "/device/admin", module + "/connector"}},
-	{why: "the operator console acts through its Ops (the admin operations): it links no adb, SQLite or Profile", from: "device/console", forbid: []string{module + "/device", module + "/adb", module + "/store", module + "/connector", "modernc.org/"}, allow: []string{module + "/device/console", module + "/device/admin"}, tests: true},
+	{why: "the operator console is a web page over the operator API: it reaches devices, tables and the database only through it", from: "device/console", forbid: []string{module + "/device", module + "/adb", module + "/store", module + "/connector", "modernc.org/"}, allow: []string{module + "/device/console", module + "/device/admin", module + "/device/operator", module + "/device/audit"}, tests: true},
+	{why: "the operator API acts on the tables, flows, leases and resets: it knows no Profile or connector", from: "device/operator", forbid: []string{module + "/device", module + "/connector"}, allow: []string{module + "/device/operator", module + "/device/admin", module + "/device/auth", module + "/device/binding", module + "/device/lease", module + "/device/reset", module + "/device/audit", module + "/device/policy", module + "/device/redact", module + "/device/tools", module + "/device/imageproc"}},
+	{why: "the audit trail is rows in the database: it knows no Profile, tools, flows or adb", from: "device/audit", forbid: []string{module + "/device", module + "/adb", module + "/connector"}, allow: []string{module + "/device/audit", module + "/device/redact"}},
+	{why: "leases are timers over the binding table: no Profile, adb or database of their own", from: "device/lease", forbid: []string{module + "/device", module + "/adb", module + "/store", module + "/connector"}, allow: []string{module + "/device/lease", module + "/device/binding", module + "/device/redact"}},
+	{why: "resets act on a phone through adb and record through the binding table and the audit trail: no Profile, flows or tools", from: "device/reset", forbid: []string{module + "/device", module + "/connector"}, allow: []string{module + "/device/reset", module + "/device/binding", module + "/device/audit", module + "/device/redact"}},
+	{why: "redact is a pure function of a serial", from: "device/redact", forbid: []string{module + "/"}},
+	{why: "the Descriptor state rules are pure: no Profile, adb client calls or database", from: "device/descriptor", forbid: []string{module + "/device", module + "/connector", module + "/store"}, allow: []string{module + "/device/descriptor", module + "/device/binding"}},
+	{why: "the Card's declarations and auth payloads know no Profile, tables or adb", from: "device/card", forbid: []string{module + "/device", module + "/adb", module + "/store"}, allow: []string{module + "/device/card", module + "/device/auth", module + "/device/admin"}},
 	{why: "the headless browser drives tests only", forbid: []string{"github.com/chromedp/"}},
 	{why: "ratelimit is a plain token bucket", from: "internal/ratelimit", forbid: []string{module + "/"}},
 	{why: "binaries live only under cmd/", forbid: []string{module + "/cmd"}},
@@ -116,4 +125,24 @@ func anyPrefix(imp string, prefixes []string) bool {
 		}
 	}
 	return false
+}
+
+// TestOneAuditWriter: only package device/audit names the audit table
+// outside tests and migrations, so nothing else writes or queries its
+// rows.
+func TestOneAuditWriter(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-f", `{{$d := .Dir}}{{range .GoFiles}}{{$d}}/{{.}}{{"\n"}}{{end}}`, module+"/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	for _, f := range strings.Fields(string(out)) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.Contains(b, []byte("tool_audit")) && filepath.Base(filepath.Dir(f)) != "audit" {
+			t.Errorf("%s names the audit table: audit rows are written and read by package device/audit only", f)
+		}
+	}
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
-	"github.com/adb-connector/adb-connector/device"
+	"github.com/adb-connector/adb-connector/device/card"
 	"github.com/adb-connector/adb-connector/device/tools"
 )
 
@@ -37,7 +37,7 @@ func NewAgent(ctx context.Context, srv *Serve, serial string) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{srv: srv, serial: serial, c: c}
-	if _, err := c.Hello(ctx, device.CardID, ""); err != nil {
+	if _, err := c.Hello(ctx, card.CardID, ""); err != nil {
 		c.Close()
 		return nil, err
 	}

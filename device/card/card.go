@@ -1,4 +1,4 @@
-package device
+package card
 
 import (
 	"github.com/adb-connector/adb-connector/connector"
@@ -11,6 +11,10 @@ const (
 	ConnectorName    = "ADB Device Connector"
 	ConnectorVersion = "0.2.0"
 	TargetType       = "device"
+	// TargetProvider and TargetLabel are the Card's supports.targets[0]
+	// and every Descriptor's target.
+	TargetProvider = "adb"
+	TargetLabel    = "Android Device"
 )
 
 // AuthFlows returns the Card's auth_flows: device_pairing, a form with the

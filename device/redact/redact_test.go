@@ -1,4 +1,4 @@
-package device
+package redact
 
 import (
 	"net"

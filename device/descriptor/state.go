@@ -1,4 +1,4 @@
-package device
+package descriptor
 
 import (
 	"github.com/adb-connector/adb-connector/adb"

@@ -1,4 +1,4 @@
-package device
+package operator
 
 import (
 	"bufio"
@@ -18,12 +18,11 @@ import (
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
-// startAdmin serves a real AdminService from env on a socket in its data dir.
+// startAdmin serves the API over env on a socket in its data dir.
 func startAdmin(t *testing.T, e *testEnv) string {
 	t.Helper()
 	path := admin.SocketPath(e.dir)
-	svc := &AdminService{Bindings: e.bindings, Pairing: e.pairing, Requests: e.requests, ListDevices: e.listDevices}
-	closeFn, err := admin.Serve(context.Background(), path, svc, admin.Options{})
+	closeFn, err := admin.Serve(context.Background(), path, e.api(), admin.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,8 +132,7 @@ func TestAdminLogsNoSecrets(t *testing.T) {
 	var logBuf testkit.LogBuffer
 	log := logBuf.TextLogger()
 	path := filepath.Join(e.dir, "logged.sock")
-	svc := &AdminService{Bindings: e.bindings, Pairing: e.pairing, Requests: e.requests, ListDevices: e.listDevices}
-	closeFn, err := admin.Serve(ctx, path, svc, admin.Options{Log: log})
+	closeFn, err := admin.Serve(ctx, path, e.api(), admin.Options{Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,5 +182,48 @@ func TestAdminSocketErrors(t *testing.T) {
 				t.Fatalf("%s -> %+v, want error %s", tt.line, resp, tt.code)
 			}
 		})
+	}
+}
+
+// TestOperandsChecked: the API checks every device or code an operator
+// names, once, for the socket and the console alike: missing or too long
+// is invalid_argument saying which, before any table is read.
+func TestOperandsChecked(t *testing.T) {
+	t.Parallel()
+	e := newTestEnv(t)
+	e.setDevices(dev("e1", "S1", "device"))
+	api := e.api()
+	rc := dialRaw(t, startAdmin(t, e))
+	long := strings.Repeat("S", admin.MaxSerialLen+1)
+	for _, tt := range []struct {
+		line string
+		call func() error
+		msg  string
+	}{
+		{`{"op":"pair"}`, func() error { _, err := api.Pair(t.Context(), "", 0); return err }, "invalid argument: pair needs a serial"},
+		{`{"op":"unbind"}`, func() error { _, err := api.Unbind(t.Context(), ""); return err }, "invalid argument: unbind needs a serial"},
+		{`{"op":"clear_reset"}`, func() error { _, err := api.ClearReset(t.Context(), ""); return err }, "invalid argument: clear_reset needs a serial"},
+		{`{"op":"reset"}`, func() error { _, err := api.Reset(t.Context(), ""); return err }, "invalid argument: reset needs a serial"},
+		{`{"op":"approve"}`, func() error { _, err := api.Approve(t.Context(), "", ""); return err }, "invalid argument: approve needs a code"},
+		{`{"op":"pair","serial":"` + long + `"}`, func() error { _, err := api.Pair(t.Context(), long, 0); return err }, "invalid argument: serial too long"},
+		{`{"op":"approve","code":"` + strings.Repeat("C", admin.MaxCodeLen+1) + `"}`,
+			func() error {
+				_, err := api.Approve(t.Context(), strings.Repeat("C", admin.MaxCodeLen+1), "")
+				return err
+			}, "invalid argument: code too long"},
+		{`{"op":"approve","code":"AAA-AAA","serial":"` + long + `"}`,
+			func() error { _, err := api.Approve(t.Context(), "AAA-AAA", long); return err }, "invalid argument: serial too long"},
+	} {
+		resp := rc.roundTrip(t, tt.line)
+		if resp.Error == nil || resp.Error.Code != admin.CodeInvalidArgument || resp.Error.Message != tt.msg {
+			t.Errorf("socket %.40s -> %+v, want %q", tt.line, resp.Error, tt.msg)
+		}
+		var ae *admin.Error
+		if err := tt.call(); !errors.As(err, &ae) || ae.Code != admin.CodeInvalidArgument || ae.Message != tt.msg {
+			t.Errorf("in process %.40s -> %v, want %q", tt.line, err, tt.msg)
+		}
+	}
+	if resp := rc.roundTrip(t, `{"op":"reset","serial":"S1"}`); resp.Error == nil || resp.Error.Code != admin.CodeNoReset {
+		t.Errorf("reset of a device that owes none -> %+v, want no_reset", resp.Error)
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
+	"github.com/adb-connector/adb-connector/device/card"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/internal/buildinfo"
 	"github.com/adb-connector/adb-connector/internal/testkit"
@@ -31,13 +32,13 @@ func TestCardGolden(t *testing.T) {
 	if err := ts.Register(reg); err != nil {
 		t.Fatal(err)
 	}
-	cfg := CardConfig()
+	cfg := card.CardConfig()
 	cfg.Build = buildinfo.Info{Version: "0.1.0", GitTag: "v0.1.0", GitRev: "0000000", BuildTime: "2026-12-02T00:00:00Z"}
-	card := connector.BuildCard(cfg, reg)
-	if err := connector.ValidateCard(&card); err != nil {
+	built := connector.BuildCard(cfg, reg)
+	if err := connector.ValidateCard(&built); err != nil {
 		t.Fatalf("ValidateCard: %v", err)
 	}
-	got, err := json.MarshalIndent(card, "", "  ")
+	got, err := json.MarshalIndent(built, "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestCardGolden(t *testing.T) {
 	}
 	// tools.IDs, which the Descriptor lists, is exactly the Card's tools, in order.
 	var ids []string
-	for _, ct := range card.Tools {
+	for _, ct := range built.Tools {
 		ids = append(ids, ct.ToolID)
 	}
 	if diff := cmp.Diff(ids, tools.IDs(tools.Set{Files: true})); diff != "" {

@@ -1,4 +1,4 @@
-package device
+package redact
 
 import (
 	"crypto/sha256"
@@ -16,7 +16,7 @@ const maxModelLen = 48
 // e.g. "Pixel 7 (…3F9A)". It never holds a full serial, an IP address or a
 // port: see SerialHint. An empty model reads "Android device".
 func DisplayName(model, serial string) string {
-	m := cleanModel(model)
+	m := Model(model)
 	if m == "" {
 		m = "Android device"
 	}
@@ -60,9 +60,9 @@ func isNetworkSerial(serial string) bool {
 	return net.ParseIP(strings.Trim(serial, "[]")) != nil
 }
 
-// cleanModel drops control and format characters, folds whitespace and
+// Model drops control and format characters, folds whitespace and
 // bounds the length of a model name reported by the device.
-func cleanModel(model string) string {
+func Model(model string) string {
 	var sb strings.Builder
 	n, space := 0, false
 	for _, r := range model {
@@ -85,4 +85,14 @@ func cleanModel(model string) string {
 		n++
 	}
 	return sb.String()
+}
+
+// KeyHint is the redacted hint of a device key ("endpoint/serial", or a
+// bare serial): the SerialHint of its serial, as logs and the audit trail
+// show it.
+func KeyHint(key string) string {
+	if _, serial, ok := strings.Cut(key, "/"); ok {
+		key = serial
+	}
+	return SerialHint(key)
 }

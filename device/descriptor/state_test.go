@@ -1,10 +1,11 @@
-package device
+package descriptor
 
 import (
 	"testing"
 
-	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/adb-connector/adb-connector/device/binding"
 )
 
 func TestComputeState(t *testing.T) {

@@ -1,0 +1,33 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/binding"
+)
+
+func init() {
+	register("reset", "reset a device that owes a reset (reset-pending, needs-reset) now, without waiting for the retry", runReset)
+}
+
+func runReset(args []string, stdout, stderr io.Writer) error {
+	fs, dataDir := newAdminFlags("reset", stderr,
+		"usage: adb-connector reset SERIAL [--data-dir DIR]",
+		"Starts the reset the device owes at once; `adb-connector devices` and `adb-connector audit --tool reset` show how it ends.")
+	pos, err := parseAdminArgs(fs, args, 1)
+	if err != nil {
+		return err
+	}
+	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
+		key, err := c.Reset(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		ep, sr := binding.SplitKey(key)
+		_, err = fmt.Fprintf(stdout, "reset started for %s on %s; `adb-connector devices` shows how it ends\n", sr, ep)
+		return err
+	})
+}
