@@ -44,9 +44,9 @@ type Scenario struct {
 	// Profile is the timing profile (ProfileNames) devices of this
 	// scenario use unless Config.Profile names one.
 	Profile string `json:"profile,omitempty"`
-	// InputNotWritable: the shell may not write /dev/input nodes
-	// (Config.InputNotWritable).
-	InputNotWritable bool `json:"input_not_writable,omitempty"`
+	// Rooted: the shell runs as root, as after `adb root` on a userdebug
+	// build (Config.Rooted).
+	Rooted bool `json:"rooted,omitempty"`
 	// NoGzip: the phone has no gzip, gunzip or zcat (Config.NoGzip).
 	NoGzip  bool `json:"no_gzip,omitempty"`
 	files   fs.FS

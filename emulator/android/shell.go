@@ -462,7 +462,7 @@ func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileM
 // openShellFile opens the absolute path p as the shell's redirects and
 // commands do: device nodes as such, the rest in the file system.
 func (d *Device) openShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
-	if _, ok := inputNodes[p]; ok {
+	if inputNodes[p] != 0 || uinputNodes[p] != 0 {
 		return d.openInputNode(ctx, p, flag)
 	}
 	return d.fs.openFile(p, flag)
