@@ -214,16 +214,20 @@ func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, 
 	}
 	entry := Command{Time: d.now(), Line: line}
 	defer func() { d.logCommand(entry) }()
-
+	sess := &session{costs: &charges{}}
+	defer func() { entry.Charged = sess.charged() }()
+	// adbd forks and execs the shell for the stream before anything runs.
+	if !sess.charge(ctx, d.prof.ShellStart) {
+		entry.Exit = exitCanceled
+		return entry.Exit
+	}
 	if status, faulted := d.applyFaults(ctx, line, stderr); faulted {
 		entry.Exit = status
 		return status
 	}
-	sess := &session{costs: &charges{}}
-	defer func() { entry.Charged = sess.charged() }()
 	if p, ok := d.sc.pinned(line); ok {
 		// A replayed output still costs what running the command would.
-		if !sess.charge(ctx, d.prof.StartCost(strings.Fields(line)...)) {
+		if !sess.charge(ctx, d.prof.CommandCost(d.cfg.SDK, strings.Fields(line)...)) {
 			entry.Exit = exitCanceled
 			return entry.Exit
 		}
@@ -435,7 +439,7 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	}
 	// The phone's cost of starting the command (a Java VM for most of
 	// Android's tools), paid before it runs, pinned output or not.
-	if d.prof.Start != nil && !c.charge(d.prof.StartCost(append([]string{name}, args[1:]...)...)) {
+	if d.prof.Start != nil && !c.charge(d.prof.CommandCost(d.cfg.SDK, append([]string{name}, args[1:]...)...)) {
 		return exitErr(exitCanceled)
 	}
 	if p, ok := d.sc.pinned(strings.Join(args, " ")); ok {
