@@ -437,8 +437,9 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	if c.stdin == nil {
 		c.stdin = strings.NewReader("")
 	}
-	// The phone's cost of starting the command (a Java VM for most of
-	// Android's tools), paid before it runs, pinned output or not.
+	// The phone's cost of starting the command (a Java VM or a `cmd`
+	// binder call for Android's tools, by SDK), paid before it runs,
+	// pinned output or not.
 	if d.prof.Start != nil && !c.charge(d.prof.CommandCost(d.cfg.SDK, append([]string{name}, args[1:]...)...)) {
 		return exitErr(exitCanceled)
 	}
