@@ -183,9 +183,19 @@ func TestToolFailureIsGenericAndLogsNoSerial(t *testing.T) {
 // whose PNG encode is dear is served raw from its second screenshot on
 // (after one PNG to measure), one on a slow link by PNG, a phone with gzip
 // on a slow link by raw-gzip, with the same fields; a raw capture that
-// fails is served by PNG in the same call.
+// fails is served by PNG in the same call. The same holds on a flat UI
+// screen and on a photo feed that compresses like a real one.
 func TestScreenshotCaptureModes(t *testing.T) {
 	t.Parallel()
+	for _, scenario := range []string{"launcher", "photos"} {
+		t.Run(scenario, func(t *testing.T) {
+			t.Parallel()
+			testScreenshotCaptureModes(t, scenario)
+		})
+	}
+}
+
+func testScreenshotCaptureModes(t *testing.T, scenario string) {
 	for _, tc := range []struct {
 		name            string
 		prof            *android.Profile
@@ -201,7 +211,7 @@ func TestScreenshotCaptureModes(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Timing: tc.prof, NoGzip: !tc.gzip}, adb.Limits{}, nil)
+			e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Scenario: scenario, Timing: tc.prof, NoGzip: !tc.gzip}, adb.Limits{}, nil)
 			// The phone renders and encodes its screen once, so the first
 			// measurement is not of that (adb's capture tests say why).
 			if _, err := e.adb.Adb("-s", e.device(0).Serial(), "exec-out", "screencap", "-p"); err != nil {
