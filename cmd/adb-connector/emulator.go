@@ -38,7 +38,7 @@ func emulatorMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	n := fs.Int("devices", 1, "number of virtual devices")
 	base := fs.Int("base-port", 0, "device i listens on base-port+i (default: free ports)")
-	scenario := fs.String("scenario", "launcher", "scenario name (launcher, login, list) or directory with scenario.json")
+	scenario := fs.String("scenario", "launcher", "scenario name (launcher, login, list, photos) or directory with scenario.json")
 	profile := fs.String("profile", android.DefaultProfile, "timing profile: "+strings.Join(android.ProfileNames(), ", ")+" (what commands, captures and the link cost, as on a real phone)")
 	rooted := fs.Bool("rooted", false, "run the devices' shell as root, as after adb root on a userdebug build (uid 0 in u:r:su:s0: touch events may be written on any SDK)")
 	unauth := fs.Bool("unauthorized", false, "start devices unauthorized (adb devices shows \"unauthorized\")")
