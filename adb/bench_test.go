@@ -63,13 +63,15 @@ func BenchmarkOverhead(b *testing.B) {
 // BenchmarkTapEventsVsInput: Tap as input events on the touchscreen's node
 // against Tap through `input` (Config.NoTouchEvents) and against the adb
 // CLI's `adb shell input tap`, on one virtual phone under the pixel-usb
-// timing profile (a Java VM start per `input`, the USB link), in the same
-// run. It reports each path's ms per tap and the events path's cost as a
+// timing profile (adbd's shell start per stream and a `cmd input` call per
+// `input` on its SDK 33, the USB link), in the same run. The phone runs
+// adb root: stock Android 10+ refuses the events, and Tap goes through
+// `input` there. It reports each path's ms per tap and the events path's cost as a
 // fraction of the other two (events/input, events/cli); the screen
 // geometry the events path maps with is refreshed (`dumpsys input`) every
 // 2 s, as in use (events-tap-warm: the fastest tap, without that query).
 func BenchmarkTapEventsVsInput(b *testing.B) {
-	env := adbtest.Start(b, adbtest.Options{Devices: 1, Profile: "pixel-usb"})
+	env := adbtest.Start(b, adbtest.Options{Devices: 1, Profile: "pixel-usb", Rooted: true})
 	serial := env.Devices[0].Serial()
 	key := DeviceKey(env.ServerAddr, serial)
 	dev := func(cfg Config) *Device {

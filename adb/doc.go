@@ -65,8 +65,11 @@
 //
 // Tap, DoubleTap, LongPress and Swipe are written as input events to the
 // touchscreen's /dev/input node over one shell stream per device (`tee
-// NODE`), found once with `getevent -lp`; no Java VM starts per gesture as
-// with `input`. Display points are mapped to the panel's axes with the
+// NODE`), found once with `getevent -lp`, where the shell may write it:
+// Android 9 and earlier, adb root or a rooted phone. Stock Android 10+
+// refuses the write (SELinux), and gestures go through `input` there.
+// No stream, shell start or `cmd`/VM start per gesture as with `input`.
+// Display points are mapped to the panel's axes with the
 // screen's rotation (the latest ScreenInfo or UIDump, else `dumpsys input`,
 // trusted for 2 s). Without a usable panel, with a node the shell may not
 // write, or when the stream cannot be opened again, gestures go through

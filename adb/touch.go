@@ -13,13 +13,19 @@ import (
 	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
-// The touch path. `input tap` starts a Java VM on the phone for every
-// gesture (100-250 ms on a recent phone, docs/phone-timings.md); writing
-// the gesture's input events to the touchscreen's /dev/input node costs a
-// hundred bytes on an open stream. On stock Android the adb shell user is
-// in group input and the nodes are crw-rw---- root input, so a device
-// keeps one shell stream running `tee /dev/input/eventN` and writes each
-// gesture to its stdin (shell protocol v2 stdin packets). tee, rather
+// The touch path. `input tap` costs a stream, adbd's shell start and a
+// `cmd input` call for every gesture (tens of ms from Android 12), or a
+// Java VM start before Android 12 (100-250 ms on a recent phone,
+// docs/phone-timings.md); writing the gesture's input events to the
+// touchscreen's /dev/input node costs a hundred bytes on an open stream.
+// The adb shell user is in group input and the nodes are crw-rw---- root
+// input, but from Android 10 SELinux forbids the shell to write them (AOSP
+// system/sepolicy "shell: remove /dev/input write access", enforced by
+// CTS): the events work on Android 9 and earlier and with adb root or a
+// rooted phone; on stock Android 10+ the first open fails with
+// "Permission denied" and gestures go through `input`. Where it works, a
+// device keeps one shell stream running `tee /dev/input/eventN` and
+// writes each gesture to its stdin (shell protocol v2 stdin packets). tee, rather
 // than `cat >`, copies what it wrote to the node back to stdout (toybox
 // toys/posix/tee.c writes the files first): that copy is the host's
 // receipt, so a gesture returns once the phone has its events (as `input`

@@ -120,11 +120,21 @@ func foreground(vd *emulator.Device) string {
 	return pkg
 }
 
-// TestTouchEventsTap: taps, double taps, long presses and swipes go to the
-// touchscreen over one stream; no input command runs.
+// TestTouchEventsTap: where the shell may write the touchscreen's node
+// (Android 9, or adb root on Android 13), taps, double taps, long presses
+// and swipes go to it over one stream; no input command runs.
 func TestTouchEventsTap(t *testing.T) {
 	t.Parallel()
-	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	for name, opts := range map[string]adbtest.Options{"sdk 28": {SDK: 28}, "sdk 33 rooted": {Rooted: true}} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testTouchEventsTap(t, opts)
+		})
+	}
+}
+
+func testTouchEventsTap(t *testing.T, opts adbtest.Options) {
+	vd, d := touchEnv(t, opts, Config{NoTracking: true})
 	ctx := context.Background()
 	x, y := centerOf(t, d, "Settings")
 	if err := d.LongPress(ctx, x, y, 600*time.Millisecond); err != nil {
@@ -167,7 +177,7 @@ func TestTouchEventsTap(t *testing.T) {
 // the phone as the input path does (the list scrolled, a row opened).
 func TestTouchEventsMatchInput(t *testing.T) {
 	t.Parallel()
-	opts := adbtest.Options{Scenario: "list"}
+	opts := adbtest.Options{Scenario: "list", Rooted: true}
 	evVD, ev := touchEnv(t, opts, Config{NoTracking: true})
 	inVD, in := touchEnv(t, opts, Config{NoTracking: true, NoTouchEvents: true})
 	ctx := context.Background()
@@ -211,7 +221,7 @@ func TestTouchEventsMatchInput(t *testing.T) {
 func TestTouchEventsRotation(t *testing.T) {
 	t.Parallel()
 	for _, rot := range []int{1, 2, 3} {
-		vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+		vd, d := touchEnv(t, adbtest.Options{Rooted: true}, Config{NoTracking: true})
 		if err := vd.Android().SetRotation(rot); err != nil {
 			t.Fatal(err)
 		}
@@ -228,12 +238,22 @@ func TestTouchEventsRotation(t *testing.T) {
 	}
 }
 
-// TestTouchEventsNotWritable: a phone whose /dev/input the shell may not
-// write refuses the stream once; every gesture then goes through input
-// and works.
-func TestTouchEventsNotWritable(t *testing.T) {
+// TestTouchEventsStockAndroid10: on stock Android 10 and later SELinux
+// keeps the shell from writing /dev/input (the phone refuses the stream
+// once, "Permission denied"); every gesture then goes through input and
+// works.
+func TestTouchEventsStockAndroid10(t *testing.T) {
 	t.Parallel()
-	vd, d := touchEnv(t, adbtest.Options{InputNotWritable: true}, Config{NoTracking: true})
+	for name, sdk := range map[string]int{"sdk 29": 29, "sdk 33": 33} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			testTouchEventsRefusedNode(t, sdk)
+		})
+	}
+}
+
+func testTouchEventsRefusedNode(t *testing.T, sdk int) {
+	vd, d := touchEnv(t, adbtest.Options{SDK: sdk}, Config{NoTracking: true})
 	ctx := context.Background()
 	x, y := centerOf(t, d, "Settings")
 	if err := d.Tap(ctx, x, y); err != nil {
@@ -255,7 +275,7 @@ func TestTouchEventsNotWritable(t *testing.T) {
 		t.Fatalf("%d stream attempts, touches %+v", n, tt)
 	}
 	for _, c := range vd.Android().Commands() {
-		if strings.Contains(c.Line, "cat >") && c.Exit != 1 {
+		if strings.Contains(c.Line, "tee /dev/input/event2") && c.Exit != 1 {
 			t.Fatalf("stream %q exit %d", c.Line, c.Exit)
 		}
 	}
@@ -265,7 +285,7 @@ func TestTouchEventsNotWritable(t *testing.T) {
 // opened again and the next gesture still goes through it.
 func TestTouchEventsStreamBroken(t *testing.T) {
 	t.Parallel()
-	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	vd, d := touchEnv(t, adbtest.Options{Rooted: true}, Config{NoTracking: true})
 	ctx := context.Background()
 	if err := d.Tap(ctx, 10, 10); err != nil {
 		t.Fatal(err)
@@ -302,7 +322,7 @@ func TestTouchEventsStreamBroken(t *testing.T) {
 // its input behaviour.
 func TestTouchEventsRefused(t *testing.T) {
 	t.Parallel()
-	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	vd, d := touchEnv(t, adbtest.Options{Rooted: true}, Config{NoTracking: true})
 	ctx := context.Background()
 	if err := d.Tap(ctx, 10, 10); err != nil { // opens the stream
 		t.Fatal(err)
@@ -335,7 +355,7 @@ func TestTouchEventsRefused(t *testing.T) {
 // again; gestures keep going to the touchscreen.
 func TestTouchEventsReconnect(t *testing.T) {
 	t.Parallel()
-	env := adbtest.Start(t, adbtest.Options{})
+	env := adbtest.Start(t, adbtest.Options{Rooted: true})
 	c := newTestClient(t, Config{Endpoints: []string{env.ServerAddr}})
 	vd := env.Devices[0]
 	d, _ := c.Device(DeviceKey(env.ServerAddr, vd.Serial()))
@@ -370,7 +390,7 @@ func TestTouchEventsReconnect(t *testing.T) {
 // again leaves the device on input, for good (no new attempt per tap).
 func TestTouchEventsReopenFails(t *testing.T) {
 	t.Parallel()
-	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	vd, d := touchEnv(t, adbtest.Options{Rooted: true}, Config{NoTracking: true})
 	ctx := context.Background()
 	if err := d.Tap(ctx, 10, 10); err != nil {
 		t.Fatal(err)
@@ -407,7 +427,7 @@ func TestTouchEventsReopenFails(t *testing.T) {
 // the contact, so no finger is left down on the panel.
 func TestTouchEventsCancelLifts(t *testing.T) {
 	t.Parallel()
-	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	vd, d := touchEnv(t, adbtest.Options{Rooted: true}, Config{NoTracking: true})
 	ctx, cancel := context.WithCancel(context.Background())
 	stop := time.AfterFunc(200*time.Millisecond, cancel) // the caller gives up
 	defer stop.Stop()
@@ -431,7 +451,7 @@ func TestTouchEventsCancelLifts(t *testing.T) {
 // for again.
 func TestTouchEventsNoTouchscreen(t *testing.T) {
 	t.Parallel()
-	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	vd, d := touchEnv(t, adbtest.Options{Rooted: true}, Config{NoTracking: true})
 	ctx := context.Background()
 	if _, err := d.Properties(ctx, false); err != nil {
 		t.Fatal(err)
@@ -467,7 +487,7 @@ func TestTouchEventsNoTouchscreen(t *testing.T) {
 // asks the rotation again.
 func TestTouchGeometryHeldUntilAction(t *testing.T) {
 	t.Parallel()
-	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true})
+	vd, d := touchEnv(t, adbtest.Options{Rooted: true}, Config{NoTracking: true})
 	ctx := context.Background()
 	if _, err := d.ScreenInfo(ctx); err != nil {
 		t.Fatal(err)
@@ -499,7 +519,7 @@ func TestTouchGeometryHeldUntilAction(t *testing.T) {
 // stream for them), and open again on the next use.
 func TestStreamsClosedWhenIdle(t *testing.T) {
 	t.Parallel()
-	vd, d := touchEnv(t, adbtest.Options{}, Config{NoTracking: true, StreamIdle: 200 * time.Millisecond})
+	vd, d := touchEnv(t, adbtest.Options{Rooted: true}, Config{NoTracking: true, StreamIdle: 200 * time.Millisecond})
 	ctx := t.Context()
 	if _, err := d.Shell(ctx, "true"); err != nil || !viaSession(vd) {
 		t.Fatalf("first short command: %v, on the session %v", err, viaSession(vd))

@@ -39,10 +39,11 @@ type Options struct {
 	// Screen overrides the scenario's display size and density
 	// (android.Config.Screen).
 	Screen android.ScreenSpec
-	// InputNotWritable makes the devices' /dev/input nodes unwritable by
-	// the shell, as on some vendor builds (android.Config.InputNotWritable):
-	// taps then go through `input`.
-	InputNotWritable bool
+	// Rooted runs the devices' shell as root, as after `adb root` on a
+	// userdebug build (android.Config.Rooted): the shell may then write
+	// /dev/input nodes on any SDK. Default false: on SDK 29 and later (the
+	// default 33) SELinux refuses the writes and taps go through `input`.
+	Rooted bool
 	// NoGzip makes the devices lack gzip, as before Android 9
 	// (android.Config.NoGzip).
 	NoGzip bool
@@ -77,7 +78,7 @@ func Start(t testing.TB, opts Options) *Env {
 	for i := range max(n, 0) {
 		d, err := emulator.Start(context.Background(), emulator.Options{
 			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile,
-				InputNotWritable: opts.InputNotWritable, NoGzip: opts.NoGzip, Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen},
+				Rooted: opts.Rooted, NoGzip: opts.NoGzip, Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen},
 			Logger: opts.Logger,
 		})
 		if err != nil {

@@ -27,9 +27,11 @@ func TestProfileAppliedThroughADB(t *testing.T) {
 		line string
 		want int64
 	}{
-		{[]string{"shell", "input", "tap", "10", "10"}, "input tap 10 10", int64(p.StartCost("input"))},
-		{[]string{"exec-out", "screencap", "-p"}, "screencap -p", int64(p.CaptureCost(img.Rect.Dx(), img.Rect.Dy(), true))},
-		{[]string{"shell", "getprop", "ro.serialno"}, "getprop ro.serialno", 0},
+		// Every stream pays adbd's shell start; input is a `cmd` call on
+		// the default SDK 33.
+		{[]string{"shell", "input", "tap", "10", "10"}, "input tap 10 10", int64(p.ShellStart + p.CommandCost(33, "input"))},
+		{[]string{"exec-out", "screencap", "-p"}, "screencap -p", int64(p.ShellStart + p.CaptureCost(img.Rect.Dx(), img.Rect.Dy(), true))},
+		{[]string{"shell", "getprop", "ro.serialno"}, "getprop ro.serialno", int64(p.ShellStart)},
 	}
 	for _, tt := range tests {
 		before := dev.Server().LinkCharged()

@@ -6,7 +6,9 @@
 //
 // For each profile (-profile, default pixel-usb and wifi) it starts a
 // private Debian adb server, one virtual phone (launcher scenario, a
-// 1080x2400 display: every app is there) behind a byte-counting TCP relay
+// 1080x2400 display: every app is there; stock Android 13, so SELinux
+// keeps adb from writing touch events and both sides tap through `input`,
+// a `cmd input` call) behind a byte-counting TCP relay
 // that stands for the cable, and the real `adb-connector serve --adb` on
 // that adb server, and pairs an agent channel through the admin socket.
 // Then, each side's turn alternating so drift cancels out:

@@ -30,7 +30,7 @@ func emulatorMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := flag.NewFlagSet("emulator", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: adb-connector emulator [--devices N] [--base-port P] [--scenario NAME|DIR] [--profile NAME] [--unauthorized] [-v]")
+		fmt.Fprintln(stderr, "usage: adb-connector emulator [--devices N] [--base-port P] [--scenario NAME|DIR] [--profile NAME] [--rooted] [--unauthorized] [-v]")
 		fmt.Fprintln(stderr, "\nRuns virtual Android devices speaking the ADB wire protocol until interrupted.")
 		fmt.Fprintln(stderr, "Prints one 127.0.0.1:PORT per device; then: adb connect 127.0.0.1:PORT")
 		fmt.Fprintln(stderr)
@@ -38,14 +38,15 @@ func emulatorMain(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	n := fs.Int("devices", 1, "number of virtual devices")
 	base := fs.Int("base-port", 0, "device i listens on base-port+i (default: free ports)")
-	scenario := fs.String("scenario", "launcher", "scenario name (launcher, login, list) or directory with scenario.json")
+	scenario := fs.String("scenario", "launcher", "scenario name (launcher, login, list, photos) or directory with scenario.json")
 	profile := fs.String("profile", android.DefaultProfile, "timing profile: "+strings.Join(android.ProfileNames(), ", ")+" (what commands, captures and the link cost, as on a real phone)")
+	rooted := fs.Bool("rooted", false, "run the devices' shell as root, as after adb root on a userdebug build (uid 0 in u:r:su:s0: touch events may be written on any SDK)")
 	unauth := fs.Bool("unauthorized", false, "start devices unauthorized (adb devices shows \"unauthorized\")")
 	verbose := fs.Bool("v", false, "debug logs (commands are logged without their arguments)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	v := virtualDevices{N: *n, BasePort: *base, Scenario: *scenario, Unauthorized: *unauth, Profile: *profile}
+	v := virtualDevices{N: *n, BasePort: *base, Scenario: *scenario, Unauthorized: *unauth, Profile: *profile, Rooted: *rooted}
 	if fs.NArg() > 0 || *n < 1 {
 		fs.Usage()
 		return errUsage

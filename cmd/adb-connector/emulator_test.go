@@ -19,7 +19,7 @@ func TestEmulatorCommand(t *testing.T) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
-		err := emulatorMain(ctx, []string{"--devices", "2", "--base-port", itoa(base), "--scenario", "login"}, pw, io.Discard)
+		err := emulatorMain(ctx, []string{"--devices", "2", "--base-port", itoa(base), "--scenario", "login", "--rooted"}, pw, io.Discard)
 		pw.Close()
 		done <- err
 	}()
@@ -52,6 +52,10 @@ func TestEmulatorCommand(t *testing.T) {
 	out, err := adb.Adb("-s", addrs[1], "shell", "getprop", "ro.serialno")
 	if err != nil || out != "VIRT00000002\n" {
 		t.Errorf("getprop: %q %v", out, err)
+	}
+	// --rooted: the shell is root in u:r:su:s0, as after adb root.
+	if out, err := adb.Adb("-s", addrs[0], "shell", "id", "-Z"); err != nil || out != "u:r:su:s0\n" {
+		t.Errorf("id -Z: %q %v", out, err)
 	}
 }
 

@@ -101,7 +101,7 @@ func registerDeviceFlags(fs *flag.FlagSet) *deviceOptions {
 		deviceOpts.envErr = errors.Join(deviceOpts.envErr, errors.New("ADB_CONNECTOR_VIRTUAL_DEVICES: want a number"))
 	}
 	fs.IntVar(&deviceOpts.Virtual.N, "virtual-devices", n, "start N virtual Android devices and attach them to the first adb server (env ADB_CONNECTOR_VIRTUAL_DEVICES)")
-	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", envOr("ADB_CONNECTOR_VIRTUAL_SCENARIO", "launcher"), "scenario of the virtual devices: launcher, login, list or a directory")
+	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", envOr("ADB_CONNECTOR_VIRTUAL_SCENARIO", "launcher"), "scenario of the virtual devices: launcher, login, list, photos or a directory")
 	fs.StringVar(&deviceOpts.Virtual.Profile, "virtual-profile", envOr("ADB_CONNECTOR_VIRTUAL_PROFILE", android.DefaultProfile), "timing profile of the virtual devices: "+strings.Join(android.ProfileNames(), ", ")+" (env ADB_CONNECTOR_VIRTUAL_PROFILE)")
 	fs.DurationVar(&deviceOpts.FileTTL, "file-ttl", files.DefaultTTL, "how long screenshots stay downloadable")
 	fs.Int64Var(&deviceOpts.FileCap, "file-cap-bytes", files.DefaultMaxTotalBytes, "total size of cached files; the oldest are evicted first")

@@ -19,6 +19,9 @@ type virtualDevices struct {
 	Unauthorized bool
 	// Profile is the timing profile ("" = instant).
 	Profile string
+	// Rooted runs the devices' shell as root, as after `adb root` on a
+	// userdebug build (android.Config.Rooted).
+	Rooted bool
 }
 
 func (v virtualDevices) check() error {
@@ -48,7 +51,7 @@ func (v virtualDevices) start(ctx context.Context, log *slog.Logger) ([]*emulato
 		}
 		d, err := emulator.Start(ctx, emulator.Options{
 			Addr:         addr,
-			Android:      android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: v.Scenario, Profile: v.Profile},
+			Android:      android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: v.Scenario, Profile: v.Profile, Rooted: v.Rooted},
 			Logger:       log.With("virtual_device", i+1),
 			Unauthorized: v.Unauthorized,
 		})

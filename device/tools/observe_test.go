@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -106,24 +105,13 @@ func TestDumpNotIdle(t *testing.T) {
 // dumpsys window of that shape, pinned on the virtual phone) is reported
 // secure by android_ui_elements and android_observe, with observe's note.
 func TestSecureWindow(t *testing.T) {
-	dir := t.TempDir()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "emulator", "android", "scenarios", "login", "scenario.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var sc map[string]any
-	if err := json.Unmarshal(raw, &sc); err != nil {
-		t.Fatal(err)
-	}
 	window, err := os.ReadFile(filepath.Join("..", "..", "adb", "parse", "testdata", "screenstate", "secure_window_api33.txt"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc["pinned"] = []any{map[string]any{"command": "dumpsys window", "stdout": string(window)}}
-	b, _ := json.Marshal(sc)
-	if err := os.WriteFile(filepath.Join(dir, "scenario.json"), b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	dir := shippedScenarioWith(t, "login", func(sc map[string]any) {
+		sc["pinned"] = []any{map[string]any{"command": "dumpsys window", "stdout": string(window)}}
+	})
 	e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Scenario: dir}, adb.Limits{}, nil)
 	var ui UIElementsResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "sec1", nil), &ui)

@@ -13,7 +13,9 @@ import (
 )
 
 // BenchmarkScreenshotJPEG1024 is the screenshot agents ask for most, end
-// to end on a 1080x2400 virtual phone with a timing profile: the
+// to end on a 1080x2400 virtual phone with a timing profile, on a flat UI
+// screen (launcher) and on a photo feed that compresses like a real one
+// (photos, gzip -1 at about a quarter of the raw frame): the
 // baseline is `adb exec-out screencap -p` (the CLI) then the host's PNG
 // decode, imaging.CatmullRom to 1024 and JPEG q75, the path before raw
 // captures; the other is android_screenshot {max_side 1024, jpeg, q75}
@@ -23,9 +25,12 @@ import (
 //
 //	go test ./device/tools -run '^$' -bench ScreenshotJPEG1024 -benchtime 10x
 func BenchmarkScreenshotJPEG1024(b *testing.B) {
-	for _, prof := range []string{"pixel-usb", "wifi"} {
-		b.Run(prof, func(b *testing.B) {
-			e := newToolsEnvOpts(b, adbtest.Options{Devices: 1, Profile: prof,
+	for _, bc := range []struct{ prof, scenario string }{
+		{"pixel-usb", "launcher"}, {"wifi", "launcher"}, {"pixel-usb", "photos"}, {"wifi", "photos"},
+	} {
+		prof := bc.prof
+		b.Run(prof+"/"+bc.scenario, func(b *testing.B) {
+			e := newToolsEnvOpts(b, adbtest.Options{Devices: 1, Profile: prof, Scenario: bc.scenario,
 				Screen: android.ScreenSpec{Width: 1080, Height: 2400, Density: 420}}, adb.Limits{}, nil)
 			e.device(0).Android().SetEncodeEveryCapture(true)
 			serial := e.device(0).Serial()

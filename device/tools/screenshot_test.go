@@ -183,9 +183,19 @@ func TestToolFailureIsGenericAndLogsNoSerial(t *testing.T) {
 // whose PNG encode is dear is served raw from its second screenshot on
 // (after one PNG to measure), one on a slow link by PNG, a phone with gzip
 // on a slow link by raw-gzip, with the same fields; a raw capture that
-// fails is served by PNG in the same call.
+// fails is served by PNG in the same call. The same holds on a flat UI
+// screen and (raw against PNG) on a photo feed that compresses like a
+// real one.
 func TestScreenshotCaptureModes(t *testing.T) {
 	t.Parallel()
+	// One scenario after the other: the choices are measured in real
+	// time, and six phones capturing at once on a loaded machine blur them.
+	for _, scenario := range []string{"launcher", "photos"} {
+		t.Run(scenario, func(t *testing.T) { testScreenshotCaptureModes(t, scenario) })
+	}
+}
+
+func testScreenshotCaptureModes(t *testing.T, scenario string) {
 	for _, tc := range []struct {
 		name            string
 		prof            *android.Profile
@@ -199,9 +209,18 @@ func TestScreenshotCaptureModes(t *testing.T) {
 		{"slow link with gzip", &android.Profile{Name: "test-gzip-link", PNGPerMP: time.Second,
 			Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 1_000_000}}}, true, 0, 1, 2, 1},
 	} {
+		if scenario == "photos" && tc.gzip {
+			// On a photo frame raw-gzip's stream is a quarter of the raw
+			// one, not a hundredth: the raw probe is stopped at twice
+			// raw-gzip's time only when the host's real deflate and inflate
+			// of the 3.7 MB frame stay well under a second, which a loaded
+			// machine under -race does not promise. adb's
+			// TestScreenshotRawGzipEqualsRawAndPNG covers raw-gzip there.
+			continue
+		}
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Timing: tc.prof, NoGzip: !tc.gzip}, adb.Limits{}, nil)
+			e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Scenario: scenario, Timing: tc.prof, NoGzip: !tc.gzip}, adb.Limits{}, nil)
 			// The phone renders and encodes its screen once, so the first
 			// measurement is not of that (adb's capture tests say why).
 			if _, err := e.adb.Adb("-s", e.device(0).Serial(), "exec-out", "screencap", "-p"); err != nil {

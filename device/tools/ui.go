@@ -40,6 +40,8 @@ func (t *Tools) dump(ctx context.Context, d *adb.Device) (*screen, error) {
 		defer cancel()
 	}
 	mark := t.ui.begin(d)
+	busy := &UIUnavailableError{Reason: "the screen did not stop animating (uiautomator: could not get idle state)"}
+	wasBusy := false
 	for {
 		root, err := d.UIDump(ctx)
 		switch {
@@ -49,9 +51,14 @@ func (t *Tools) dump(ctx context.Context, d *adb.Device) (*screen, error) {
 			t.ui.put(d, s, mark)
 			return s, nil
 		case errors.Is(err, adb.ErrUIBusy):
+			wasBusy = true
 			if !sleepCtx(ctx, dumpRetry) {
-				return nil, &UIUnavailableError{Reason: "the screen did not stop animating (uiautomator: could not get idle state)"}
+				return nil, busy
 			}
+		case wasBusy && ctx.Err() != nil:
+			// uiautomator waits up to 10 s for idle: the call's time ran
+			// out inside a retry on a screen already seen animating.
+			return nil, busy
 		case errors.Is(err, adb.ErrScreenOff):
 			return nil, &UIUnavailableError{Reason: "no window to read: the screen is off or locked; wake it first"}
 		default:

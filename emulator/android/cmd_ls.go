@@ -98,7 +98,7 @@ type lister struct {
 }
 
 // lsWidths are the column widths of one listing (entrylen's totals).
-type lsWidths struct{ inode, blocks, links, user, group, size int }
+type lsWidths struct{ inode, blocks, links, user, group, size, label int }
 
 func (l *lister) sort(es []lsEntry) {
 	slices.SortStableFunc(es, func(x, y lsEntry) int {
@@ -145,6 +145,7 @@ func (l *lister) widths(es []lsEntry) lsWidths {
 		}
 		w.inode = max(w.inode, len(strconv.FormatUint(inode(e.path), 10)))
 		w.blocks = max(w.blocks, len(l.size(blocks(e.fi), 1024)))
+		w.label = max(w.label, len(fileLabel(e.path)))
 	}
 	return w
 }
@@ -212,6 +213,15 @@ func (l *lister) entry(e lsEntry, w lsWidths) {
 		if !l.a.has('o') {
 			fmt.Fprintf(&b, " %-*s", w.group, g)
 		}
+	}
+	// -Z: the SELinux label, " LABEL " in a long listing, "LABEL " before
+	// the name otherwise (toybox ls.c: printf(" %-*s "+!FLAG(l), ...)).
+	if l.a.has('Z') && l.a.has('l') {
+		fmt.Fprintf(&b, " %-*s ", w.label, fileLabel(e.path))
+	} else if l.a.has('Z') {
+		fmt.Fprintf(&b, "%-*s ", w.label, fileLabel(e.path))
+	}
+	if l.long {
 		if major, minor, ok := charDevice(e.path); ok && e.link == "" {
 			fmt.Fprintf(&b, "% *d,% 4d", w.size-4, major, minor)
 		} else {

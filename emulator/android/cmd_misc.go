@@ -3,7 +3,6 @@ package android
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -166,22 +165,15 @@ func cmdPwd(c *cmdCtx) int {
 	return 0
 }
 
-// shellGroups are the adb shell user's supplementary groups on an
-// Android 13 phone (AOSP adbd drops to uid 2000 with these).
-var shellGroups = []struct {
-	id   int
-	name string
-}{{2000, "shell"}, {1004, "input"}, {1007, "log"}, {1011, "adb"}, {1015, "sdcard_rw"}, {1028, "sdcard_r"},
-	{1078, "ext_data_rw"}, {1079, "ext_obb_rw"}, {3001, "net_bt_admin"}, {3002, "net_bt"}, {3003, "inet"},
-	{3006, "net_bw_stats"}, {3009, "readproc"}, {3011, "uhid"}, {3012, "readtracefs"}}
-
-// cmdID is toybox id (toys/posix/id.c, do_id) for the adb shell user:
-// the full line, or -u/-g/-G numbers (-n names).
+// cmdID is toybox id (toys/posix/id.c, do_id) for the adb shell user
+// (identity, selinux.go): the full line, or -u/-g/-G numbers (-n names),
+// -Z the context.
 func cmdID(c *cmdCtx) int {
 	a, st, ok := c.toyParse(toySpec{opts: "nGgruZ", max: 1})
 	if !ok {
 		return st
 	}
+	who := c.d.identity()
 	show := func(id int, name string) string {
 		if a.has('n') {
 			return name
@@ -189,24 +181,18 @@ func cmdID(c *cmdCtx) int {
 		return strconv.Itoa(id)
 	}
 	switch {
-	case a.has('u'):
-		c.printf("%s\n", show(2000, "shell"))
-	case a.has('g'):
-		c.printf("%s\n", show(2000, "shell"))
+	case a.has('u'), a.has('g'):
+		c.printf("%s\n", show(who.uid, who.user))
 	case a.has('G'):
 		var ids []string
-		for _, g := range shellGroups {
+		for _, g := range who.groups {
 			ids = append(ids, show(g.id, g.name))
 		}
 		c.printf("%s\n", strings.Join(ids, " "))
 	case a.has('Z'):
-		c.printf("u:r:shell:s0\n")
+		c.printf("%s\n", who.context)
 	default:
-		var groups []string
-		for _, g := range shellGroups {
-			groups = append(groups, fmt.Sprintf("%d(%s)", g.id, g.name))
-		}
-		c.printf("uid=2000(shell) gid=2000(shell) groups=%s context=u:r:shell:s0\n", strings.Join(groups, ","))
+		c.printf("%s\n", who.idLine())
 	}
 	return 0
 }

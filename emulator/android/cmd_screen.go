@@ -89,6 +89,11 @@ func cmdUiautomator(c *cmdCtx) int {
 	d := c.d
 	d.mu.Lock()
 	wait, fail := d.takeDumpFault()
+	if s := d.topScreenLocked(); !fail && s != nil && s.NeverIdle {
+		// An animating screen sends accessibility events without end:
+		// waitForIdle(1000, 10000) runs out its 10 s.
+		wait, fail = d.faults.dumpWait, true
+	}
 	d.mu.Unlock()
 	if fail {
 		// UiAutomation.waitForIdle(1000, 10000) timed out.

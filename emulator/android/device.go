@@ -28,7 +28,9 @@ type Config struct {
 	// manufacturer. Defaults "oriole", "oriole", "Google".
 	Product, Device, Manufacturer string
 	// Release and SDK are ro.build.version.release/sdk. Defaults "13", 33.
-	// SDK >= 28 makes raw screencap output carry a 16-byte header.
+	// SDK >= 28 makes raw screencap output carry a 16-byte header; SDK >= 29
+	// keeps the shell from writing /dev/input nodes (selinux.go); SDK >= 31
+	// prices input, am, settings, wm, ime and pm as `cmd` calls (timing.go).
 	Release string
 	SDK     int
 	// Screen overrides the scenario's physical display size and density
@@ -57,13 +59,12 @@ type Config struct {
 	// scenario's "profile", else "instant" (no cost). An unknown name is
 	// an error from New.
 	Profile string
-	// InputNotWritable models a vendor build whose /dev/input nodes the
-	// shell may read but not write (crw-r----- root input): getevent still
-	// lists the touchscreen, a redirect to its node fails with "Permission
-	// denied" and nothing is touched. Default false (the nodes are
-	// crw-rw---- root input and the shell is in group input, as on stock
-	// Android). A scenario's "input_not_writable" sets it too.
-	InputNotWritable bool
+	// Rooted models `adb root` on a userdebug build (or a rooted phone):
+	// the shell runs as uid 0 in u:r:su:s0 and SELinux lets it write the
+	// /dev/input nodes on any SDK. Default false: the shell is uid 2000 in
+	// u:r:shell:s0, which may write them only on SDK 28 and earlier
+	// (selinux.go). A scenario's "rooted" sets it too.
+	Rooted bool
 	// NoGzip models a phone without toybox gzip, gunzip and zcat, as
 	// before Android 9 (an SDK below 28 implies it): the shell answers
 	// "inaccessible or not found", status 127. Default false. A scenario's
@@ -163,7 +164,7 @@ func New(cfg Config) (*Device, error) {
 	}
 	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc, prof: prof, encodeEv: cfg.EncodeEveryCapture}
 	d.fs = newFS(cfg.Now)
-	d.fs.addInputNodes(d.inputNotWritable())
+	d.fs.addInputNodes()
 	d.screen = sc.Screen
 	if cfg.Screen.Width > 0 && cfg.Screen.Height > 0 {
 		d.screen.Width, d.screen.Height = cfg.Screen.Width, cfg.Screen.Height
@@ -173,6 +174,11 @@ func New(cfg Config) (*Device, error) {
 	}
 	d.applyPinnedDisplay()
 	d.props = buildProps(cfg, sc, d.screen, explicit)
+	// The SDK every version check reads is the phone's property, which a
+	// scenario's properties or Config.Properties may have set.
+	if sdk, err := strconv.Atoi(d.props["ro.build.version.sdk"]); err == nil && sdk > 0 {
+		d.cfg.SDK = sdk
+	}
 	d.cmdlog.changed = make(chan struct{})
 	d.initState()
 	return d, nil

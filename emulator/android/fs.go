@@ -49,18 +49,19 @@ func newFS(now func() time.Time) *FS {
 	return f
 }
 
-// addInputNodes creates /dev/input and its event nodes (inputNodes):
-// crw-rw---- root input, or crw-r----- when the shell may not write them.
-func (f *FS) addInputNodes(readOnly bool) {
-	perm := uint32(0o660)
-	if readOnly {
-		perm = 0o640
-	}
+// addInputNodes creates /dev/input and its event nodes (inputNodes),
+// crw-rw---- root input, and /dev/uinput and /dev/uhid (uinputNodes),
+// crw-rw---- uhid uhid (AOSP system/core rootdir/ueventd.rc). Mode bits
+// let the shell write all of them; SELinux decides (selinux.go).
+func (f *FS) addInputNodes() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nodes["/dev/input"] = &fsNode{dir: true, perm: 0o755, mtime: f.now()}
 	for p := range inputNodes {
-		f.nodes[p] = &fsNode{perm: perm, mtime: f.now()}
+		f.nodes[p] = &fsNode{perm: 0o660, mtime: f.now()}
+	}
+	for p := range uinputNodes {
+		f.nodes[p] = &fsNode{perm: 0o660, mtime: f.now()}
 	}
 }
 

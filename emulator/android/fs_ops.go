@@ -203,6 +203,9 @@ func charDevice(p string) (major, minor int, ok bool) {
 	if minor, ok := inputNodes[p]; ok {
 		return 13, minor, true
 	}
+	if minor, ok := uinputNodes[p]; ok {
+		return 10, minor, true // misc devices
+	}
 	return 0, 0, false
 }
 
@@ -239,6 +242,8 @@ func owner(p string) (user string, uid int, group string, gid int) {
 		return "shell", 2000, "shell", 2000
 	case inputNodes[p] != 0:
 		return "root", 0, "input", gidInput
+	case uinputNodes[p] != 0:
+		return "uhid", gidUhid, "uhid", gidUhid
 	}
 	return "root", 0, "root", 0
 }

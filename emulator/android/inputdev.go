@@ -16,7 +16,8 @@ import (
 
 // The touchscreen's event device. On a phone the adb shell user is in
 // group input (AOSP adbd drops to uid 2000 with it, see shellGroups) and
-// /dev/input/event* are crw-rw---- root input, so a shell may write input
+// /dev/input/event* are crw-rw---- root input. Where SELinux lets it
+// (Android 9 and earlier, adb root: selinux.go) a shell may write input
 // events to the panel's node: the kernel injects them as if the panel had
 // reported them (Linux drivers/input/evdev.c evdev_write), and Android's
 // InputReader turns them into touches. Here a write to the node is decoded
@@ -70,19 +71,21 @@ func (e errnoText) Is(target error) bool { return e.errno.Is(target) || target =
 
 var errPermissionDenied error = errnoText{syscall.EACCES, "Permission denied"}
 
-// openInputNode opens an input node for the shell. The nodes are
-// crw-rw---- root input, or crw-r----- (Config.InputNotWritable, as on
-// vendor builds that keep the shell from writing them): a write open is
-// then refused the way mksh reports a failed redirect ("/system/bin/sh:
-// can't create /dev/input/event2: Permission denied", mksh exec.c iosetup).
+// openInputNode opens an input node, /dev/uinput or /dev/uhid for the
+// shell. A write open of an input node where SELinux refuses it
+// (inputWritable, selinux.go) fails the way mksh reports a failed
+// redirect ("/system/bin/sh: can't create /dev/input/event2: Permission
+// denied", mksh exec.c iosetup); toybox prints its own "NODE: Permission
+// denied" from the same EACCES. /dev/uinput and /dev/uhid take writes and
+// ignore them (the model creates no virtual device from them).
 // Reads see no events (the model has no finger of its own).
 // A write waits the device's latency (SetLatency) first, as a slow phone
 // takes its time; ctx (the writing command's) ends the wait.
 func (d *Device) openInputNode(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
-	if flag&(os.O_WRONLY|os.O_RDWR) == 0 {
+	if flag&(os.O_WRONLY|os.O_RDWR) == 0 || uinputNodes[p] != 0 {
 		return devNull{}, nil
 	}
-	if d.inputNotWritable() {
+	if !d.inputWritable() {
 		return nil, &fs.PathError{Op: shellName + ": can't create", Path: p, Err: errPermissionDenied}
 	}
 	if p != touchNode {
@@ -90,10 +93,6 @@ func (d *Device) openInputNode(ctx context.Context, p string, flag int) (io.Read
 	}
 	return &evdevWriter{ctx: ctx, d: d, abi64: d.abi64()}, nil
 }
-
-// inputNotWritable reports whether this build keeps the shell from
-// writing /dev/input nodes.
-func (d *Device) inputNotWritable() bool { return d.cfg.InputNotWritable || d.sc.InputNotWritable }
 
 // abi64 says whether the device's processes are 64-bit: struct
 // input_event is then 24 bytes (a 16-byte struct timeval), else 16

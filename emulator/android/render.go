@@ -147,6 +147,9 @@ func drawNode(img *image.RGBA, n *uiNode, s int) {
 		side := min(b.Dx(), b.Dy()) * 3 / 5
 		sq := image.Rect(b.Min.X+(b.Dx()-side)/2, b.Min.Y+side/6, b.Min.X+(b.Dx()+side)/2, b.Min.Y+side/6+side)
 		fill(img, sq, n.color)
+	case n.picture != "":
+		drawPicture(img, b, n.picture, n.key)
+		bg = black // text over a picture is drawn white
 	case n.hasColor:
 		fill(img, b, n.color)
 		bg = n.color

@@ -44,9 +44,9 @@ type Scenario struct {
 	// Profile is the timing profile (ProfileNames) devices of this
 	// scenario use unless Config.Profile names one.
 	Profile string `json:"profile,omitempty"`
-	// InputNotWritable: the shell may not write /dev/input nodes
-	// (Config.InputNotWritable).
-	InputNotWritable bool `json:"input_not_writable,omitempty"`
+	// Rooted: the shell runs as root, as after `adb root` on a userdebug
+	// build (Config.Rooted).
+	Rooted bool `json:"rooted,omitempty"`
 	// NoGzip: the phone has no gzip, gunzip or zcat (Config.NoGzip).
 	NoGzip  bool `json:"no_gzip,omitempty"`
 	files   fs.FS
@@ -93,7 +93,11 @@ type ScreenDef struct {
 	// Rules add tap actions to nodes selected by resource-id/text/content-desc
 	// (useful for screens given as dump files).
 	Rules []Rule `json:"rules,omitempty"`
-	dump  *uiNode
+	// NeverIdle marks a screen that never stops animating (a playing
+	// video, a spinner): `uiautomator dump` waits out its 10 s idle cap
+	// there and fails (cmdUiautomator).
+	NeverIdle bool `json:"never_idle,omitempty"`
+	dump      *uiNode
 	// raw is the dump file as captured: `uiautomator dump` replays it byte
 	// for byte while nothing on the screen has changed.
 	raw []byte
@@ -105,28 +109,31 @@ type ScreenDef struct {
 
 // Node is a UI element as written in scenario files.
 type Node struct {
-	Class         string  `json:"class,omitempty"`
-	ResourceID    string  `json:"resource-id,omitempty"`
-	Text          string  `json:"text,omitempty"`
-	ContentDesc   string  `json:"content-desc,omitempty"`
-	Hint          string  `json:"hint,omitempty"`
-	Package       string  `json:"package,omitempty"`
-	Bounds        [4]int  `json:"bounds"` // left, top, right, bottom (portrait pixels)
-	Clickable     bool    `json:"clickable,omitempty"`
-	LongClickable bool    `json:"long-clickable,omitempty"`
-	Scrollable    bool    `json:"scrollable,omitempty"`
-	Focusable     bool    `json:"focusable,omitempty"`
-	Checkable     bool    `json:"checkable,omitempty"`
-	Checked       bool    `json:"checked,omitempty"`
-	Password      bool    `json:"password,omitempty"`
-	Selected      bool    `json:"selected,omitempty"`
-	Disabled      bool    `json:"disabled,omitempty"`
-	Color         string  `json:"color,omitempty"` // background "#RRGGBB"
-	Setting       string  `json:"setting,omitempty"`
-	OnTap         *Action `json:"on_tap,omitempty"`
-	OnEnter       *Action `json:"on_enter,omitempty"`
-	Items         *Items  `json:"items,omitempty"`
-	Children      []*Node `json:"children,omitempty"`
+	Class         string `json:"class,omitempty"`
+	ResourceID    string `json:"resource-id,omitempty"`
+	Text          string `json:"text,omitempty"`
+	ContentDesc   string `json:"content-desc,omitempty"`
+	Hint          string `json:"hint,omitempty"`
+	Package       string `json:"package,omitempty"`
+	Bounds        [4]int `json:"bounds"` // left, top, right, bottom (portrait pixels)
+	Clickable     bool   `json:"clickable,omitempty"`
+	LongClickable bool   `json:"long-clickable,omitempty"`
+	Scrollable    bool   `json:"scrollable,omitempty"`
+	Focusable     bool   `json:"focusable,omitempty"`
+	Checkable     bool   `json:"checkable,omitempty"`
+	Checked       bool   `json:"checked,omitempty"`
+	Password      bool   `json:"password,omitempty"`
+	Selected      bool   `json:"selected,omitempty"`
+	Disabled      bool   `json:"disabled,omitempty"`
+	Color         string `json:"color,omitempty"` // background "#RRGGBB"
+	// Picture fills the node with generated photographic content:
+	// "photo" (a landscape) or "map" (a satellite-style map); picture.go.
+	Picture  string  `json:"picture,omitempty"`
+	Setting  string  `json:"setting,omitempty"`
+	OnTap    *Action `json:"on_tap,omitempty"`
+	OnEnter  *Action `json:"on_enter,omitempty"`
+	Items    *Items  `json:"items,omitempty"`
+	Children []*Node `json:"children,omitempty"`
 }
 
 // Items generates the rows of a scrolling list inside its node.
@@ -282,6 +289,9 @@ func ParseScenario(fsys fs.FS) (*Scenario, error) {
 		}
 		if s.Root == nil && s.dump == nil && !s.Launcher {
 			return nil, fmt.Errorf("screen %q: needs root, dump or launcher", s.ID)
+		}
+		if p := badPicture(s.Root); p != "" {
+			return nil, fmt.Errorf("screen %q: unknown picture %q", s.ID, p)
 		}
 	}
 	if sc.Profile != "" {

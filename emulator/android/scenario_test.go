@@ -75,7 +75,7 @@ func TestLoadScenarioErrors(t *testing.T) {
 			t.Errorf("embedded %s: %v", n, err)
 		}
 	}
-	if got := strings.Join(ScenarioNames(), ","); got != "launcher,list,login" {
+	if got := strings.Join(ScenarioNames(), ","); got != "launcher,list,login,photos" {
 		t.Fatalf("embedded scenarios %s", got)
 	}
 }

@@ -214,16 +214,20 @@ func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, 
 	}
 	entry := Command{Time: d.now(), Line: line}
 	defer func() { d.logCommand(entry) }()
-
+	sess := &session{costs: &charges{}}
+	defer func() { entry.Charged = sess.charged() }()
+	// adbd forks and execs the shell for the stream before anything runs.
+	if !sess.charge(ctx, d.prof.ShellStart) {
+		entry.Exit = exitCanceled
+		return entry.Exit
+	}
 	if status, faulted := d.applyFaults(ctx, line, stderr); faulted {
 		entry.Exit = status
 		return status
 	}
-	sess := &session{costs: &charges{}}
-	defer func() { entry.Charged = sess.charged() }()
 	if p, ok := d.sc.pinned(line); ok {
 		// A replayed output still costs what running the command would.
-		if !sess.charge(ctx, d.prof.StartCost(strings.Fields(line)...)) {
+		if !sess.charge(ctx, d.prof.CommandCost(d.cfg.SDK, strings.Fields(line)...)) {
 			entry.Exit = exitCanceled
 			return entry.Exit
 		}
@@ -433,9 +437,10 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	if c.stdin == nil {
 		c.stdin = strings.NewReader("")
 	}
-	// The phone's cost of starting the command (a Java VM for most of
-	// Android's tools), paid before it runs, pinned output or not.
-	if d.prof.Start != nil && !c.charge(d.prof.StartCost(append([]string{name}, args[1:]...)...)) {
+	// The phone's cost of starting the command (a Java VM or a `cmd`
+	// binder call for Android's tools, by SDK), paid before it runs,
+	// pinned output or not.
+	if d.prof.Start != nil && !c.charge(d.prof.CommandCost(d.cfg.SDK, append([]string{name}, args[1:]...)...)) {
 		return exitErr(exitCanceled)
 	}
 	if p, ok := d.sc.pinned(strings.Join(args, " ")); ok {
@@ -462,7 +467,7 @@ func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileM
 // openShellFile opens the absolute path p as the shell's redirects and
 // commands do: device nodes as such, the rest in the file system.
 func (d *Device) openShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
-	if _, ok := inputNodes[p]; ok {
+	if inputNodes[p] != 0 || uinputNodes[p] != 0 {
 		return d.openInputNode(ctx, p, flag)
 	}
 	return d.fs.openFile(p, flag)

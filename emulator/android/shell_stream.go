@@ -138,6 +138,10 @@ func (t *lineTee) take(from, to uint) string {
 // with the faults a `sh -c` line gets (applyFaults): a line that a fault
 // fails ends the shell with that status, as `sh -c LINE` ends.
 func (d *Device) runSession(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) int {
+	// adbd starts the shell once for the stream, whatever it then runs.
+	if !sleepCtx(ctx, d.prof.ShellStart) {
+		return exitCanceled
+	}
 	sess := &session{costs: &charges{}}
 	return d.streamShell(ctx, sess, stdin, "/", stdout, stderr, func(text string, run func() (int, bool)) (int, bool) {
 		entry := Command{Time: d.now(), Line: text}

@@ -146,6 +146,16 @@ func (d *Device) dumpScreen() *ScreenDef {
 	return nil
 }
 
+// topScreenLocked returns the screen in front while the display is on
+// and unlocked, nil otherwise.
+func (d *Device) topScreenLocked() *ScreenDef {
+	if !d.st.screenOn || d.st.locked {
+		return nil
+	}
+	t := d.top()
+	return d.screenDef(t.screens[len(t.screens)-1])
+}
+
 // syncOrientationLocked rotates the display when the screen in front
 // changes: a dump screen turns it to the dump's rotation (the captured
 // app's orientation), any other screen back to system/user_rotation (the
@@ -304,6 +314,7 @@ func (d *Device) resolve(s *ScreenDef, n *Node, path, pkg string) *uiNode {
 		u.Focusable, u.Clickable = true, true
 	}
 	u.color, u.hasColor = parseColor(n.Color)
+	u.picture = n.Picture
 	u.key = s.ID + "/" + path
 	if n.ResourceID != "" {
 		u.key = s.ID + "/" + n.ResourceID

@@ -13,12 +13,13 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/adbd"
 )
 
-// Timing profiles make the virtual phone cost what a real one costs: the
-// start of each command (most are Java programs), screen capture and PNG
-// encoding, uiautomator's idle wait, screenrecord's real time, and the
-// cable or network (adbd.Link). Every number comes from a published
-// measurement; docs/phone-timings.md gives the source, the range found and
-// the value chosen. The default profile, "instant", costs nothing, so unit
+// Timing profiles make the virtual phone cost what a real one costs:
+// adbd's shell start per stream, the start of each command (a Java VM for
+// some, a `cmd` binder call for others, by Android version), screen
+// capture and PNG encoding, uiautomator's idle wait, screenrecord's real
+// time, and the cable or network (adbd.Link). Every number comes from a
+// published measurement or is a labelled estimate; docs/phone-timings.md
+// gives the source, the range found and the value chosen. The default profile, "instant", costs nothing, so unit
 // tests run as fast as the machine allows.
 
 // ErrUnknownProfile is returned for a timing profile name that is not one
@@ -33,11 +34,21 @@ type Profile struct {
 	Name string
 	// Summary says in a few words what it models.
 	Summary string
-	// Start is the cost of starting a command, by command name: most of
-	// Android's tools (input, am, pm, uiautomator, monkey...) are Java
-	// programs whose process and runtime start dominate a short command.
-	// Commands not listed (toybox, shell builtins) cost nothing.
+	// Start is the cost of starting a command, by command name, where it
+	// starts a Java VM (app_process): uiautomator, monkey and app_process
+	// always, input below Android 12, and the native `cmd` client. A short
+	// command is dominated by its process and runtime start. Commands not
+	// listed (toybox, shell builtins) cost nothing.
 	Start map[string]time.Duration
+	// Cmd is the cost, on Android 12 (SDK 31) and later, of the commands
+	// that are shell scripts over `cmd SERVICE` there (input, am,
+	// settings, wm, ime, pm): the binder call plus the service's work, no
+	// VM (timing_sdk.go). Below SDK 31 such a command costs Start.
+	Cmd map[string]time.Duration
+	// ShellStart is adbd's start of the shell for each shell or exec
+	// stream (fork and exec of /system/bin/sh): paid once per stream, so
+	// a kept-open shell session pays it once for all its commands.
+	ShellStart time.Duration
 	// Dumpsys is the cost of `dumpsys SERVICE` by service (the service
 	// builds its dump under locks in system_server), DumpsysOther for any
 	// service not listed and for a bare `dumpsys`.
@@ -68,10 +79,12 @@ const DefaultProfile = "instant"
 
 var profiles = map[string]Profile{
 	"instant": {Name: "instant", Summary: "no device or link cost (unit tests)"},
-	// Sources (docs/phone-timings.md): command starts from mobilecli's
-	// 226 ms per `adb shell input` tap on current hardware and scrcpy's
-	// "starting the Java process" analysis; capture and PNG encode from
-	// scrcpy's 250 ms capture / 2 s encode and the Handsets blog's
+	// Sources (docs/phone-timings.md): VM starts from scrcpy's "starting
+	// the Java process" analysis and madb's 300-400 ms `input tap`; `cmd`
+	// calls from the Handsets benchmark (`adb shell wm size` 45.8 ms
+	// against `adb shell true` 27.7 ms: about 20 ms of service work);
+	// adbd's shell start is an estimate (5-15 ms); capture and PNG encode
+	// from scrcpy's 250 ms capture / 2 s encode and the Handsets blog's
 	// `screencap -p` vs raw medians; deflate from lzbench's zlib -1 figures
 	// scaled to a phone core; uiautomator's idle wait from AOSP
 	// DumpCommand (waitForIdle(1000, 10000)); the link from ya-webadb's
@@ -81,9 +94,15 @@ var profiles = map[string]Profile{
 		Summary: "a recent flagship (Pixel 7/8 class, Android 13-14) on a USB 2 cable",
 		Start: map[string]time.Duration{
 			"input": 200 * time.Millisecond, "am": 200 * time.Millisecond, "pm": 250 * time.Millisecond,
-			"cmd": 50 * time.Millisecond, "settings": 200 * time.Millisecond, "wm": 150 * time.Millisecond,
+			"cmd": 20 * time.Millisecond, "settings": 200 * time.Millisecond, "wm": 150 * time.Millisecond,
 			"ime": 150 * time.Millisecond, "monkey": 400 * time.Millisecond, "uiautomator": 600 * time.Millisecond,
+			"app_process": 200 * time.Millisecond,
 		},
+		Cmd: map[string]time.Duration{
+			"input": 30 * time.Millisecond, "am": 50 * time.Millisecond, "pm": 60 * time.Millisecond,
+			"settings": 25 * time.Millisecond, "wm": 20 * time.Millisecond, "ime": 25 * time.Millisecond,
+		},
+		ShellStart: 10 * time.Millisecond,
 		Dumpsys: map[string]time.Duration{
 			"window": 150 * time.Millisecond, "activity": 250 * time.Millisecond, "meminfo": 700 * time.Millisecond,
 			"package": 300 * time.Millisecond,
@@ -103,9 +122,16 @@ var profiles = map[string]Profile{
 		Summary: "a low-end phone (4-8 slow cores, Android 11-13) on a USB 2 cable",
 		Start: map[string]time.Duration{
 			"input": 600 * time.Millisecond, "am": 600 * time.Millisecond, "pm": 750 * time.Millisecond,
-			"cmd": 150 * time.Millisecond, "settings": 600 * time.Millisecond, "wm": 450 * time.Millisecond,
+			"cmd": 60 * time.Millisecond, "settings": 600 * time.Millisecond, "wm": 450 * time.Millisecond,
 			"ime": 450 * time.Millisecond, "monkey": 1200 * time.Millisecond, "uiautomator": 1500 * time.Millisecond,
+			"app_process": 600 * time.Millisecond,
 		},
+		// The flagship's cmd costs x3, the ratio of the VM starts above.
+		Cmd: map[string]time.Duration{
+			"input": 90 * time.Millisecond, "am": 150 * time.Millisecond, "pm": 180 * time.Millisecond,
+			"settings": 75 * time.Millisecond, "wm": 60 * time.Millisecond, "ime": 75 * time.Millisecond,
+		},
+		ShellStart: 15 * time.Millisecond,
 		Dumpsys: map[string]time.Duration{
 			"window": 450 * time.Millisecond, "activity": 750 * time.Millisecond, "meminfo": 2 * time.Second,
 			"package": 900 * time.Millisecond,
@@ -167,8 +193,9 @@ func ProfileByName(name string) (Profile, error) {
 }
 
 // StartCost is the cost of starting the simple command argv (argv[0] a
-// name or a /system/bin path): Start by name, plus the service's dump for
-// dumpsys.
+// name or a /system/bin path) as a VM-started tool: Start by name, plus
+// the service's dump for dumpsys. It is the cost below Android 12;
+// CommandCost gives it for a phone's SDK.
 func (p Profile) StartCost(argv ...string) time.Duration {
 	if len(argv) == 0 {
 		return 0

@@ -113,20 +113,23 @@ func TestProfileCharges(t *testing.T) {
 		d := newDevice(t, Config{Profile: "pixel-usb"})
 		p := d.Profile()
 		w, h := d.Screenshot().Rect.Dx(), d.Screenshot().Rect.Dy()
+		// Each line is one stream: adbd's shell start, then what it runs
+		// (SDK 33: input and am are `cmd` calls).
+		sh := p.ShellStart
 		tests := []struct {
 			line string
 			want time.Duration
 		}{
-			{"input tap 10 10", p.StartCost("input")},
-			{"/system/bin/input keyevent 4 && input keyevent 3", 2 * p.StartCost("input")},
-			{"screencap -p", p.CaptureCost(w, h, true)},
-			{"screencap", p.CaptureCost(w, h, false)},
-			{"screencap /sdcard/a.png", p.CaptureCost(w, h, true)},
-			{"uiautomator dump /dev/tty", p.StartCost("uiautomator") + p.DumpIdle},
-			{"dumpsys window windows", p.StartCost("dumpsys", "window")}, // no pipeline: its os.Pipe blocks outside the bubble
-			{"sh -c 'am start -n com.example.list/.ListActivity'", p.StartCost("am")},
-			{"ls /sdcard; echo hi; getprop ro.serialno", 0},
-			{"screenrecord --time-limit 3 /sdcard/r.mp4", 3 * time.Second},
+			{"input tap 10 10", sh + p.CommandCost(33, "input")},
+			{"/system/bin/input keyevent 4 && input keyevent 3", sh + 2*p.CommandCost(33, "input")},
+			{"screencap -p", sh + p.CaptureCost(w, h, true)},
+			{"screencap", sh + p.CaptureCost(w, h, false)},
+			{"screencap /sdcard/a.png", sh + p.CaptureCost(w, h, true)},
+			{"uiautomator dump /dev/tty", sh + p.StartCost("uiautomator") + p.DumpIdle},
+			{"dumpsys window windows", sh + p.StartCost("dumpsys", "window")}, // no pipeline: its os.Pipe blocks outside the bubble
+			{"sh -c 'am start -n com.example.list/.ListActivity'", sh + p.CommandCost(33, "am")},
+			{"ls /sdcard; echo hi; getprop ro.serialno", sh},
+			{"screenrecord --time-limit 3 /sdcard/r.mp4", sh + 3*time.Second},
 		}
 		for _, tt := range tests {
 			start := time.Now()

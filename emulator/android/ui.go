@@ -24,6 +24,7 @@ type uiNode struct {
 
 	color    color.RGBA
 	hasColor bool
+	picture  string // generated content (Node.Picture)
 	key      string // state key: screen id + resource-id or tree path
 	onTap    *Action
 	onEnter  *Action
