@@ -114,7 +114,8 @@ type Tools struct {
 	rates   rateLimiters // per policy rate
 	screens *screenCache
 	trees   treeCache
-	ui      uiCache // each phone's last dump, for an acting call's ref
+	ui      uiCache     // each phone's last dump, for an acting call's ref
+	sent    sentScreens // the screens each channel received, for since
 	metrics *toolMetrics
 	// persistTimeout bounds writing a call's audit row and idempotency
 	// record (defaultPersistTimeout; tests shorten it).

@@ -279,7 +279,7 @@ func (s *screen) reidentify(old *parse.UINode) (int, bool) {
 	best, bestD, tie := -1, 0, false
 	for i := range s.nodes {
 		n := &s.nodes[i]
-		if n.Class != old.Class || n.ResourceID != old.ResourceID || n.Text != old.Text || n.ContentDesc != old.ContentDesc {
+		if !sameIdentity(n, old) {
 			continue
 		}
 		dx, dy := n.Center.X-old.Center.X, n.Center.Y-old.Center.Y
