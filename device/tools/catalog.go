@@ -229,6 +229,7 @@ var toolSpecs = []struct {
 	{recordTool, func(s Set) bool { return s.Files }},
 	{logcatTool, always},
 	{shellTool, func(s Set) bool { return s.Shell }},
+	{batchTool, always},
 }
 
 func always(Set) bool { return true }
