@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -238,5 +239,35 @@ func TestLinesAndSinceOnVirtualPhone(t *testing.T) {
 	}
 	if a := e.call(t, t.Context(), ch, "android_observe", `{"elements":"none","element_format":"lines"}`, "", nil); a.Err == nil || a.Err.Code != "invalid_arguments" {
 		t.Errorf("element_format with elements none: %+v", a.Err)
+	}
+}
+
+// TestMarksOnVirtualPhone: through the real adb server, marks: true adds
+// a marked copy (a different image of the same size) whose screen_id is
+// the listing's; the plain image is the one returned without marks.
+func TestMarksOnVirtualPhone(t *testing.T) {
+	e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Scenario: "login"}, adb.Limits{}, nil)
+	ch := devChannel(0)
+	var obs ObserveResult
+	mustOK(t, e.call(t, t.Context(), ch, "android_observe", `{"max_side":512,"format":"jpeg","marks":true}`, "", nil), &obs)
+	m := obs.Screenshot.Marked
+	if m == nil || m.ScreenID != obs.ScreenID || m.Marks != len(obs.Elements) || m.Width != obs.Screenshot.Width || m.FileRef == obs.Screenshot.FileRef {
+		t.Fatalf("observe marks: %+v", obs.Screenshot)
+	}
+	if bytes.Equal(e.download(t, m.FileRef, ch), e.download(t, obs.Screenshot.FileRef, ch)) {
+		t.Error("the marked copy is the plain image")
+	}
+	var shot ScreenshotResult
+	mustOK(t, e.call(t, t.Context(), ch, "android_screenshot", `{"max_side":512,"marks":true}`, "", nil), &shot)
+	if shot.Marked == nil || shot.Marked.ScreenID != obs.ScreenID || shot.Marked.Marks == 0 {
+		t.Fatalf("screenshot marks: %+v", shot)
+	}
+	var plain ScreenshotResult
+	mustOK(t, e.call(t, t.Context(), ch, "android_screenshot", `{"max_side":512}`, "", nil), &plain)
+	if plain.Marked != nil {
+		t.Errorf("marks without asking: %+v", plain)
+	}
+	if a := e.call(t, t.Context(), ch, "android_observe", `{"elements":"none","marks":true}`, "", nil); a.Err == nil || a.Err.Code != "invalid_arguments" {
+		t.Errorf("marks with elements none: %+v", a.Err)
 	}
 }

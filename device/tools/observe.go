@@ -98,6 +98,11 @@ func (t *Tools) runObserve(ctx context.Context, inv *invocation) (any, error) {
 	if err := a.elementViewArgs.check(a.Elements); err != nil {
 		return nil, err
 	}
+	if a.Marks && a.Elements == FilterNone {
+		return nil, &ArgError{Field: "marks", Reason: "does not apply with elements: none"}
+	}
+	var f *frame
+	defer func() { f.release() }()
 	var (
 		res ObserveResult
 		s   *screen
@@ -105,7 +110,11 @@ func (t *Tools) runObserve(ctx context.Context, inv *invocation) (any, error) {
 	)
 	seq := inv.dev.ActionSeq()
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() (err error) { res.Screenshot, err = t.capture(gctx, inv, a.screenshotArgs); return })
+	if a.Marks {
+		g.Go(func() (err error) { f, err = grabFrame(gctx, inv.dev); return })
+	} else {
+		g.Go(func() (err error) { res.Screenshot, err = t.capture(gctx, inv, a.screenshotArgs); return })
+	}
 	g.Go(func() (err error) { st, err = inv.dev.Status(gctx); return })
 	if a.Elements != FilterNone {
 		g.Go(func() (err error) { s, err = t.dump(gctx, inv.dev); return })
@@ -128,6 +137,11 @@ func (t *Tools) runObserve(ctx context.Context, inv *invocation) (any, error) {
 	if s != nil {
 		res.ScreenID = s.id
 		res.Elements, res.Omitted = s.elements(a.Elements, "", max)
+		if f != nil {
+			if res.Screenshot, err = t.storeMarked(ctx, inv, a.screenshotArgs, f, s, res.Elements); err != nil {
+				return nil, err
+			}
+		}
 		return t.shapeElements(inv, a.elementViewArgs, res, s, res.Elements, listing{a.Elements, "", max})
 	}
 	return res, nil

@@ -25,6 +25,8 @@ const (
 type ScreenshotResult struct {
 	FileResult
 	Scale float64 `json:"scale"`
+	// Marked is the marked copy (marks: true), else absent.
+	Marked *MarkedImage `json:"marked,omitempty"`
 }
 
 func screenshotTool(t *Tools) *toolDef {
@@ -52,7 +54,7 @@ func screenshotTool(t *Tools) *toolDef {
 // screenshotProperties are android_screenshot's arguments, which
 // android_observe takes too.
 func screenshotProperties() map[string]any {
-	return map[string]any{
+	props := map[string]any{
 		"max_side": map[string]any{"type": "integer", "minimum": MinScreenshotSide, "maximum": MaxScreenshotSide,
 			"description": "Longest side of the returned image in pixels; never enlarged. Default: device size."},
 		"format": map[string]any{"type": "string", "enum": []any{"png", "jpeg"}, "default": "png",
@@ -60,6 +62,8 @@ func screenshotProperties() map[string]any {
 		"quality": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": DefaultJPEGQuality,
 			"description": "JPEG quality (jpeg only)."},
 	}
+	marksProperty(props)
+	return props
 }
 
 // screenshotArgs are android_screenshot's arguments.
@@ -67,6 +71,7 @@ type screenshotArgs struct {
 	MaxSide int    `json:"max_side"` // 0: full size
 	Format  string `json:"format"`   // "": png
 	Quality *int   `json:"quality"`  // nil: DefaultJPEGQuality
+	Marks   bool   `json:"marks"`    // also a marked copy (marks.go)
 }
 
 func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error) {
@@ -76,6 +81,9 @@ func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error)
 	}
 	if err := a.check(); err != nil {
 		return nil, err
+	}
+	if a.Marks {
+		return t.runMarkedScreenshot(ctx, inv, a)
 	}
 	return t.capture(ctx, inv, a)
 }
