@@ -43,9 +43,12 @@ type sentScreens struct {
 type sentScreen struct {
 	dev string
 	s   *screen
+	// state is the result's foreground and screen as sent, which a
+	// since result leaves out when they have not changed.
+	state map[string]json.RawMessage
 }
 
-func (c *sentScreens) put(channel, dev string, s *screen) {
+func (c *sentScreens) put(channel, dev string, s *screen, state map[string]json.RawMessage) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.m == nil {
@@ -55,7 +58,7 @@ func (c *sentScreens) put(channel, dev string, s *screen) {
 		clear(c.m) // a bound, not an eviction policy: a lab has far fewer channels
 	}
 	l := slices.DeleteFunc(c.m[channel], func(o sentScreen) bool { return o.dev == dev && o.s.id == s.id })
-	l = append(l, sentScreen{dev: dev, s: s})
+	l = append(l, sentScreen{dev: dev, s: s, state: state})
 	if len(l) > ScreensKept {
 		l = slices.Delete(l, 0, len(l)-ScreensKept)
 	}
@@ -63,16 +66,20 @@ func (c *sentScreens) put(channel, dev string, s *screen) {
 }
 
 // get returns the screen id the channel received from dev, or nil.
-func (c *sentScreens) get(channel, dev, id string) *screen {
+func (c *sentScreens) get(channel, dev, id string) *sentScreen {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, o := range c.m[channel] {
 		if o.dev == dev && o.s.id == id {
-			return o.s
+			return &o // a copy: put reorders the list
 		}
 	}
 	return nil
 }
+
+// stateKeys are the parts of a listing result a since result leaves out
+// when they equal those of the screen it names.
+var stateKeys = []string{"foreground", "screen"}
 
 // sameIdentity: a and b are the same element for stale-ref re-finding
 // (reidentify) and for since.
@@ -84,15 +91,14 @@ func sameIdentity(a, b *parse.UINode) bool {
 // Added and Changed are in the requested element format, in document
 // order; Removed are refs of the old listing, in order.
 type Changes struct {
-	Added   any      `json:"added"`
-	Changed any      `json:"changed"`
-	Removed []string `json:"removed"`
+	Added   any      `json:"added,omitempty"`
+	Changed any      `json:"changed,omitempty"`
+	Removed []string `json:"removed,omitempty"`
 }
 
 // diffElements compares the listing of old (was) with the listing of now
 // (is), both made with the same filter and bound.
 func diffElements(old *screen, was []Element, now *screen, is []Element) (added, changed []Element, removed []string) {
-	added, changed, removed = []Element{}, []Element{}, []string{}
 	byRef := make(map[string]int, len(was))
 	for i, e := range was {
 		byRef[e.Ref] = i
@@ -133,18 +139,10 @@ type listing struct {
 
 // shapeElements turns a listing result base (today's shape: elements as
 // objects) into what v asks for, and records s as received by the
-// channel. With the defaults base is returned as it is.
+// channel. With the defaults base is returned as it is. A since result
+// leaves out foreground and screen when they are those of the since
+// screen's result, and any of added, changed, removed that is empty.
 func (t *Tools) shapeElements(inv *invocation, v elementViewArgs, base any, s *screen, is []Element, l listing) (any, error) {
-	ch, dev := inv.call.Channel.ID, inv.meta.Key
-	var old *screen
-	if v.Since != "" {
-		old = t.sent.get(ch, dev, v.Since)
-	}
-	t.sent.put(ch, dev, s)
-	lines := v.ElementFormat == FormatLines
-	if !lines && v.Since == "" {
-		return base, nil
-	}
 	b, err := json.Marshal(base)
 	if err != nil {
 		return nil, err
@@ -153,21 +151,46 @@ func (t *Tools) shapeElements(inv *invocation, v elementViewArgs, base any, s *s
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
+	ch, dev := inv.call.Channel.ID, inv.meta.Key
+	var old *sentScreen
+	if v.Since != "" {
+		old = t.sent.get(ch, dev, v.Since)
+	}
+	state := map[string]json.RawMessage{}
+	for _, k := range stateKeys {
+		state[k] = m[k]
+	}
+	t.sent.put(ch, dev, s, state)
+	lines := v.ElementFormat == FormatLines
+	if !lines && v.Since == "" {
+		return base, nil
+	}
 	format := func(es []Element) any {
 		if lines {
 			return elementLines(es)
 		}
 		return es
 	}
+	delta := func(es []Element) any {
+		if len(es) == 0 {
+			return nil // left out
+		}
+		return format(es)
+	}
 	set := func(k string, v any) {
 		m[k], _ = json.Marshal(v)
 	}
 	switch {
 	case old != nil:
-		was, _ := old.elements(l.filter, l.pkg, l.max)
-		added, changed, removed := diffElements(old, was, s, is)
+		was, _ := old.s.elements(l.filter, l.pkg, l.max)
+		added, changed, removed := diffElements(old.s, was, s, is)
 		delete(m, "elements")
-		set("changes", Changes{Added: format(added), Changed: format(changed), Removed: removed})
+		for _, k := range stateKeys {
+			if string(old.state[k]) == string(m[k]) {
+				delete(m, k)
+			}
+		}
+		set("changes", Changes{Added: delta(added), Changed: delta(changed), Removed: removed})
 	case v.Since != "":
 		set("since_unknown", true)
 		set("elements", format(is))

@@ -135,6 +135,6 @@ func (t *Tools) runMarkedScreenshot(ctx context.Context, inv *invocation, a scre
 		return nil, err
 	}
 	es, _ := s.elements(FilterMeaningful, "", DefaultMaxElements)
-	t.sent.put(inv.call.Channel.ID, inv.meta.Key, s)
+	t.sent.put(inv.call.Channel.ID, inv.meta.Key, s, nil)
 	return t.storeMarked(ctx, inv, a, f, s, es)
 }
