@@ -118,6 +118,7 @@ func run() (missed bool, err error) {
 	think := flag.Duration("think", 0, "an untimed pause before each act and each single step, as a model's think time between observing and acting "+
 		"(a cache that expires sooner than this is cold for a real agent)")
 	strict := flag.Bool("strict", false, "exit 1 when a target is missed")
+	tokens := flag.Bool("tokens", false, "measure tokens per observation (objects, lines, since) and the login task as one batch against call by call, on the first -profile (tokens.go)")
 	flag.Parse()
 	set := map[string]bool{}
 	flag.Visit(func(f *flag.Flag) { set[f.Name] = true })
@@ -162,6 +163,9 @@ func run() (missed bool, err error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Minute)
 	defer cancel()
+	if *tokens {
+		return false, runTokensReport(ctx, labConfig{bin: *bin, dir: tmp, screen: screen}, cfg.Profiles[0], cfg.Runs, *out)
+	}
 	rep := Report{Time: time.Now().UTC(), Go: runtime.Version(), CPUs: runtime.NumCPU(), Config: cfg, Baseline: baselineDesc, Pass: true}
 	for _, prof := range cfg.Profiles {
 		pr, err := runProfile(ctx, labConfig{bin: *bin, dir: tmp, screen: screen, think: *think}, prof, cfg)
@@ -251,6 +255,11 @@ func logf(format string, args ...any) {
 }
 
 func writeReport(rep Report, out string) error {
+	return writeJSON(rep, "agentstep-"+rep.Time.Format("20060102T150405Z")+".json", out)
+}
+
+// writeJSON writes a report to out ("-": stdout; "": bench/results/name).
+func writeJSON(rep any, name, out string) error {
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return err
@@ -265,7 +274,7 @@ func writeReport(rep Report, out string) error {
 		if err != nil {
 			return err
 		}
-		out = filepath.Join(root, "bench", "results", "agentstep-"+rep.Time.Format("20060102T150405Z")+".json")
+		out = filepath.Join(root, "bench", "results", name)
 	}
 	if err := os.WriteFile(out, b, 0o644); err != nil {
 		return err
