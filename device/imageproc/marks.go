@@ -38,15 +38,11 @@ var markColors = []color.RGBA{
 // where it covers no earlier tag when a corner allows. img is not
 // modified.
 func EncodeMarked(img image.Image, marks []Mark, maxSide int, format string, quality int) (out []byte, w, h int, scale float64, err error) {
-	format, quality, err = checkFormat(format, quality)
+	format, quality, w, h, err = checkEncode(img, maxSide, format, quality)
 	if err != nil {
 		return nil, 0, 0, 0, err
 	}
 	b := img.Bounds()
-	if err := checkSize(b.Dx(), b.Dy()); err != nil {
-		return nil, 0, 0, 0, err
-	}
-	w, h = targetSize(b.Dx(), b.Dy(), maxSide)
 	var dst *image.RGBA
 	if w != b.Dx() || h != b.Dy() {
 		dst = boxResize(asRGBA(img), w, h)

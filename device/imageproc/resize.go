@@ -125,15 +125,11 @@ func checkFormat(format string, quality int) (string, int, error) {
 // png.BestSpeed, JPEG 4:2:0. img is not modified; the result never shares
 // its memory. Safe for concurrent use.
 func Encode(img image.Image, maxSide int, format string, quality int) (out []byte, w, h int, scale float64, err error) {
-	format, quality, err = checkFormat(format, quality)
+	format, quality, w, h, err = checkEncode(img, maxSide, format, quality)
 	if err != nil {
 		return nil, 0, 0, 0, err
 	}
 	b := img.Bounds()
-	if err := checkSize(b.Dx(), b.Dy()); err != nil {
-		return nil, 0, 0, 0, err
-	}
-	w, h = targetSize(b.Dx(), b.Dy(), maxSide)
 	if w != b.Dx() || h != b.Dy() {
 		img = boxResize(asRGBA(img), w, h)
 	}
@@ -142,6 +138,21 @@ func Encode(img image.Image, maxSide int, format string, quality int) (out []byt
 		return nil, 0, 0, 0, err
 	}
 	return out, w, h, float64(max(b.Dx(), b.Dy())) / float64(max(w, h)), nil
+}
+
+// checkEncode checks Encode's arguments and img's size and returns the
+// normalised format and quality and the output size.
+func checkEncode(img image.Image, maxSide int, format string, quality int) (string, int, int, int, error) {
+	format, quality, err := checkFormat(format, quality)
+	if err != nil {
+		return "", 0, 0, 0, err
+	}
+	b := img.Bounds()
+	if err := checkSize(b.Dx(), b.Dy()); err != nil {
+		return "", 0, 0, 0, err
+	}
+	w, h := targetSize(b.Dx(), b.Dy(), maxSide)
+	return format, quality, w, h, nil
 }
 
 // encode writes img as format. PNG keeps what img holds (alpha too) at
