@@ -66,7 +66,25 @@ func batchTool(t *Tools) *toolDef {
 	for i, id := range batchable {
 		enum[i] = id
 	}
-	observe := observeTool(t).tool.InputSchema
+	props := map[string]any{
+		"steps": map[string]any{"type": "array", "minItems": 1, "maxItems": MaxBatchSteps,
+			"description": "The steps, run in order.",
+			"items": map[string]any{
+				"type": "object",
+				"properties": map[string]any{
+					"tool":      map[string]any{"type": "string", "enum": enum, "description": "The tool to run."},
+					"arguments": map[string]any{"type": "object", "description": "Its arguments, as when called alone."},
+				},
+				"required":             []any{"tool"},
+				"additionalProperties": false,
+			}},
+		"continue_on_error": map[string]any{"type": "boolean", "default": false,
+			"description": "Run the later steps after a failed one (never after not_permitted)."},
+	}
+	if t.cfg.Files != nil { // android_observe is offered
+		props["observe_after"] = map[string]any{"type": "object", "properties": observeTool(t).tool.InputSchema["properties"],
+			"additionalProperties": false, "description": "android_observe's arguments: observe the phone after the steps."}
+	}
 	return &toolDef{
 		tool: connector.Tool{
 			ID:    "android_batch",
@@ -79,24 +97,8 @@ func batchTool(t *Tools) *toolDef {
 				"Result: steps [{tool, ok, result | error {code, message}}] for the steps that ran, completed (steps that " +
 				"succeeded), observation.",
 			InputSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"steps": map[string]any{"type": "array", "minItems": 1, "maxItems": MaxBatchSteps,
-						"description": "The steps, run in order.",
-						"items": map[string]any{
-							"type": "object",
-							"properties": map[string]any{
-								"tool":      map[string]any{"type": "string", "enum": enum, "description": "The tool to run."},
-								"arguments": map[string]any{"type": "object", "description": "Its arguments, as when called alone."},
-							},
-							"required":             []any{"tool"},
-							"additionalProperties": false,
-						}},
-					"continue_on_error": map[string]any{"type": "boolean", "default": false,
-						"description": "Run the later steps after a failed one (never after not_permitted)."},
-					"observe_after": map[string]any{"type": "object", "properties": observe["properties"], "additionalProperties": false,
-						"description": "android_observe's arguments: observe the phone after the steps."},
-				},
+				"type":                 "object",
+				"properties":           props,
 				"required":             []any{"steps"},
 				"additionalProperties": false,
 			},
