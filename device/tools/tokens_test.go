@@ -95,3 +95,64 @@ func TestElementTokens(t *testing.T) {
 		t.Errorf("lines are %.3fx of objects over the real dumps, want <= 0.35", ratio)
 	}
 }
+
+// TestChangesRebuildListing: applying changes (drop removed, then put
+// added and changed under their refs) to the old listing gives the new
+// one exactly, for a toggle, for a node taken out (every later ref
+// shifts) and for a text edit (a new identity under the same ref).
+func TestChangesRebuildListing(t *testing.T) {
+	t.Parallel()
+	old := loadScreen(t, "wework_207_nodes.xml")
+	remove := func(k int) *screen {
+		s := &screen{root: old.root, nodes: slices.Delete(slices.Clone(old.nodes), k, k+1)}
+		s.id = screenID(s.root, s.nodes)
+		return s
+	}
+	edit := func() *screen {
+		s := &screen{root: old.root, nodes: slices.Clone(old.nodes)}
+		k := slices.IndexFunc(s.nodes, func(n parse.UINode) bool { return n.Text != "" })
+		s.nodes[k].Text += " (edited)"
+		s.id = screenID(s.root, s.nodes)
+		return s
+	}
+	for name, now := range map[string]*screen{"toggle": oneChange(old), "removed node": remove(len(old.nodes) / 2), "text edit": edit()} {
+		was, _ := old.elements(FilterMeaningful, "", DefaultMaxElements)
+		is, _ := now.elements(FilterMeaningful, "", DefaultMaxElements)
+		added, changed, removed := diffElements(old, was, now, is)
+		held := map[string]Element{}
+		for _, e := range was {
+			held[e.Ref] = e
+		}
+		for _, r := range removed {
+			delete(held, r)
+		}
+		for _, e := range append(added, changed...) {
+			held[e.Ref] = e
+		}
+		want := map[string]Element{}
+		for _, e := range is {
+			want[e.Ref] = e
+		}
+		if len(held) != len(want) {
+			t.Errorf("%s: rebuilt %d elements, want %d", name, len(held), len(want))
+		}
+		for r, e := range want {
+			if held[r] != e {
+				t.Errorf("%s: %s rebuilt as %+v, want %+v", name, r, held[r], e)
+			}
+		}
+		if name == "toggle" && len(added)+len(changed)+len(removed) != 1 {
+			t.Errorf("toggle: %d added, %d changed, %d removed", len(added), len(changed), len(removed))
+		}
+		// Unchanged refs name the same element on both screens.
+		for r, e := range want {
+			k, _ := refIndex(r)
+			if slices.ContainsFunc(append(added, changed...), func(x Element) bool { return x.Ref == r }) {
+				continue
+			}
+			if !sameIdentity(&old.nodes[k], &now.nodes[k]) || held[r] != e {
+				t.Errorf("%s: unchanged %s is another element", name, r)
+			}
+		}
+	}
+}
