@@ -75,12 +75,14 @@
     return-object v1
 .end method
 
-# make builds the UiAutomation: UiAutomation(Looper, IUiAutomationConnection)
-# where the SDK has it, else UiAutomation(Context, IUiAutomationConnection)
-# (added in Android 14) with the system context an app_process can get
-# from ActivityThread.systemMain().
+# make builds the UiAutomation. Android 14 added UiAutomation(Context,
+# IUiAutomationConnection) and deprecated the Looper variant (which
+# "assumes DEFAULT_DISPLAY"): where the Context one exists it gets a system
+# Context, made as scrcpy's server makes one in app_process (a new
+# ActivityThread's getSystemContext()); on older SDKs, or if that fails,
+# UiAutomation(Looper, IUiAutomationConnection) as `uiautomator` does.
 .method static make(Landroid/os/Looper;Ljava/lang/Object;)Landroid/app/UiAutomation;
-    .registers 12
+    .registers 10
     const-class v0, Landroid/app/UiAutomation;
     const-string v1, "android.app.IUiAutomationConnection"
     invoke-static {v1}, Ljava/lang/Class;->forName(Ljava/lang/String;)Ljava/lang/Class;
@@ -93,43 +95,55 @@
     aput-object p1, v5, v4
     const/4 v4, 0
     :try_start
+    const-class v6, Landroid/content/Context;
+    aput-object v6, v3, v4
+    invoke-virtual {v0, v3}, Ljava/lang/Class;->getConstructor([Ljava/lang/Class;)Ljava/lang/reflect/Constructor;
+    move-result-object v6
+    invoke-static {}, Lcom/adbconnector/helper/Ui;->systemContext()Ljava/lang/Object;
+    move-result-object v7
+    aput-object v7, v5, v4
+    invoke-virtual {v6, v5}, Ljava/lang/reflect/Constructor;->newInstance([Ljava/lang/Object;)Ljava/lang/Object;
+    move-result-object v6
+    check-cast v6, Landroid/app/UiAutomation;
+    return-object v6
+    :try_end
+    .catch Ljava/lang/NoSuchMethodException; {:try_start .. :try_end} :with_looper
+    .catch Ljava/lang/Throwable; {:try_start .. :try_end} :context_failed
+    :context_failed
+    move-exception v6
+    invoke-virtual {v6}, Ljava/lang/Throwable;->printStackTrace()V
+    :with_looper
     const-class v6, Landroid/os/Looper;
     aput-object v6, v3, v4
     invoke-virtual {v0, v3}, Ljava/lang/Class;->getConstructor([Ljava/lang/Class;)Ljava/lang/reflect/Constructor;
     move-result-object v6
-    :try_end
-    .catch Ljava/lang/NoSuchMethodException; {:try_start .. :try_end} :with_context
     aput-object p0, v5, v4
     invoke-virtual {v6, v5}, Ljava/lang/reflect/Constructor;->newInstance([Ljava/lang/Object;)Ljava/lang/Object;
     move-result-object v6
     check-cast v6, Landroid/app/UiAutomation;
     return-object v6
-    :with_context
-    const-class v6, Landroid/content/Context;
-    aput-object v6, v3, v4
-    invoke-virtual {v0, v3}, Ljava/lang/Class;->getConstructor([Ljava/lang/Class;)Ljava/lang/reflect/Constructor;
-    move-result-object v9
-    const-string v6, "android.app.ActivityThread"
-    invoke-static {v6}, Ljava/lang/Class;->forName(Ljava/lang/String;)Ljava/lang/Class;
-    move-result-object v6
-    new-array v7, v4, [Ljava/lang/Class;
-    new-array v8, v4, [Ljava/lang/Object;
-    const-string v1, "systemMain"
-    invoke-virtual {v6, v1, v7}, Ljava/lang/Class;->getMethod(Ljava/lang/String;[Ljava/lang/Class;)Ljava/lang/reflect/Method;
-    move-result-object v1
-    const/4 v2, 0
-    invoke-virtual {v1, v2, v8}, Ljava/lang/reflect/Method;->invoke(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;
-    move-result-object v2
-    const-string v1, "getSystemContext"
-    invoke-virtual {v6, v1, v7}, Ljava/lang/Class;->getMethod(Ljava/lang/String;[Ljava/lang/Class;)Ljava/lang/reflect/Method;
-    move-result-object v1
-    invoke-virtual {v1, v2, v8}, Ljava/lang/reflect/Method;->invoke(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;
-    move-result-object v2
-    aput-object v2, v5, v4
-    invoke-virtual {v9, v5}, Ljava/lang/reflect/Constructor;->newInstance([Ljava/lang/Object;)Ljava/lang/Object;
-    move-result-object v6
-    check-cast v6, Landroid/app/UiAutomation;
-    return-object v6
+.end method
+
+.method static systemContext()Ljava/lang/Object;
+    .registers 6
+    const-string v0, "android.app.ActivityThread"
+    invoke-static {v0}, Ljava/lang/Class;->forName(Ljava/lang/String;)Ljava/lang/Class;
+    move-result-object v0
+    const/4 v1, 0
+    new-array v2, v1, [Ljava/lang/Class;
+    new-array v3, v1, [Ljava/lang/Object;
+    invoke-virtual {v0, v2}, Ljava/lang/Class;->getDeclaredConstructor([Ljava/lang/Class;)Ljava/lang/reflect/Constructor;
+    move-result-object v4
+    const/4 v5, 1
+    invoke-virtual {v4, v5}, Ljava/lang/reflect/Constructor;->setAccessible(Z)V
+    invoke-virtual {v4, v3}, Ljava/lang/reflect/Constructor;->newInstance([Ljava/lang/Object;)Ljava/lang/Object;
+    move-result-object v4
+    const-string v5, "getSystemContext"
+    invoke-virtual {v0, v5, v2}, Ljava/lang/Class;->getMethod(Ljava/lang/String;[Ljava/lang/Class;)Ljava/lang/reflect/Method;
+    move-result-object v5
+    invoke-virtual {v5, v4, v3}, Ljava/lang/reflect/Method;->invoke(Ljava/lang/Object;[Ljava/lang/Object;)Ljava/lang/Object;
+    move-result-object v0
+    return-object v0
 .end method
 
 # connect uses the hidden connect(int flags) (API 24+) with
