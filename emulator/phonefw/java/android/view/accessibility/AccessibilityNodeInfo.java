@@ -24,6 +24,7 @@ public class AccessibilityNodeInfo {
 
     private final String path;
     public String text, resourceId, className, packageName, contentDesc, hint;
+    public boolean visible = true;
     public boolean checkable, checked, clickable, enabled, focusable, focused, scrollable, longClickable, password, selected;
     public int drawingOrder;
     public Rect bounds = new Rect();
@@ -53,7 +54,7 @@ public class AccessibilityNodeInfo {
     public boolean isLongClickable() { return longClickable; }
     public boolean isPassword() { return password; }
     public boolean isSelected() { return selected; }
-    public boolean isVisibleToUser() { return true; }
+    public boolean isVisibleToUser() { return visible; }
     public boolean isShowingHintText() { return false; }
     public int getDrawingOrder() { return drawingOrder; }
     public int getChildCount() { return children.size(); }

@@ -64,13 +64,19 @@ public final class Screen {
         String d = e.getAttribute("drawing-order");
         n.drawingOrder = d.isEmpty() ? 0 : Integer.parseInt(d);
         n.bounds = bounds(e.getAttribute("bounds"));
-        int i = 0;
         for (Node c = e.getFirstChild(); c != null; c = c.getNextSibling()) {
             if (c instanceof Element && "node".equals(c.getNodeName())) {
                 Element ce = (Element) c;
                 String idx = ce.getAttribute("index");
-                n.children.add(node(ce, path + "/" + (idx.isEmpty() ? String.valueOf(i) : idx)));
-                i++;
+                int k = idx.isEmpty() ? n.children.size() : Integer.parseInt(idx);
+                // A dump skips children not visible to the user but keeps
+                // the others' indexes: those gaps were invisible nodes.
+                while (n.children.size() < k) {
+                    AccessibilityNodeInfo gone = new AccessibilityNodeInfo(path + "/" + n.children.size());
+                    gone.visible = false;
+                    n.children.add(gone);
+                }
+                n.children.add(node(ce, path + "/" + k));
             }
         }
         return n;
