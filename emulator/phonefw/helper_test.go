@@ -118,6 +118,8 @@ func (c *canned) snapshot() *canned {
 	return &canned{held: c.held, motions: append([]Motion(nil), c.motions...), keys: append([]Key(nil), c.keys...), actions: append([]string(nil), c.actions...)}
 }
 
+func (c *canned) Encode(ctx context.Context, format string, w, h int) {}
+
 func (c *canned) Screenshot(ctx context.Context) []byte {
 	img := image.NewRGBA(image.Rect(0, 0, c.w, c.h))
 	for y := 0; y < c.h; y++ {
@@ -149,6 +151,37 @@ type frame struct {
 	id   uint32
 	body []byte
 }
+
+// NewClient speaks the protocol over a helper's stdin (in) and stdout
+// (out): for the end-to-end test through the real adb server.
+func NewClient(t *testing.T, in io.WriteCloser, out io.Reader) *Client {
+	return &client{t: t, in: in, out: bufio.NewReader(out), done: make(chan result, 1)}
+}
+
+// Client is the test client, for the external test package.
+type Client = client
+
+// Hello reads HELLO and returns its sdk, features and reason.
+func (c *client) Hello() (sdk, features int, reason string) {
+	h := c.hello()
+	return h.sdk, h.features, h.reason
+}
+
+// Call sends one request; see call.
+func (c *client) Call(op byte, fields ...any) (body []byte, errCode, errMsg string) {
+	c.t.Helper()
+	return c.call(op, fields...)
+}
+
+// Str, U8 and U32 read an answer's fields in order.
+func Fields(body []byte) *Decoder { return &decoder{b: body} }
+
+// Decoder reads answer fields.
+type Decoder = decoder
+
+func (d *decoder) Str() string { return d.str() }
+func (d *decoder) U8() int     { return int(d.u8()) }
+func (d *decoder) U32() int    { return d.u32() }
 
 func start(t *testing.T, sdk int, p Phone) *client {
 	t.Helper()

@@ -39,8 +39,11 @@ type Phone interface {
 	// ClipGet and ClipSet are the clipboard service's primary clip.
 	ClipGet() string
 	ClipSet(text string)
-	// Screenshot is UiAutomation.takeScreenshot as PNG.
+	// Screenshot is UiAutomation.takeScreenshot as PNG (nil: no frame).
 	Screenshot(ctx context.Context) []byte
+	// Encode is told of each Bitmap.compress (format "JPEG" or "PNG", the
+	// image's size), so that a phone can charge the on-phone encode.
+	Encode(ctx context.Context, format string, w, h int)
 }
 
 // Motion is one MotionEvent: its action (with the pointer index bits),

@@ -144,6 +144,9 @@ func (s *session) handle(ctx context.Context, a []string) ([]byte, error) {
 			path = append(path, v)
 		}
 		return yes(s.p.Action(path, int(num(2)), arg(3), arg(4))), nil
+	case "encode":
+		s.p.Encode(ctx, arg(1), int(num(2)), int(num(3)))
+		return nil, nil
 	case "clipget":
 		return []byte(s.p.ClipGet()), nil
 	case "clipset":

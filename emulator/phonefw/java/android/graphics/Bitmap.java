@@ -45,6 +45,7 @@ public final class Bitmap {
     }
 
     public boolean compress(CompressFormat format, int quality, OutputStream stream) {
+        com.adbconnector.phonefw.Phone.call("encode", format.name(), String.valueOf(img.getWidth()), String.valueOf(img.getHeight()));
         try {
             if (format == CompressFormat.PNG) {
                 return ImageIO.write(img, "png", stream);
