@@ -134,11 +134,12 @@ func (c *canned) Screenshot(ctx context.Context) []byte {
 
 // client speaks the helper protocol v1 over the VM's stdin and stdout.
 type client struct {
-	t    *testing.T
-	in   io.WriteCloser
-	out  *bufio.Reader
-	next uint32
-	done chan result
+	t      *testing.T
+	stderr *lockedBuffer
+	in     io.WriteCloser
+	out    *bufio.Reader
+	next   uint32
+	done   chan result
 }
 
 type result struct {
@@ -188,8 +189,8 @@ func start(t *testing.T, sdk int, p Phone) *client {
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	c := &client{t: t, in: inW, out: bufio.NewReader(outR), done: make(chan result, 1)}
 	var stderr lockedBuffer
+	c := &client{t: t, stderr: &stderr, in: inW, out: bufio.NewReader(outR), done: make(chan result, 1)}
 	go func() {
 		code, err := Run(ctx, Spec{Jar: helperJar(t), Main: "com.adbconnector.helper.Main", SDK: sdk,
 			Env:   []string{"CLASSPATH=/data/local/tmp/adbc-helper-0123456789abcdef.jar"},
@@ -332,6 +333,16 @@ func TestHelperOnEachSDK(t *testing.T) {
 			h := c.hello()
 			if h.version != 1 || h.sdk != sdk || h.features != 31 || h.reason != "" || h.helper != "1.0.0+0123456789abcdef" {
 				t.Fatalf("HELLO %+v", h)
+			}
+			// Each SDK takes its own reflection path: the UiAutomation
+			// constructor, the cache, the injector, the clipboard signature.
+			paths := map[int]string{
+				29: "sdk=29 ui=UiAutomation(Looper) cache=android.view.accessibility.AccessibilityInteractionClient input=android.hardware.input.InputManager clip_args=2",
+				33: "sdk=33 ui=UiAutomation(Looper) cache=android.view.accessibility.AccessibilityInteractionClient input=android.hardware.input.InputManager clip_args=3",
+				34: "sdk=34 ui=UiAutomation(Context) cache=android.app.UiAutomation input=android.hardware.input.InputManagerGlobal clip_args=4",
+			}
+			if got := c.stderr.String(); !strings.Contains(got, "adbc-helper: "+paths[sdk]+"\n") {
+				t.Fatalf("stderr %q, want the paths %q", got, paths[sdk])
 			}
 			if _, code, msg := c.call(1); code != "" {
 				t.Fatalf("PING: %s %s", code, msg)
