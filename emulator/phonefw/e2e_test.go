@@ -102,3 +102,62 @@ func TestHelperThroughAdb(t *testing.T) {
 		t.Fatalf("stock dump after the helper quit: %v %q", err, stock)
 	}
 }
+
+// TestHelperThroughAdbFallbacks: with the UiAutomation slot held elsewhere
+// the helper starts and says so; with no helper runtime app_process
+// aborts before any HELLO (the host then uses its stock paths).
+func TestHelperThroughAdbFallbacks(t *testing.T) {
+	if err := phonefw.Tools(); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		opts adbtest.Options
+	}{
+		{"busy", adbtest.Options{Scenario: "login", SDK: 29, UiAutomationHeld: true}},
+		{"no_helper", adbtest.Options{Scenario: "login", NoHelper: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := adbtest.Start(t, tc.opts)
+			serial := env.Devices[0].Serial()
+			jar := filepath.Join(t.TempDir(), "helper.jar")
+			if err := os.WriteFile(jar, helper.Jar, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			remote := "/data/local/tmp/adbc-helper-" + helper.JarSHA256[:16] + ".jar"
+			if out, err := env.Adb("-s", serial, "push", jar, remote); err != nil {
+				t.Fatalf("adb push: %v %s", err, out)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cmd := env.AdbCmd(ctx, "-s", serial, "shell", "-T", "CLASSPATH="+remote+" app_process / com.adbconnector.helper.Main")
+			in, _ := cmd.StdinPipe()
+			out, _ := cmd.StdoutPipe()
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			if tc.opts.NoHelper {
+				b, _ := io.ReadAll(out)
+				err := cmd.Wait()
+				if len(b) != 0 || err == nil || !strings.Contains(stderr.String(), "Aborted") {
+					t.Fatalf("stdout %q, exit %v, stderr %q", b, err, stderr.String())
+				}
+				return
+			}
+			c := phonefw.NewClient(t, in, out)
+			if sdk, feats, reason := c.Hello(); sdk != 29 || feats != 2|8 || reason != "uiautomation busy" {
+				t.Fatalf("HELLO sdk %d features %d reason %q", sdk, feats, reason)
+			}
+			if _, code, _ := c.Call(2, uint32(0), uint32(0)); code != "busy" {
+				t.Fatalf("TREE while busy: %q", code)
+			}
+			in.Close()
+			io.Copy(io.Discard, out)
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("exit: %v %s", err, stderr.String())
+			}
+		})
+	}
+}
