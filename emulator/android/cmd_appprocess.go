@@ -157,7 +157,6 @@ type helperState struct {
 	others    int  // uiautomator / monkey runs holding the slot
 	connected bool // the helper holds it
 	clip      string
-	lastEvent time.Time // the last change the helper caused (waitForIdle)
 	gesture   struct {
 		down     bool
 		multi    bool

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,30 +30,7 @@ func TestHelperThroughAdb(t *testing.T) {
 	env := adbtest.Start(t, adbtest.Options{Scenario: "login", SDK: 34})
 	dev := env.Devices[0]
 	serial := dev.Serial()
-	jar := filepath.Join(t.TempDir(), "helper.jar")
-	if err := os.WriteFile(jar, helper.Jar, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	remote := "/data/local/tmp/adbc-helper-" + helper.JarSHA256[:16] + ".jar"
-	if out, err := env.Adb("-s", serial, "push", jar, remote); err != nil {
-		t.Fatalf("adb push: %v %s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := env.AdbCmd(ctx, "-s", serial, "shell", "-T", "CLASSPATH="+remote+" app_process / com.adbconnector.helper.Main")
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	cmd, in, out, stderr := startHelper(t, env)
 	c := phonefw.NewClient(t, in, out)
 	if sdk, feats, reason := c.Hello(); sdk != 34 || feats != 31 || reason != "" {
 		t.Fatalf("HELLO sdk %d features %d reason %q; stderr %s", sdk, feats, reason, stderr.String())
@@ -119,25 +97,7 @@ func TestHelperThroughAdbFallbacks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := adbtest.Start(t, tc.opts)
-			serial := env.Devices[0].Serial()
-			jar := filepath.Join(t.TempDir(), "helper.jar")
-			if err := os.WriteFile(jar, helper.Jar, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			remote := "/data/local/tmp/adbc-helper-" + helper.JarSHA256[:16] + ".jar"
-			if out, err := env.Adb("-s", serial, "push", jar, remote); err != nil {
-				t.Fatalf("adb push: %v %s", err, out)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := env.AdbCmd(ctx, "-s", serial, "shell", "-T", "CLASSPATH="+remote+" app_process / com.adbconnector.helper.Main")
-			in, _ := cmd.StdinPipe()
-			out, _ := cmd.StdoutPipe()
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, in, out, stderr := startHelper(t, env)
 			if tc.opts.NoHelper {
 				b, _ := io.ReadAll(out)
 				err := cmd.Wait()
@@ -160,4 +120,37 @@ func TestHelperThroughAdbFallbacks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startHelper pushes the embedded jar to the env's first phone as the
+// connector names it and starts it with app_process on a shell-v2 stream
+// (`adb shell -T`: binary stdin and stdout, stderr apart).
+func startHelper(t *testing.T, env *adbtest.Env) (cmd *exec.Cmd, in io.WriteCloser, out io.ReadCloser, stderr *strings.Builder) {
+	t.Helper()
+	serial := env.Devices[0].Serial()
+	jar := filepath.Join(t.TempDir(), "helper.jar")
+	if err := os.WriteFile(jar, helper.Jar, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	remote := "/data/local/tmp/adbc-helper-" + helper.JarSHA256[:16] + ".jar"
+	if out, err := env.Adb("-s", serial, "push", jar, remote); err != nil {
+		t.Fatalf("adb push: %v %s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd = env.AdbCmd(ctx, "-s", serial, "shell", "-T", "CLASSPATH="+remote+" app_process / com.adbconnector.helper.Main")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr = &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, in, out, stderr
 }
