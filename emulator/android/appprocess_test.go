@@ -148,3 +148,32 @@ func TestUiAutomationSlot(t *testing.T) {
 		t.Fatalf("dump after the helper left: %q", o)
 	}
 }
+
+// TestAppProcessCosts: the helper's costs are charged to the app_process
+// command (HelperCost of the profile): its start, a tree by node count,
+// each injected event.
+func TestAppProcessCosts(t *testing.T) {
+	nodes := 0
+	d := newDevice(t, Config{Scenario: "login", Profile: "pixel-usb", AppProcess: func(ctx context.Context, s phonefw.Spec) (int, error) {
+		nodes = strings.Count(string(s.Phone.Dump()), "<node ")
+		for _, a := range []int{phonefw.MotionDown, phonefw.MotionUp} {
+			s.Phone.Motion(ctx, phonefw.Motion{Action: a, DownTime: 1, Event: 1, X: []float64{1}, Y: []float64{1}})
+		}
+		return 0, nil
+	}})
+	pushJar(t, d)
+	if _, e, st := run(t, d, helperLine); st != 0 {
+		t.Fatalf("status %d %q", st, e)
+	}
+	c := helperCosts["pixel-usb"]
+	want := c.Start + c.TreeBase + time.Duration(nodes)*c.TreePerNode + 2*c.Inject
+	var got time.Duration
+	for _, cmd := range d.Commands() {
+		if strings.Contains(cmd.Line, "app_process") {
+			got = cmd.Charged
+		}
+	}
+	if nodes == 0 || got != want {
+		t.Fatalf("charged %v for %d nodes, want %v", got, nodes, want)
+	}
+}
