@@ -24,7 +24,7 @@ import (
 // each modeled SDK, driven through its framed protocol by an independent
 // client written here from the protocol's text.
 
-func helperJar(t *testing.T) []byte {
+func helperJar(t testing.TB) []byte {
 	t.Helper()
 	if err := Tools(); err != nil {
 		t.Fatal(err)
@@ -136,7 +136,7 @@ func (c *canned) Screenshot(ctx context.Context) []byte {
 
 // client speaks the helper protocol v1 over the VM's stdin and stdout.
 type client struct {
-	t      *testing.T
+	t      testing.TB
 	stderr *testkit.LogBuffer
 	in     io.WriteCloser
 	out    *bufio.Reader
@@ -186,7 +186,7 @@ func (d *decoder) Str() string { return d.str() }
 func (d *decoder) U8() int     { return int(d.u8()) }
 func (d *decoder) U32() int    { return d.u32() }
 
-func start(t *testing.T, sdk int, p Phone) *client {
+func start(t testing.TB, sdk int, p Phone) *client {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
