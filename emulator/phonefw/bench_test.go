@@ -43,3 +43,15 @@ func BenchmarkHelperTap(b *testing.B) {
 	c.call(11)
 	c.wait()
 }
+
+// BenchmarkHelperStart: a host JVM start of the translated helper up to
+// its HELLO, then QUIT (the virtual phone charges HelperCost.Start on
+// top).
+func BenchmarkHelperStart(b *testing.B) {
+	for b.Loop() {
+		c := start(b, 34, &canned{w: 100, h: 100})
+		c.hello()
+		c.call(11)
+		c.wait()
+	}
+}
