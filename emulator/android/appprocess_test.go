@@ -165,15 +165,17 @@ func TestAppProcessCosts(t *testing.T) {
 	if _, e, st := run(t, d, helperLine); st != 0 {
 		t.Fatalf("status %d %q", st, e)
 	}
+	// The start is paid while the program starts: what the runner took
+	// itself is not charged again, so the charge is bounded by the model.
 	c := helperCosts["pixel-usb"]
-	want := c.Start + c.TreeBase + time.Duration(nodes)*c.TreePerNode + 2*c.Inject
+	work := c.TreeBase + time.Duration(nodes)*c.TreePerNode + 2*c.Inject
 	var got time.Duration
 	for _, cmd := range d.Commands() {
 		if strings.Contains(cmd.Line, "app_process") {
 			got = cmd.Charged
 		}
 	}
-	if nodes == 0 || got != want {
-		t.Fatalf("charged %v for %d nodes, want %v", got, nodes, want)
+	if nodes == 0 || got <= work || got > work+c.Start {
+		t.Fatalf("charged %v for %d nodes, want within (%v, %v]", got, nodes, work, work+c.Start)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/interp"
@@ -92,13 +93,17 @@ func cmdAppProcess(c *cmdCtx) int {
 		c.errorf("Aborted \n")
 		return 134
 	}
-	if !c.charge(d.helperCost().Start) {
-		return exitCanceled
-	}
+	// The phone's start cost runs while the host's JVM starts: the first
+	// output (or the exit) comes no sooner than Start after the command
+	// began, so the host's own start time is not paid twice.
+	out := &startGate{c: c, w: c.stdout, until: time.Now().Add(d.helperCost().Start)}
 	p := &helperPhone{d: d, c: c}
 	env := []string{"CLASSPATH=" + cp}
 	code, err := d.cfg.AppProcess(c.ctx, phonefw.Spec{Jar: jar, Main: main, SDK: d.cfg.SDK, Env: env,
-		Stdin: c.stdin, Stdout: flushing{c.stdout}, Stderr: c.stderr, Phone: p})
+		Stdin: c.stdin, Stdout: out, Stderr: c.stderr, Phone: p})
+	if !out.open() {
+		return exitCanceled
+	}
 	if err != nil {
 		if c.ctx.Err() != nil {
 			return exitCanceled
@@ -110,13 +115,36 @@ func cmdAppProcess(c *cmdCtx) int {
 	return code
 }
 
-// flushing passes each write on at once: the helper's answers are small
-// frames the host waits for (adbd coalesces output otherwise).
-type flushing struct{ w io.Writer }
+// startGate holds the program's output until the phone's start cost has
+// passed, then passes each write on at once: the helper's answers are
+// small frames the host waits for (adbd coalesces output otherwise).
+type startGate struct {
+	c      *cmdCtx
+	w      io.Writer
+	until  time.Time
+	mu     sync.Mutex
+	opened bool
+	ok     bool
+}
 
-func (f flushing) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if fl, ok := f.w.(interface{ Flush() error }); ok && err == nil {
+// open waits (once) until the start cost has passed; false when the
+// command was cancelled meanwhile.
+func (g *startGate) open() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.opened {
+		g.opened = true
+		g.ok = g.c.charge(max(time.Until(g.until), 0))
+	}
+	return g.ok
+}
+
+func (g *startGate) Write(p []byte) (int, error) {
+	if !g.open() {
+		return 0, context.Canceled
+	}
+	n, err := g.w.Write(p)
+	if fl, ok := g.w.(interface{ Flush() error }); ok && err == nil {
 		err = fl.Flush()
 	}
 	return n, err
