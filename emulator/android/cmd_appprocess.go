@@ -159,7 +159,7 @@ func holdsUiAutomation(fn commandFunc) commandFunc {
 	return func(c *cmdCtx) int {
 		d := c.d
 		d.mu.Lock()
-		busy := d.helper.slotHeldLocked(d.cfg.UiAutomationHeld)
+		busy := d.slotHeldLocked()
 		if !busy {
 			d.helper.others++
 		}
@@ -193,8 +193,11 @@ type helperState struct {
 	}
 }
 
-func (h *helperState) slotHeldLocked(heldElsewhere bool) bool {
-	return heldElsewhere || h.others > 0 || h.connected
+// slotHeldLocked reports whether anyone holds the UiAutomation slot: an
+// owner outside the model (Config or the scenario), a uiautomator or
+// monkey run, the helper.
+func (d *Device) slotHeldLocked() bool {
+	return d.cfg.UiAutomationHeld || d.sc.UiAutomationHeld || d.helper.others > 0 || d.helper.connected
 }
 
 // SetUiAutomationHeld says whether another owner (uiautomator2, Appium)

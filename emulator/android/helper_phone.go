@@ -28,7 +28,7 @@ func (p *helperPhone) Connect(flags int) error {
 	d := p.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.helper.slotHeldLocked(d.cfg.UiAutomationHeld) {
+	if d.slotHeldLocked() {
 		return phonefw.ErrBusy
 	}
 	d.helper.connected = true
