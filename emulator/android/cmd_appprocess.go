@@ -89,7 +89,10 @@ func cmdAppProcess(c *cmdCtx) int {
 		c.errorf("Exception in thread \"main\" java.lang.ClassNotFoundException: Didn't find class \"%s\" on path: DexPathList[[],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64, /system/lib64, /system_ext/lib64]]\n", main)
 		return 1
 	}
-	if d.cfg.AppProcess == nil {
+	d.mu.Lock()
+	runner := d.cfg.AppProcess
+	d.mu.Unlock()
+	if runner == nil {
 		c.errorf("Aborted \n")
 		return 134
 	}
@@ -99,7 +102,7 @@ func cmdAppProcess(c *cmdCtx) int {
 	out := &startGate{c: c, w: c.stdout, until: time.Now().Add(d.helperCost().Start)}
 	p := &helperPhone{d: d, c: c}
 	env := []string{"CLASSPATH=" + cp}
-	code, err := d.cfg.AppProcess(c.ctx, phonefw.Spec{Jar: jar, Main: main, SDK: d.cfg.SDK, Env: env,
+	code, err := runner(c.ctx, phonefw.Spec{Jar: jar, Main: main, SDK: d.cfg.SDK, Env: env,
 		Stdin: c.stdin, Stdout: out, Stderr: c.stderr, Phone: p})
 	if !out.open() {
 		return exitCanceled
@@ -198,6 +201,14 @@ type helperState struct {
 // monkey run, the helper.
 func (d *Device) slotHeldLocked() bool {
 	return d.cfg.UiAutomationHeld || d.sc.UiAutomationHeld || d.helper.others > 0 || d.helper.connected
+}
+
+// SetAppProcess sets what runs `app_process` (Config.AppProcess); nil
+// makes it abort.
+func (d *Device) SetAppProcess(fn AppProcessFunc) {
+	d.mu.Lock()
+	d.cfg.AppProcess = fn
+	d.mu.Unlock()
 }
 
 // SetUiAutomationHeld says whether another owner (uiautomator2, Appium)
