@@ -9,7 +9,6 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/adb/parse"
-	"github.com/adb-connector/adb-connector/connector"
 )
 
 // MaxPackageBytes bounds a package name (Android's own limit, AOSP
@@ -64,34 +63,19 @@ type appListArgs struct {
 }
 
 func appListTool(t *Tools) *toolDef {
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_app_list",
-			Title: "List the apps on the Android phone",
-			Description: "Lists the bound phone's installed apps: package, system (preinstalled), launchable (has a " +
-				"launcher icon, so android_app_launch can start it without an activity), label when the phone " +
-				"reports it. Launchable apps first, then by package name. include_system adds the preinstalled " +
-				"ones (default: only those the user installed). Read-only.",
-			InputSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"include_system": map[string]any{"type": "boolean", "description": "Also list preinstalled (system) apps. Default false."},
-				},
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		readOnly:    true,
-		run:         t.runAppList,
-	}
+	return declare(t, decl[appListArgs]{
+		id: "android_app_list", title: "List the apps on the Android phone",
+		props: map[string]any{
+			"include_system": map[string]any{"type": "boolean", "description": "Also list preinstalled (system) apps. Default false."},
+		}, readOnly: true, run: (*Tools).runAppList,
+		description: "Lists the bound phone's installed apps: package, system (preinstalled), launchable (has a " +
+			"launcher icon, so android_app_launch can start it without an activity), label when the phone " +
+			"reports it. Launchable apps first, then by package name. include_system adds the preinstalled " +
+			"ones (default: only those the user installed). Read-only.",
+	})
 }
 
-func (t *Tools) runAppList(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[appListArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runAppList(ctx context.Context, inv *invocation, a appListArgs) (any, error) {
 	apps, err := inv.dev.Apps(ctx, adb.AppsOptions{ThirdParty: !a.IncludeSystem})
 	if err != nil {
 		return nil, err
@@ -135,31 +119,20 @@ type appLaunchArgs struct {
 }
 
 func appLaunchTool(t *Tools) *toolDef {
-	props := map[string]any{
-		"package": packageProperty("The app's package name, e.g. com.android.settings (android_app_list lists them)."),
-		"activity": map[string]any{"type": "string", "minLength": 1, "maxLength": 512,
-			"description": "The activity to start (\".Settings\", a full class name, or package/class); default the app's launcher activity."},
-	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_app_launch",
-			Title: "Start an app on the Android phone",
-			Description: "Starts an app on the bound phone by package name (its launcher activity, or activity), " +
-				"waits until it is in front (a few seconds at most) and returns the activity started and what is in " +
-				"front. A package that is not installed: app_not_installed. verify: true waits up to settle_ms for " +
-				"the UI to change. Repeating a call with the same tool_call_id returns the first result without " +
-				"starting the app again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "required": []any{"package"}, "additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
+	return declare(t, decl[appLaunchArgs]{
+		id: "android_app_launch", title: "Start an app on the Android phone",
+		required: []string{"package"}, run: (*Tools).runAppLaunch,
+		props: map[string]any{
+			"package": packageProperty("The app's package name, e.g. com.android.settings (android_app_list lists them)."),
+			"activity": map[string]any{"type": "string", "minLength": 1, "maxLength": 512,
+				"description": "The activity to start (\".Settings\", a full class name, or package/class); default the app's launcher activity."},
 		},
-		needsDevice: true,
-		run:         t.runAppLaunch,
-	}
+		description: "Starts an app on the bound phone by package name (its launcher activity, or activity), " +
+			"waits until it is in front (a few seconds at most) and returns the activity started and what is in " +
+			"front. A package that is not installed: app_not_installed. verify: true waits up to settle_ms for " +
+			"the UI to change. Repeating a call with the same tool_call_id returns the first result without " +
+			"starting the app again.",
+	})
 }
 
 // component checks activity against pkg (before anything runs) and
@@ -182,11 +155,7 @@ func (a *appLaunchArgs) component() (string, error) {
 	return comp, nil
 }
 
-func (t *Tools) runAppLaunch(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[appLaunchArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runAppLaunch(ctx context.Context, inv *invocation, a appLaunchArgs) (any, error) {
 	if err := checkPackage("package", a.Package); err != nil {
 		return nil, err
 	}
@@ -269,35 +238,20 @@ type appStopArgs struct {
 }
 
 func appStopTool(t *Tools) *toolDef {
-	props := map[string]any{
-		"package": packageProperty("The app's package name, e.g. com.example.app."),
-	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_app_stop",
-			Title: "Force-stop an app on the Android phone",
-			Description: "Force-stops an app on the bound phone (as Settings > Apps > Force stop: its activities, " +
-				"services and alarms end; unsaved state may be lost). A package that is not installed: " +
-				"app_not_installed. verify: true waits up to settle_ms for the UI to change. Repeating a call with " +
-				"the same tool_call_id returns the first result without stopping the app again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "required": []any{"package"}, "additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
+	return declare(t, decl[appStopArgs]{
+		id: "android_app_stop", title: "Force-stop an app on the Android phone",
+		required: []string{"package"}, run: (*Tools).runAppStop,
+		props: map[string]any{
+			"package": packageProperty("The app's package name, e.g. com.example.app."),
 		},
-		needsDevice: true,
-		run:         t.runAppStop,
-	}
+		description: "Force-stops an app on the bound phone (as Settings > Apps > Force stop: its activities, " +
+			"services and alarms end; unsaved state may be lost). A package that is not installed: " +
+			"app_not_installed. verify: true waits up to settle_ms for the UI to change. Repeating a call with " +
+			"the same tool_call_id returns the first result without stopping the app again.",
+	})
 }
 
-func (t *Tools) runAppStop(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[appStopArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runAppStop(ctx context.Context, inv *invocation, a appStopArgs) (any, error) {
 	if err := checkPackage("package", a.Package); err != nil {
 		return nil, err
 	}

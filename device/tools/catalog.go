@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
@@ -135,6 +136,9 @@ type toolDef struct {
 	// readOnly: the tool never acts on the phone. Every other call takes
 	// the phone's cached UI tree out before it runs (uicache.go).
 	readOnly bool
+	// args is the type run decodes the arguments into (declare); nil for
+	// test tools.
+	args reflect.Type
 }
 
 // New checks cfg and builds the tool set. It starts no goroutine.

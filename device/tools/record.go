@@ -56,44 +56,28 @@ type recordArgs struct {
 
 func recordTool(t *Tools) *toolDef {
 	maxMS := int(t.cfg.MaxRecordDuration / time.Millisecond)
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_screen_record",
-			Title: "Record the Android phone's screen",
-			Description: fmt.Sprintf("Records the bound phone's screen for duration_ms (%d-%d, whole seconds, rounded up) and "+
-				"returns an MP4 video file (video/mp4) like android_screenshot: file_ref, relative download_url, width, "+
-				"height, expires_at, plus duration_ms as recorded. Optional max_side shrinks the longest side (%d-%d; "+
-				"the screen's size by default) and bit_rate sets bits per second (default %d). The call lasts the "+
-				"recording and sends a progress push every second; the file is removed from the phone in every case. "+
-				"Read-only but for the stored file. Repeating a call with the same tool_call_id returns the first "+
-				"result (the same file) without recording again.", MinRecordMS, maxMS, MinRecordSide, MaxRecordSide,
-				DefaultRecordBitRate),
-			InputSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"duration_ms": map[string]any{"type": "integer", "minimum": MinRecordMS, "maximum": maxMS,
-						"description": "How long to record, in milliseconds (screenrecord counts whole seconds: rounded up)."},
-					"max_side": map[string]any{"type": "integer", "minimum": MinRecordSide, "maximum": MaxRecordSide,
-						"description": "Longest side of the video in pixels (a multiple of 16); never enlarged. Default: the screen's size."},
-					"bit_rate": map[string]any{"type": "integer", "minimum": adb.MinRecordBitRate, "maximum": adb.MaxRecordBitRate,
-						"description": fmt.Sprintf("Video bit rate in bits per second. Default %d.", DefaultRecordBitRate)},
-				},
-				"required":             []any{"duration_ms"},
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		readOnly:    true,
-		run:         t.runRecord,
-	}
+	return declare(t, decl[recordArgs]{
+		id: "android_screen_record", title: "Record the Android phone's screen",
+		props: map[string]any{
+			"duration_ms": map[string]any{"type": "integer", "minimum": MinRecordMS, "maximum": maxMS,
+				"description": "How long to record, in milliseconds (screenrecord counts whole seconds: rounded up)."},
+			"max_side": map[string]any{"type": "integer", "minimum": MinRecordSide, "maximum": MaxRecordSide,
+				"description": "Longest side of the video in pixels (a multiple of 16); never enlarged. Default: the screen's size."},
+			"bit_rate": map[string]any{"type": "integer", "minimum": adb.MinRecordBitRate, "maximum": adb.MaxRecordBitRate,
+				"description": fmt.Sprintf("Video bit rate in bits per second. Default %d.", DefaultRecordBitRate)},
+		}, required: []string{"duration_ms"}, readOnly: true, run: (*Tools).runRecord,
+		description: fmt.Sprintf("Records the bound phone's screen for duration_ms (%d-%d, whole seconds, rounded up) and "+
+			"returns an MP4 video file (video/mp4) like android_screenshot: file_ref, relative download_url, width, "+
+			"height, expires_at, plus duration_ms as recorded. Optional max_side shrinks the longest side (%d-%d; "+
+			"the screen's size by default) and bit_rate sets bits per second (default %d). The call lasts the "+
+			"recording and sends a progress push every second; the file is removed from the phone in every case. "+
+			"Read-only but for the stored file. Repeating a call with the same tool_call_id returns the first "+
+			"result (the same file) without recording again.", MinRecordMS, maxMS, MinRecordSide, MaxRecordSide,
+			DefaultRecordBitRate),
+	})
 }
 
-func (t *Tools) runRecord(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[recordArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runRecord(ctx context.Context, inv *invocation, a recordArgs) (any, error) {
 	opt := adb.ScreenRecordOptions{Limit: time.Duration(a.DurationMS) * time.Millisecond, BitRate: DefaultRecordBitRate}
 	if a.BitRate != nil {
 		opt.BitRate = *a.BitRate

@@ -7,7 +7,6 @@ import (
 	"fmt"
 
 	"github.com/adb-connector/adb-connector/adb"
-	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/imageproc"
 	"github.com/adb-connector/adb-connector/files"
 )
@@ -28,25 +27,14 @@ type ScreenshotResult struct {
 }
 
 func screenshotTool(t *Tools) *toolDef {
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_screenshot",
-			Title: "Android screenshot",
-			Description: "Captures the bound phone's screen and returns a file_ref with a relative download_url (the image " +
-				"is never inline). width/height are the image's pixels; multiply image coordinates by scale to get device " +
-				"pixels for android_tap. Optional max_side shrinks the longest side (64-4096); format png (default, " +
-				"lossless) or jpeg with quality 1-100 (default 80). The file expires at expires_at.",
-			InputSchema: map[string]any{
-				"type":                 "object",
-				"properties":           screenshotProperties(),
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		readOnly:    true,
-		run:         t.runScreenshot,
-	}
+	return declare(t, decl[screenshotArgs]{
+		id: "android_screenshot", title: "Android screenshot",
+		props: screenshotProperties(), readOnly: true, run: (*Tools).runScreenshot,
+		description: "Captures the bound phone's screen and returns a file_ref with a relative download_url (the image " +
+			"is never inline). width/height are the image's pixels; multiply image coordinates by scale to get device " +
+			"pixels for android_tap. Optional max_side shrinks the longest side (64-4096); format png (default, " +
+			"lossless) or jpeg with quality 1-100 (default 80). The file expires at expires_at.",
+	})
 }
 
 // screenshotProperties are android_screenshot's arguments, which
@@ -69,11 +57,7 @@ type screenshotArgs struct {
 	Quality *int   `json:"quality"`  // nil: DefaultJPEGQuality
 }
 
-func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[screenshotArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runScreenshot(ctx context.Context, inv *invocation, a screenshotArgs) (any, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/adb-connector/adb-connector/adb"
-	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/policy"
 )
 
@@ -37,39 +36,24 @@ type shellArgs struct {
 }
 
 func shellTool(t *Tools) *toolDef {
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    policy.ShellToolID,
-			Title: "Run an allowed shell command on the Android phone",
-			Description: "Runs ONE simple command on the bound phone's shell, only if its leading words match a prefix the " +
-				"operator allowed (e.g. \"dumpsys battery\", \"getprop\"): no ; && || pipes, redirections, substitutions, " +
-				"globs, variables or quotes that join words. Returns exit_code, stdout and stderr (each cut at 64 KiB, " +
-				"truncated says so). A command outside the allowlist is not_permitted; one that is not a single simple " +
-				"command is invalid_arguments naming what was found. Repeating a call with the same tool_call_id " +
-				"returns the first result without running again.",
-			InputSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"command": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxShellCommandBytes,
-						"description": "The command line, e.g. \"dumpsys battery\"."},
-					"timeout_ms": map[string]any{"type": "integer", "minimum": 100, "maximum": MaxShellTimeoutMS,
-						"description": "How long it may run (default 10000)."},
-				},
-				"required":             []any{"command"},
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		run:         t.runShell,
-	}
+	return declare(t, decl[shellArgs]{
+		id: policy.ShellToolID, title: "Run an allowed shell command on the Android phone",
+		props: map[string]any{
+			"command": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxShellCommandBytes,
+				"description": "The command line, e.g. \"dumpsys battery\"."},
+			"timeout_ms": map[string]any{"type": "integer", "minimum": 100, "maximum": MaxShellTimeoutMS,
+				"description": "How long it may run (default 10000)."},
+		}, required: []string{"command"}, run: (*Tools).runShell,
+		description: "Runs ONE simple command on the bound phone's shell, only if its leading words match a prefix the " +
+			"operator allowed (e.g. \"dumpsys battery\", \"getprop\"): no ; && || pipes, redirections, substitutions, " +
+			"globs, variables or quotes that join words. Returns exit_code, stdout and stderr (each cut at 64 KiB, " +
+			"truncated says so). A command outside the allowlist is not_permitted; one that is not a single simple " +
+			"command is invalid_arguments naming what was found. Repeating a call with the same tool_call_id " +
+			"returns the first result without running again.",
+	})
 }
 
-func (t *Tools) runShell(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[shellArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runShell(ctx context.Context, inv *invocation, a shellArgs) (any, error) {
 	argv, err := ParseShellCommand(a.Command)
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/adb-connector/adb-connector/adb"
-	"github.com/adb-connector/adb-connector/connector"
 )
 
 // StatusResult is android_device_status's result.
@@ -50,32 +49,21 @@ type StatusForeground struct {
 }
 
 func statusTool(t *Tools) *toolDef {
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_device_status",
-			Title: "Android device status",
-			Description: "Read-only. Returns the bound phone's model, Android version, screen size (pixels in the current " +
-				"orientation, the coordinate space of android_tap), density, rotation, whether the screen is on and locked, " +
-				"battery, the app in the foreground and how it is connected (usb or tcp). Call it first, and whenever a " +
-				"tool reports the device changed.",
-			InputSchema: map[string]any{
-				"type":                 "object",
-				"properties":           map[string]any{},
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		readOnly:    true,
-		run:         t.runStatus,
-	}
+	return declare(t, decl[noArgs]{
+		id: "android_device_status", title: "Android device status",
+		props: map[string]any{}, readOnly: true, run: (*Tools).runStatus,
+		description: "Read-only. Returns the bound phone's model, Android version, screen size (pixels in the current " +
+			"orientation, the coordinate space of android_tap), density, rotation, whether the screen is on and locked, " +
+			"battery, the app in the foreground and how it is connected (usb or tcp). Call it first, and whenever a " +
+			"tool reports the device changed.",
+	})
 }
 
 // runStatus reads the device's state in one round trip and its cached
 // properties; how it is attached comes from tracking (Meta), not from a new
 // query. A battery dump the parser cannot read leaves battery out rather
 // than failing the call.
-func (t *Tools) runStatus(ctx context.Context, inv *invocation) (any, error) {
+func (t *Tools) runStatus(ctx context.Context, inv *invocation, _ noArgs) (any, error) {
 	d := inv.dev
 	var (
 		props map[string]string

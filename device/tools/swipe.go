@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/adb-connector/adb-connector/connector"
 )
 
 // android_swipe bounds and defaults.
@@ -54,44 +52,32 @@ func swipeTool(t *Tools) *toolDef {
 		return map[string]any{"type": "array", "description": desc, "minItems": 2, "maxItems": 2,
 			"items": map[string]any{"type": "integer", "minimum": 0}}
 	}
-	props := map[string]any{
-		"from": point("Start [x, y] in device pixels (with to)."),
-		"to":   point("End [x, y] in device pixels (with from)."),
-		"duration_ms": map[string]any{"type": "integer", "minimum": MinSwipeMS, "maximum": MaxSwipeMS,
-			"description": "How long the finger moves (default 300; longer is a slow drag, shorter a fling)."},
-		"direction": map[string]any{"type": "string", "enum": []any{SwipeUp, SwipeDown, SwipeLeft, SwipeRight},
-			"description": "The way the finger moves: up scrolls a list towards its end, down towards its start."},
-		"distance": map[string]any{"type": "number", "minimum": 0.1, "maximum": 1,
-			"description": "With direction: how far, as a fraction of the screen or of within (default 0.6)."},
-		"within": selectorSchema("With direction: the element to swipe inside (a scrollable list), a selector as for android_tap; default the whole screen."),
-		"until":  selectorSchema("Swipe again until this element is on screen (text, resource_id or content_desc, as for android_tap), at most max_swipes times, stopping when the screen stops changing."),
-		"max_swipes": map[string]any{"type": "integer", "minimum": 1, "maximum": MaxSwipes,
-			"description": "With until: at most this many swipes (default 10)."},
-	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_swipe",
-			Title: "Swipe on the Android screen",
-			Description: "Swipes on the bound phone: from [x,y] to [x,y] in device pixels over duration_ms, or in a " +
-				"direction (up, down, left, right: the way the finger moves; up scrolls a list towards its end) over distance " +
-				"(a fraction of the screen, or of the within element). until (a selector) repeats the swipe, at most " +
-				"max_swipes times, until that element is on screen, and stops early at the end of a list (the screen " +
-				"no longer changes); the result says swipes, found and the element with its screen_id. verify: true " +
-				"waits up to settle_ms for the UI to change. Points outside the screen or a within that matches " +
-				"nothing are refused and nothing is touched. Repeating a call with the same tool_call_id returns " +
-				"the first result without swiping again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "additionalProperties": false,
-				"anyOf": requiredAnyOf([]string{"from", "to"}, []string{"direction"}),
-			},
-			OutputSchema: map[string]any{"type": "object"},
+	return declare(t, decl[swipeArgs]{
+		id: "android_swipe", title: "Swipe on the Android screen",
+		anyOf: requiredAnyOf([]string{"from", "to"}, []string{"direction"}), run: (*Tools).runSwipe,
+		props: map[string]any{
+			"from": point("Start [x, y] in device pixels (with to)."),
+			"to":   point("End [x, y] in device pixels (with from)."),
+			"duration_ms": map[string]any{"type": "integer", "minimum": MinSwipeMS, "maximum": MaxSwipeMS,
+				"description": "How long the finger moves (default 300; longer is a slow drag, shorter a fling)."},
+			"direction": map[string]any{"type": "string", "enum": []any{SwipeUp, SwipeDown, SwipeLeft, SwipeRight},
+				"description": "The way the finger moves: up scrolls a list towards its end, down towards its start."},
+			"distance": map[string]any{"type": "number", "minimum": 0.1, "maximum": 1,
+				"description": "With direction: how far, as a fraction of the screen or of within (default 0.6)."},
+			"within": selectorSchema("With direction: the element to swipe inside (a scrollable list), a selector as for android_tap; default the whole screen."),
+			"until":  selectorSchema("Swipe again until this element is on screen (text, resource_id or content_desc, as for android_tap), at most max_swipes times, stopping when the screen stops changing."),
+			"max_swipes": map[string]any{"type": "integer", "minimum": 1, "maximum": MaxSwipes,
+				"description": "With until: at most this many swipes (default 10)."},
 		},
-		needsDevice: true,
-		run:         t.runSwipe,
-	}
+		description: "Swipes on the bound phone: from [x,y] to [x,y] in device pixels over duration_ms, or in a " +
+			"direction (up, down, left, right: the way the finger moves; up scrolls a list towards its end) over distance " +
+			"(a fraction of the screen, or of the within element). until (a selector) repeats the swipe, at most " +
+			"max_swipes times, until that element is on screen, and stops early at the end of a list (the screen " +
+			"no longer changes); the result says swipes, found and the element with its screen_id. verify: true " +
+			"waits up to settle_ms for the UI to change. Points outside the screen or a within that matches " +
+			"nothing are refused and nothing is touched. Repeating a call with the same tool_call_id returns " +
+			"the first result without swiping again.",
+	})
 }
 
 // check refuses a call that mixes the two forms or gives a field that does
@@ -175,11 +161,7 @@ func swipePath(ar area, direction string, distance float64) (from, to [2]int) {
 // until it looks before each swipe and after the last: already on screen
 // is zero swipes, and a swipe that leaves the same screen_id means the
 // list has ended.
-func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[swipeArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runSwipe(ctx context.Context, inv *invocation, a swipeArgs) (any, error) {
 	within, until, err := a.check()
 	if err != nil {
 		return nil, err

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
-	"github.com/adb-connector/adb-connector/connector"
 )
 
 // Tap argument bounds.
@@ -41,32 +40,18 @@ func tapTool(t *Tools) *toolDef {
 	props["duration_ms"] = map[string]any{"type": "integer", "minimum": 0, "maximum": MaxTapDuration,
 		"description": "Press duration; 500 or more is a long press. Default: a short tap."}
 	props["double"] = map[string]any{"type": "boolean", "description": "Tap twice (a double tap)."}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_tap",
-			Title: "Tap the Android screen",
-			Description: "Taps the bound phone's screen, at x,y in device pixels of the current orientation (origin top-left; " +
-				"from a scaled screenshot multiply by its scale), or on an element: exactly one of ref (with its screen_id), " +
-				"text, resource_id or content_desc, compared by match (exact, contains, regex) with index to pick among " +
-				"several. No match: element_not_found with near matches; several without index: element_ambiguous with " +
-				"the candidates. duration_ms >= 500 long-presses; double taps twice. verify: true waits up to settle_ms " +
-				"for the UI to change and reports ui_changed, foreground and the new screen_id. A point outside the " +
-				"screen is refused with invalid_arguments and nothing is touched. Repeating a call with the same " +
-				"tool_call_id returns the first result without tapping again.",
-			InputSchema: map[string]any{
-				"type":                 "object",
-				"properties":           props,
-				"additionalProperties": false,
-				"anyOf":                requiredAnyOf(append([][]string{{"x", "y"}}, selectorTargets...)...),
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		run:         t.runTap,
-	}
+	return declare(t, decl[tapArgs]{
+		id: "android_tap", title: "Tap the Android screen",
+		props: props, anyOf: requiredAnyOf(append([][]string{{"x", "y"}}, selectorTargets...)...), run: (*Tools).runTap,
+		description: "Taps the bound phone's screen, at x,y in device pixels of the current orientation (origin top-left; " +
+			"from a scaled screenshot multiply by its scale), or on an element: exactly one of ref (with its screen_id), " +
+			"text, resource_id or content_desc, compared by match (exact, contains, regex) with index to pick among " +
+			"several. No match: element_not_found with near matches; several without index: element_ambiguous with " +
+			"the candidates. duration_ms >= 500 long-presses; double taps twice. verify: true waits up to settle_ms " +
+			"for the UI to change and reports ui_changed, foreground and the new screen_id. A point outside the " +
+			"screen is refused with invalid_arguments and nothing is touched. Repeating a call with the same " +
+			"tool_call_id returns the first result without tapping again.",
+	})
 }
 
 // tapArgs are android_tap's arguments (its input_schema bounds them): a
@@ -107,11 +92,7 @@ func (a *tapArgs) target() (*compiled, error) {
 // current screen size, a selector against the current UI tree; then taps,
 // double-taps or long-presses (inputs are serialized per device by package
 // adb; a full queue is device_busy), and verifies when asked.
-func (t *Tools) runTap(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[tapArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runTap(ctx context.Context, inv *invocation, a tapArgs) (any, error) {
 	sel, err := a.target()
 	if err != nil {
 		return nil, err

@@ -53,35 +53,20 @@ func typeTool(t *Tools) *toolDef {
 		"submit": map[string]any{"type": "boolean", "description": "Press enter after typing."},
 		"target": selectorSchema("The field to tap before typing (a selector, as for android_tap); default: the focused field."),
 	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
 	props["verify"] = map[string]any{"type": "boolean",
 		"description": "Read the field back and report typed_exactly (null for password fields), and whether the UI changed."}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_type_text",
-			Title: "Type text on the Android phone",
-			Description: "Types text into the focused field (or target, tapped first): exactly the text, special " +
-				"characters included; characters outside ASCII go through the ADB Keyboard IME when the phone has it, " +
-				"else not_supported and nothing is typed. clear empties the field first, submit presses enter after. " +
-				"verify reads the field back (typed_exactly). The text is never logged nor echoed (length only). " +
-				"Repeating a call with the same tool_call_id returns the first result without typing again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "required": []any{"text"}, "additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		run:         t.runType,
-	}
+	return declare(t, decl[typeArgs]{
+		id: "android_type_text", title: "Type text on the Android phone",
+		props: props, required: []string{"text"}, run: (*Tools).runType,
+		description: "Types text into the focused field (or target, tapped first): exactly the text, special " +
+			"characters included; characters outside ASCII go through the ADB Keyboard IME when the phone has it, " +
+			"else not_supported and nothing is typed. clear empties the field first, submit presses enter after. " +
+			"verify reads the field back (typed_exactly). The text is never logged nor echoed (length only). " +
+			"Repeating a call with the same tool_call_id returns the first result without typing again.",
+	})
 }
 
-func (t *Tools) runType(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[typeArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runType(ctx context.Context, inv *invocation, a typeArgs) (_ any, err error) {
 	if err := a.verifyArgs.check(); err != nil {
 		return nil, err
 	}

@@ -51,30 +51,19 @@ func (t *Tools) urlSchemes() []string {
 }
 
 func openURLTool(t *Tools) *toolDef {
-	props := map[string]any{
-		"url": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxURLBytes,
-			"description": "An absolute URL, percent-encoded (no spaces or control characters), e.g. https://example.com/page."},
-	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_open_url",
-			Title: "Open a URL on the Android phone",
-			Description: "Opens a URL on the bound phone with the app that handles it (a browser for web pages) and " +
-				"returns that app's package (\"android\" when the phone asks the user to choose). Only the schemes " +
-				"the operator allows (" + strings.Join(t.urlSchemes(), ", ") + "); others (intent:, file:, content:, " +
-				"javascript:, ...) are refused with not_permitted. verify: true waits up to settle_ms for the UI to " +
-				"change. Repeating a call with the same tool_call_id returns the first result without opening it again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "required": []any{"url"}, "additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
+	return declare(t, decl[openURLArgs]{
+		id: "android_open_url", title: "Open a URL on the Android phone",
+		required: []string{"url"}, run: (*Tools).runOpenURL,
+		props: map[string]any{
+			"url": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxURLBytes,
+				"description": "An absolute URL, percent-encoded (no spaces or control characters), e.g. https://example.com/page."},
 		},
-		needsDevice: true,
-		run:         t.runOpenURL,
-	}
+		description: "Opens a URL on the bound phone with the app that handles it (a browser for web pages) and " +
+			"returns that app's package (\"android\" when the phone asks the user to choose). Only the schemes " +
+			"the operator allows (" + strings.Join(t.urlSchemes(), ", ") + "); others (intent:, file:, content:, " +
+			"javascript:, ...) are refused with not_permitted. verify: true waits up to settle_ms for the UI to " +
+			"change. Repeating a call with the same tool_call_id returns the first result without opening it again.",
+	})
 }
 
 // checkURL accepts an absolute URL of at most MaxURLBytes, without spaces
@@ -108,11 +97,7 @@ func checkURL(raw string, schemes []string) error {
 	return nil
 }
 
-func (t *Tools) runOpenURL(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[openURLArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runOpenURL(ctx context.Context, inv *invocation, a openURLArgs) (any, error) {
 	if err := checkURL(a.URL, t.schemesFor(inv)); err != nil {
 		return nil, err
 	}

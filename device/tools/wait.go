@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/adb-connector/adb-connector/connector"
 )
 
 // android_wait_for conditions and bounds.
@@ -52,38 +50,22 @@ func waitTool(t *Tools) *toolDef {
 		"description": "idle: equal trees in a row (default 2)."}
 	delete(props, "ref")
 	delete(props, "screen_id")
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_wait_for",
-			Title: "Wait for the Android screen",
-			Description: "Waits until an element appears or disappears (text, resource_id or content_desc, compared by " +
-				"match, index among several) or the screen is idle (the UI tree unchanged stable_count times in a row), " +
-				"at most timeout_ms. Sends progress while waiting. The result says met true or false, waited_ms, and " +
-				"for appears the element with the screen_id of its ref. Not meeting the condition is a result, not an " +
-				"error. Read-only.",
-			InputSchema: map[string]any{
-				"type":                 "object",
-				"properties":           props,
-				"required":             []any{"condition"},
-				"additionalProperties": false,
-				// idle, or a selector without ref (a ref names an element
-				// of one screen, never one still to come).
-				"anyOf": append([]any{map[string]any{"properties": map[string]any{"condition": map[string]any{"const": ConditionIdle}}}},
-					requiredAnyOf([]string{"text"}, []string{"resource_id"}, []string{"content_desc"})...),
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		readOnly:    true,
-		run:         t.runWait,
-	}
+	return declare(t, decl[waitArgs]{
+		id: "android_wait_for", title: "Wait for the Android screen",
+		props: props, required: []string{"condition"}, readOnly: true, run: (*Tools).runWait,
+		// idle, or a selector without ref (a ref names an element
+		// of one screen, never one still to come).
+		anyOf: append([]any{map[string]any{"properties": map[string]any{"condition": map[string]any{"const": ConditionIdle}}}},
+			requiredAnyOf([]string{"text"}, []string{"resource_id"}, []string{"content_desc"})...),
+		description: "Waits until an element appears or disappears (text, resource_id or content_desc, compared by " +
+			"match, index among several) or the screen is idle (the UI tree unchanged stable_count times in a row), " +
+			"at most timeout_ms. Sends progress while waiting. The result says met true or false, waited_ms, and " +
+			"for appears the element with the screen_id of its ref. Not meeting the condition is a result, not an " +
+			"error. Read-only.",
+	})
 }
 
-func (t *Tools) runWait(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[waitArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runWait(ctx context.Context, inv *invocation, a waitArgs) (_ any, err error) {
 	var sel *compiled
 	switch {
 	case a.Condition == ConditionIdle && (!a.Selector.empty() || a.Index != nil || a.Match != ""):
