@@ -50,7 +50,6 @@ const (
 	DefaultRatePerMinute  = 120
 	DefaultProgressAfter  = time.Second
 	DefaultIdempotencyTTL = 24 * time.Hour
-	DefaultScreenCacheTTL = 2 * time.Second
 	// MaxArgumentsBytes bounds tool.invoke arguments; larger is invalid_arguments.
 	MaxArgumentsBytes = 64 << 10
 )
@@ -85,10 +84,6 @@ type Config struct {
 	// AuditRetention is how long audit rows are kept when Audit is nil.
 	// Default audit.DefaultRetention.
 	AuditRetention time.Duration
-	// ScreenCacheTTL is how long android_tap trusts a device's screen size
-	// for its bounds check. Default DefaultScreenCacheTTL; negative: always
-	// ask the device.
-	ScreenCacheTTL time.Duration
 	// URLSchemes are the URL schemes android_open_url may open (the
 	// operator's policy; others are not_permitted). Default
 	// DefaultURLSchemes: http and https.
@@ -113,7 +108,6 @@ type Tools struct {
 	idem    *idempotency
 	limit   *ratelimit.Limiter
 	rates   rateLimiters // per policy rate
-	screens *screenCache
 	trees   treeCache
 	ui      uiCache // each phone's last dump, for an acting call's ref
 	metrics *toolMetrics
@@ -167,9 +161,6 @@ func New(cfg Config) (*Tools, error) {
 	if cfg.Audit == nil {
 		cfg.Audit = audit.NewWriter(cfg.DB.Write, cfg.AuditRetention, cfg.Now)
 	}
-	if cfg.ScreenCacheTTL == 0 {
-		cfg.ScreenCacheTTL = DefaultScreenCacheTTL
-	}
 	if cfg.MaxRecordDuration <= 0 {
 		cfg.MaxRecordDuration = DefaultMaxRecord
 	}
@@ -179,7 +170,6 @@ func New(cfg Config) (*Tools, error) {
 		log:     cfg.Logger,
 		idem:    newIdempotency(cfg.DB, cfg.IdempotencyTTL, cfg.Now),
 		limit:   ratelimit.New(ratelimit.Rate{Burst: cfg.RatePerMinute, Per: time.Minute}),
-		screens: newScreenCache(cfg.ScreenCacheTTL, cfg.Now),
 		metrics: newToolMetrics(),
 		audit:   cfg.Audit,
 

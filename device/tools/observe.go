@@ -81,7 +81,6 @@ func (t *Tools) runObserve(ctx context.Context, inv *invocation, a observeArgs) 
 		s   *screen
 		st  adb.Status
 	)
-	seq := inv.dev.ActionSeq()
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { res.Screenshot, err = t.capture(gctx, inv, a.screenshotArgs); return })
 	g.Go(func() (err error) { st, err = inv.dev.Status(gctx); return })
@@ -91,7 +90,6 @@ func (t *Tools) runObserve(ctx context.Context, inv *invocation, a observeArgs) 
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	t.screens.put(inv.dev.Key(), st.Screen, seq)
 	w, h := st.Screen.Oriented()
 	res.Screen = ObserveScreen{Width: w, Height: h, Rotation: st.Screen.Rotation * 90, On: st.Power.ScreenOn}
 	if st.Power.LockKnown {

@@ -83,7 +83,7 @@ func (t *Tools) runRecord(ctx context.Context, inv *invocation, a recordArgs) (a
 		opt.BitRate = *a.BitRate
 	}
 	if a.MaxSide > 0 {
-		si, err := t.screenInfo(ctx, inv.dev)
+		si, err := inv.dev.RecentScreenInfo(ctx)
 		if err != nil {
 			return nil, err
 		}

@@ -69,14 +69,12 @@ func (t *Tools) runStatus(ctx context.Context, inv *invocation, _ noArgs) (any, 
 		props map[string]string
 		st    adb.Status
 	)
-	seq := d.ActionSeq()
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() (err error) { props, err = d.Properties(gctx, false); return })
 	g.Go(func() (err error) { st, err = d.Status(gctx); return })
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	t.screens.put(d.Key(), st.Screen, seq)
 	w, h := st.Screen.Oriented()
 	sdk, _ := strconv.Atoi(props["ro.build.version.sdk"])
 	res := StatusResult{

@@ -258,7 +258,7 @@ func (t *Tools) swipeArea(ctx context.Context, inv *invocation, s *screen, withi
 		b := s.nodes[i].Bounds
 		return area{b.Left, b.Top, b.Right, b.Bottom}, nil
 	}
-	si, err := t.screenInfo(ctx, inv.dev)
+	si, err := inv.dev.RecentScreenInfo(ctx)
 	if err != nil {
 		return area{}, err
 	}

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
@@ -154,7 +153,7 @@ func (t *Tools) runTap(ctx context.Context, inv *invocation, a tapArgs) (any, er
 
 // checkPoint refuses a point off the current screen.
 func (t *Tools) checkPoint(ctx context.Context, d *adb.Device, p TapPoint) error {
-	si, err := t.screenInfo(ctx, d)
+	si, err := d.RecentScreenInfo(ctx)
 	if err != nil {
 		return err
 	}
@@ -166,71 +165,4 @@ func (t *Tools) checkPoint(ctx context.Context, d *adb.Device, p TapPoint) error
 		return &ArgError{Field: "y", Reason: fmt.Sprintf("is outside the screen (height %d px, valid 0..%d)", h, h-1)}
 	}
 	return nil
-}
-
-// screenInfo returns the device's screen geometry, cached for
-// ScreenCacheTTL so a burst of taps costs one query, and for up to
-// adb.GeometryIdleTTL while no action went to the phone since it was read:
-// the geometry an agent's observation read still holds when it acts on it
-// after thinking for seconds, as nothing of ours turned the screen.
-func (t *Tools) screenInfo(ctx context.Context, d *adb.Device) (adb.ScreenInfo, error) {
-	seq := d.ActionSeq()
-	if si, ok := t.screens.get(d.Key(), seq); ok {
-		return si, nil
-	}
-	si, err := d.ScreenInfo(ctx)
-	if err != nil {
-		return adb.ScreenInfo{}, err
-	}
-	t.screens.put(d.Key(), si, seq)
-	return si, nil
-}
-
-// screenCache keeps recent ScreenInfo per device key. Safe for concurrent use.
-type screenCache struct {
-	ttl time.Duration
-	now func() time.Time
-	mu  sync.Mutex
-	m   map[string]cachedScreen
-}
-
-type cachedScreen struct {
-	si  adb.ScreenInfo
-	at  time.Time
-	seq uint64 // the device's ActionSeq before si was read
-}
-
-func newScreenCache(ttl time.Duration, now func() time.Time) *screenCache {
-	return &screenCache{ttl: ttl, now: now, m: map[string]cachedScreen{}}
-}
-
-// get returns key's geometry when it is younger than the TTL, or than
-// adb.GeometryIdleTTL when seq (the device's ActionSeq now) is the one it
-// was read under.
-func (c *screenCache) get(key string, seq uint64) (adb.ScreenInfo, bool) {
-	if c.ttl <= 0 {
-		return adb.ScreenInfo{}, false
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.m[key]
-	if !ok {
-		return adb.ScreenInfo{}, false
-	}
-	if age := c.now().Sub(e.at); age >= c.ttl && (e.seq != seq || age >= adb.GeometryIdleTTL) {
-		return adb.ScreenInfo{}, false
-	}
-	return e.si, true
-}
-
-func (c *screenCache) put(key string, si adb.ScreenInfo, seq uint64) {
-	if c.ttl <= 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if len(c.m) > 1024 {
-		clear(c.m)
-	}
-	c.m[key] = cachedScreen{si: si, at: c.now(), seq: seq}
 }

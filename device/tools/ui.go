@@ -201,7 +201,7 @@ func (s *screen) geometry(si adb.ScreenInfo) UIScreen {
 // foreground reads the app in front, whether its window is secure, and
 // the screen size (cached).
 func (t *Tools) foreground(ctx context.Context, d *adb.Device) (StatusForeground, adb.ScreenInfo, bool, error) {
-	si, err := t.screenInfo(ctx, d)
+	si, err := d.RecentScreenInfo(ctx)
 	if err != nil {
 		return StatusForeground{}, si, false, err
 	}
