@@ -176,7 +176,7 @@ func New(cfg Config) (*Tools, error) {
 		persistTimeout: defaultPersistTimeout,
 	}
 	for _, spec := range toolSpecs {
-		if !spec.offered(cfg.set()) {
+		if !spec.offered(cfg.Set()) {
 			continue
 		}
 		if err := t.add(spec.build(t)); err != nil {
@@ -196,7 +196,9 @@ type Set struct {
 	Shell bool
 }
 
-func (c Config) set() Set {
+// Set is the optional part of the tool set c offers: what New registers
+// and IDs(c.Set()) lists, the one decision of both.
+func (c Config) Set() Set {
 	return Set{Files: c.Files != nil, Shell: c.Policy.Current().ShellEnabled()}
 }
 
@@ -228,7 +230,7 @@ func always(Set) bool { return true }
 
 // IDs returns the ids of the tools offered with s, in Card order, known
 // without a running Service or Tools: the Descriptor's tools[] are wired
-// from it before either exists.
+// from it before either exists (IDs(cfg.Set()) with the Config New gets).
 func IDs(s Set) []string {
 	var ids []string
 	var t Tools
@@ -254,8 +256,7 @@ func (t *Tools) add(d *toolDef) error {
 	return nil
 }
 
-// Register adds the tools to reg in a fixed order: android_device_status,
-// android_screenshot (when Files is set), android_tap.
+// Register adds the tools to reg in Card order (toolSpecs).
 func (t *Tools) Register(reg *connector.Registry) error {
 	for _, d := range t.defs {
 		if err := reg.Register(d.tool); err != nil {
