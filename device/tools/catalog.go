@@ -17,11 +17,11 @@ import (
 	"github.com/adb-connector/adb-connector/store"
 )
 
-// ProfileID is the Device Profile every android_* tool belongs to.
-const ProfileID = "xagent.device.v1"
+// profileID is the Device Profile every android_* tool belongs to.
+const profileID = "xagent.device.v1"
 
-// SkillID is the primary Skill the tools point agents to.
-const SkillID = "connector-device-adb"
+// skillID is the primary Skill the tools point agents to.
+const skillID = "connector-device-adb"
 
 // Resolver finds the device bound to a channel. device.Service
 // implements it; tests use a resolver over adbtest devices.
@@ -48,10 +48,10 @@ type Meta struct {
 // Defaults of Config.
 const (
 	DefaultRatePerMinute  = 120
-	DefaultProgressAfter  = time.Second
-	DefaultIdempotencyTTL = 24 * time.Hour
-	// MaxArgumentsBytes bounds tool.invoke arguments; larger is invalid_arguments.
-	MaxArgumentsBytes = 64 << 10
+	defaultProgressAfter  = time.Second
+	defaultIdempotencyTTL = 24 * time.Hour
+	// maxArgumentsBytes bounds tool.invoke arguments; larger is invalid_arguments.
+	maxArgumentsBytes = 64 << 10
 )
 
 // Config configures Tools. Resolver and DB are required; the zero value
@@ -73,10 +73,10 @@ type Config struct {
 	// of the same size). Default DefaultRatePerMinute.
 	RatePerMinute int
 	// ProgressAfter is when a running call starts sending tool.progress.push
-	// (then once per ProgressAfter until the ack). Default DefaultProgressAfter.
+	// (then once per ProgressAfter until the ack). Default 1 s.
 	ProgressAfter time.Duration
 	// IdempotencyTTL is how long a completed call's ack is kept for repeated
-	// tool_call_ids. Default DefaultIdempotencyTTL.
+	// tool_call_ids. Default 24 h.
 	IdempotencyTTL time.Duration
 	// Audit writes the calls' audit rows (shared with the resets, so one
 	// writer prunes the trail). Nil: one on DB with AuditRetention.
@@ -86,10 +86,10 @@ type Config struct {
 	AuditRetention time.Duration
 	// URLSchemes are the URL schemes android_open_url may open (the
 	// operator's policy; others are not_permitted). Default
-	// DefaultURLSchemes: http and https.
+	// http and https.
 	URLSchemes []string
 	// MaxRecordDuration caps android_screen_record's duration_ms (the
-	// operator's policy). Default DefaultMaxRecord; at most
+	// operator's policy). Default 30 s; at most
 	// adb.MaxScreenRecord, screenrecord's own limit.
 	MaxRecordDuration time.Duration
 	// Policy, when set, is the operator's config file in force: per
@@ -153,18 +153,18 @@ func New(cfg Config) (*Tools, error) {
 		cfg.RatePerMinute = DefaultRatePerMinute
 	}
 	if cfg.ProgressAfter <= 0 {
-		cfg.ProgressAfter = DefaultProgressAfter
+		cfg.ProgressAfter = defaultProgressAfter
 	}
 	if cfg.IdempotencyTTL <= 0 {
-		cfg.IdempotencyTTL = DefaultIdempotencyTTL
+		cfg.IdempotencyTTL = defaultIdempotencyTTL
 	}
 	if cfg.Audit == nil {
 		cfg.Audit = audit.NewWriter(cfg.DB.Write, cfg.AuditRetention, cfg.Now)
 	}
 	if cfg.MaxRecordDuration <= 0 {
-		cfg.MaxRecordDuration = DefaultMaxRecord
+		cfg.MaxRecordDuration = defaultMaxRecord
 	}
-	cfg.MaxRecordDuration = min(max(cfg.MaxRecordDuration, MinRecordMS*time.Millisecond), adb.MaxScreenRecord)
+	cfg.MaxRecordDuration = min(max(cfg.MaxRecordDuration, minRecordMS*time.Millisecond), adb.MaxScreenRecord)
 	t := &Tools{
 		cfg:     cfg,
 		log:     cfg.Logger,
@@ -249,8 +249,8 @@ func (t *Tools) add(d *toolDef) error {
 		return fmt.Errorf("device tools: %w", err)
 	}
 	d.schema = s
-	d.tool.Profile = ProfileID
-	d.tool.RelatedSkillIDs = []string{SkillID}
+	d.tool.Profile = profileID
+	d.tool.RelatedSkillIDs = []string{skillID}
 	d.tool.Handler = t.handler(d)
 	t.defs = append(t.defs, d)
 	return nil

@@ -24,11 +24,11 @@ var keyNames = []any{"home", "back", "enter", "app_switch", "delete", "forward_d
 	"search", "dpad_up", "dpad_down", "dpad_left", "dpad_right", "dpad_center", "page_up", "page_down", "move_home",
 	"move_end", "volume_up", "volume_down", "volume_mute", "wakeup", "sleep", "power", "camera", "media_play_pause"}
 
-// MaxKeyRepeat bounds android_press_key's repeat.
-const MaxKeyRepeat = 50
+// maxKeyRepeat bounds android_press_key's repeat.
+const maxKeyRepeat = 50
 
-// KeyResult is android_press_key's result.
-type KeyResult struct {
+// keyResult is android_press_key's result.
+type keyResult struct {
 	Key       string `json:"key"`
 	Repeat    int    `json:"repeat"`
 	LongPress bool   `json:"long_press"`
@@ -49,7 +49,7 @@ func keyTool(t *Tools) *toolDef {
 		props: map[string]any{
 			"key": map[string]any{"type": "string", "enum": keyNames,
 				"description": "The key: home, back, enter, app_switch (recent apps), delete (backspace), forward_delete, tab, escape, space, menu, search, dpad_*, page_up/down, move_home/end, volume_*, wakeup, sleep, power, camera, media_play_pause."},
-			"repeat":     map[string]any{"type": "integer", "minimum": 1, "maximum": MaxKeyRepeat, "description": "Press it this many times (default 1)."},
+			"repeat":     map[string]any{"type": "integer", "minimum": 1, "maximum": maxKeyRepeat, "description": "Press it this many times (default 1)."},
 			"long_press": map[string]any{"type": "boolean", "description": "Hold the key (a long press)."},
 		},
 		description: "Presses a key on the bound phone (home, back, enter, delete, volume, power, ...), repeat times, " +
@@ -67,7 +67,7 @@ func (t *Tools) runKey(ctx context.Context, inv *invocation, a keyArgs) (any, er
 		repeat = *a.Repeat
 	}
 	if a.LongPress && repeat > 1 {
-		return nil, &ArgError{Field: "repeat", Reason: "does not apply with long_press"}
+		return nil, &argError{Field: "repeat", Reason: "does not apply with long_press"}
 	}
 	before, err := t.beforeAction(ctx, inv, a.verifyArgs)
 	if err != nil {
@@ -82,7 +82,7 @@ func (t *Tools) runKey(ctx context.Context, inv *invocation, a keyArgs) (any, er
 	if err != nil {
 		return nil, err
 	}
-	res := KeyResult{Key: a.Key, Repeat: repeat, LongPress: a.LongPress}
+	res := keyResult{Key: a.Key, Repeat: repeat, LongPress: a.LongPress}
 	res.Verified, err = t.afterAction(ctx, inv, a.verifyArgs, before)
 	return res, err
 }

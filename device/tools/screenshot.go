@@ -13,9 +13,9 @@ import (
 
 // Screenshot argument bounds and defaults.
 const (
-	MinScreenshotSide  = 64
-	MaxScreenshotSide  = 4096
-	DefaultJPEGQuality = 80
+	minScreenshotSide  = 64
+	maxScreenshotSide  = 4096
+	defaultJPEGQuality = 80
 )
 
 // ScreenshotResult is android_screenshot's result: the file fields
@@ -41,11 +41,11 @@ func screenshotTool(t *Tools) *toolDef {
 // android_observe takes too.
 func screenshotProperties() map[string]any {
 	return map[string]any{
-		"max_side": map[string]any{"type": "integer", "minimum": MinScreenshotSide, "maximum": MaxScreenshotSide,
+		"max_side": map[string]any{"type": "integer", "minimum": minScreenshotSide, "maximum": maxScreenshotSide,
 			"description": "Longest side of the returned image in pixels; never enlarged. Default: device size."},
 		"format": map[string]any{"type": "string", "enum": []any{"png", "jpeg"}, "default": "png",
 			"description": "Image format."},
-		"quality": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": DefaultJPEGQuality,
+		"quality": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": defaultJPEGQuality,
 			"description": "JPEG quality (jpeg only)."},
 	}
 }
@@ -54,7 +54,7 @@ func screenshotProperties() map[string]any {
 type screenshotArgs struct {
 	MaxSide int    `json:"max_side"` // 0: full size
 	Format  string `json:"format"`   // "": png
-	Quality *int   `json:"quality"`  // nil: DefaultJPEGQuality
+	Quality *int   `json:"quality"`  // nil: defaultJPEGQuality
 }
 
 func (t *Tools) runScreenshot(ctx context.Context, inv *invocation, a screenshotArgs) (any, error) {
@@ -67,7 +67,7 @@ func (t *Tools) runScreenshot(ctx context.Context, inv *invocation, a screenshot
 // check refuses a quality without jpeg before anything runs.
 func (a screenshotArgs) check() error {
 	if a.Quality != nil && cmp.Or(a.Format, imageproc.FormatPNG) != imageproc.FormatJPEG {
-		return &ArgError{Field: "quality", Reason: "applies to format jpeg only"}
+		return &argError{Field: "quality", Reason: "applies to format jpeg only"}
 	}
 	return nil
 }
@@ -107,7 +107,7 @@ func captureImage(ctx context.Context, d *adb.Device, maxSide int, format string
 
 // capture takes the screenshot a asks for and stores it for download.
 func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) (ScreenshotResult, error) {
-	maxSide, format, quality := a.MaxSide, cmp.Or(a.Format, imageproc.FormatPNG), DefaultJPEGQuality
+	maxSide, format, quality := a.MaxSide, cmp.Or(a.Format, imageproc.FormatPNG), defaultJPEGQuality
 	if a.Quality != nil {
 		quality = *a.Quality
 	}
@@ -117,7 +117,7 @@ func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) 
 	}
 	if err != nil {
 		if errors.Is(err, imageproc.ErrInvalidArgument) {
-			return ScreenshotResult{}, &ArgError{Reason: "format or quality not supported"}
+			return ScreenshotResult{}, &argError{Reason: "format or quality not supported"}
 		}
 		return ScreenshotResult{}, err
 	}

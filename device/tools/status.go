@@ -9,23 +9,23 @@ import (
 	"github.com/adb-connector/adb-connector/adb"
 )
 
-// StatusResult is android_device_status's result.
-type StatusResult struct {
+// statusResult is android_device_status's result.
+type statusResult struct {
 	Model          string           `json:"model"`
 	Manufacturer   string           `json:"manufacturer"`
 	AndroidVersion string           `json:"android_version"`
 	SDK            int              `json:"sdk"`
 	SerialHint     string           `json:"serial_hint"`
-	Screen         StatusScreen     `json:"screen"`
-	Battery        *StatusBattery   `json:"battery,omitempty"` // absent when the device's dump is unreadable
-	Foreground     StatusForeground `json:"foreground"`
+	Screen         statusScreen     `json:"screen"`
+	Battery        *statusBattery   `json:"battery,omitempty"` // absent when the device's dump is unreadable
+	Foreground     statusForeground `json:"foreground"`
 	Connection     string           `json:"connection"` // usb or tcp
 }
 
-// StatusScreen is the screen as an agent taps it: Width and Height in the
+// statusScreen is the screen as an agent taps it: Width and Height in the
 // current orientation, the coordinate space of android_tap and of an
 // unscaled android_screenshot.
-type StatusScreen struct {
+type statusScreen struct {
 	Width       int    `json:"width"`
 	Height      int    `json:"height"`
 	Density     int    `json:"density"`
@@ -35,15 +35,15 @@ type StatusScreen struct {
 	Locked      *bool  `json:"locked"` // null when the device does not say
 }
 
-// StatusBattery is the battery part of StatusResult.
-type StatusBattery struct {
+// statusBattery is the battery part of statusResult.
+type statusBattery struct {
 	Level   int    `json:"level"`   // percent
 	Status  string `json:"status"`  // charging, discharging, full, not_charging, unknown
 	Plugged string `json:"plugged"` // ac, usb, wireless, dock, none
 }
 
-// StatusForeground is the app in front.
-type StatusForeground struct {
+// statusForeground is the app in front.
+type statusForeground struct {
 	Package  string `json:"package"`
 	Activity string `json:"activity"`
 }
@@ -77,21 +77,21 @@ func (t *Tools) runStatus(ctx context.Context, inv *invocation, _ noArgs) (any, 
 	}
 	w, h := st.Screen.Oriented()
 	sdk, _ := strconv.Atoi(props["ro.build.version.sdk"])
-	res := StatusResult{
+	res := statusResult{
 		Model:          props["ro.product.model"],
 		Manufacturer:   props["ro.product.manufacturer"],
 		AndroidVersion: props["ro.build.version.release"],
 		SDK:            sdk,
 		SerialHint:     inv.meta.Hint,
-		Screen: StatusScreen{
+		Screen: statusScreen{
 			Width: w, Height: h, Density: st.Screen.Density, Rotation: st.Screen.Rotation * 90,
 			Orientation: "portrait", On: st.Power.ScreenOn,
 		},
-		Foreground: StatusForeground{Package: st.Package, Activity: st.Activity},
+		Foreground: statusForeground{Package: st.Package, Activity: st.Activity},
 		Connection: "usb",
 	}
 	if st.BatteryErr == nil {
-		res.Battery = &StatusBattery{Level: st.Battery.Percent(), Status: st.Battery.Status, Plugged: st.Battery.Plugged}
+		res.Battery = &statusBattery{Level: st.Battery.Percent(), Status: st.Battery.Status, Plugged: st.Battery.Plugged}
 	} else {
 		t.log.Debug("battery not readable; left out of the status", "device", inv.meta.Hint, "err", st.BatteryErr)
 	}

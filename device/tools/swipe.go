@@ -8,27 +8,27 @@ import (
 
 // android_swipe bounds and defaults.
 const (
-	DefaultSwipeMS   = 300
-	MinSwipeMS       = 50
-	MaxSwipeMS       = 10000
-	DefaultSwipeDist = 0.6
-	DefaultMaxSwipes = 10
-	MaxSwipes        = 50
-	SwipeUp          = "up"
-	SwipeDown        = "down"
-	SwipeLeft        = "left"
-	SwipeRight       = "right"
+	defaultSwipeMS   = 300
+	minSwipeMS       = 50
+	maxSwipeMS       = 10000
+	defaultSwipeDist = 0.6
+	defaultMaxSwipes = 10
+	maxSwipes        = 50
+	swipeUp          = "up"
+	swipeDown        = "down"
+	swipeLeft        = "left"
+	swipeRight       = "right"
 	swipeEdgeDivisor = 20 // 1/20 of the area kept clear at each edge
 )
 
-// SwipeResult is android_swipe's result. Found and Element are set only
+// swipeResult is android_swipe's result. Found and Element are set only
 // with until (Found is a pointer so that it is absent otherwise);
 // ScreenID is the screen the element's ref belongs to, which is also the
 // verified screen (it shadows Verified's field of the same name).
-type SwipeResult struct {
+type swipeResult struct {
 	Swipes   int      `json:"swipes"`
 	Found    *bool    `json:"found,omitempty"`
-	Element  *Element `json:"element,omitempty"`
+	Element  *element `json:"element,omitempty"`
 	ScreenID string   `json:"screen_id,omitempty"`
 	*Verified
 }
@@ -41,8 +41,8 @@ type swipeArgs struct {
 	DurationMS *int      `json:"duration_ms"`
 	Direction  string    `json:"direction"`
 	Distance   *float64  `json:"distance"`
-	Within     *Selector `json:"within"`
-	Until      *Selector `json:"until"`
+	Within     *selector `json:"within"`
+	Until      *selector `json:"until"`
 	MaxSwipes  *int      `json:"max_swipes"`
 	verifyArgs
 }
@@ -58,15 +58,15 @@ func swipeTool(t *Tools) *toolDef {
 		props: map[string]any{
 			"from": point("Start [x, y] in device pixels (with to)."),
 			"to":   point("End [x, y] in device pixels (with from)."),
-			"duration_ms": map[string]any{"type": "integer", "minimum": MinSwipeMS, "maximum": MaxSwipeMS,
+			"duration_ms": map[string]any{"type": "integer", "minimum": minSwipeMS, "maximum": maxSwipeMS,
 				"description": "How long the finger moves (default 300; longer is a slow drag, shorter a fling)."},
-			"direction": map[string]any{"type": "string", "enum": []any{SwipeUp, SwipeDown, SwipeLeft, SwipeRight},
+			"direction": map[string]any{"type": "string", "enum": []any{swipeUp, swipeDown, swipeLeft, swipeRight},
 				"description": "The way the finger moves: up scrolls a list towards its end, down towards its start."},
 			"distance": map[string]any{"type": "number", "minimum": 0.1, "maximum": 1,
 				"description": "With direction: how far, as a fraction of the screen or of within (default 0.6)."},
 			"within": selectorSchema("With direction: the element to swipe inside (a scrollable list), a selector as for android_tap; default the whole screen."),
 			"until":  selectorSchema("Swipe again until this element is on screen (text, resource_id or content_desc, as for android_tap), at most max_swipes times, stopping when the screen stops changing."),
-			"max_swipes": map[string]any{"type": "integer", "minimum": 1, "maximum": MaxSwipes,
+			"max_swipes": map[string]any{"type": "integer", "minimum": 1, "maximum": maxSwipes,
 				"description": "With until: at most this many swipes (default 10)."},
 		},
 		description: "Swipes on the bound phone: from [x,y] to [x,y] in device pixels over duration_ms, or in a " +
@@ -87,19 +87,19 @@ func (a *swipeArgs) check() (within, until *compiled, err error) {
 	points := a.From != nil || a.To != nil
 	switch {
 	case points && a.Direction != "":
-		return nil, nil, &ArgError{Reason: "give either from and to or direction, not both"}
+		return nil, nil, &argError{Reason: "give either from and to or direction, not both"}
 	case points && a.From == nil:
-		return nil, nil, &ArgError{Field: "from", Reason: "is required with to"}
+		return nil, nil, &argError{Field: "from", Reason: "is required with to"}
 	case points && a.To == nil:
-		return nil, nil, &ArgError{Field: "to", Reason: "is required with from"}
+		return nil, nil, &argError{Field: "to", Reason: "is required with from"}
 	case !points && a.Direction == "":
-		return nil, nil, &ArgError{Field: "direction", Reason: "is required (or from and to)"}
+		return nil, nil, &argError{Field: "direction", Reason: "is required (or from and to)"}
 	case points && a.Distance != nil:
-		return nil, nil, &ArgError{Field: "distance", Reason: "applies with direction only"}
+		return nil, nil, &argError{Field: "distance", Reason: "applies with direction only"}
 	case points && a.Within != nil:
-		return nil, nil, &ArgError{Field: "within", Reason: "applies with direction only"}
+		return nil, nil, &argError{Field: "within", Reason: "applies with direction only"}
 	case a.Until == nil && a.MaxSwipes != nil:
-		return nil, nil, &ArgError{Field: "max_swipes", Reason: "applies with until only"}
+		return nil, nil, &argError{Field: "max_swipes", Reason: "applies with until only"}
 	}
 	if err := a.verifyArgs.check(); err != nil {
 		return nil, nil, err
@@ -111,7 +111,7 @@ func (a *swipeArgs) check() (within, until *compiled, err error) {
 	}
 	if a.Until != nil {
 		if a.Until.Ref != "" {
-			return nil, nil, &ArgError{Field: "until.ref", Reason: "names an element of one screen; use text, resource_id or content_desc"}
+			return nil, nil, &argError{Field: "until.ref", Reason: "names an element of one screen; use text, resource_id or content_desc"}
 		}
 		if until, err = a.Until.compile("until"); err != nil {
 			return nil, nil, err
@@ -141,13 +141,13 @@ func swipePath(ar area, direction string, distance float64) (from, to [2]int) {
 		return start, end
 	}
 	switch direction {
-	case SwipeUp:
+	case swipeUp:
 		y1, y2 := span(ar[1], h)
 		return [2]int{cx, y1}, [2]int{cx, y2}
-	case SwipeDown:
+	case swipeDown:
 		y1, y2 := span(ar[1], h)
 		return [2]int{cx, y2}, [2]int{cx, y1}
-	case SwipeLeft:
+	case swipeLeft:
 		x1, x2 := span(ar[0], w)
 		return [2]int{x1, cy}, [2]int{x2, cy}
 	default: // right
@@ -166,7 +166,7 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation, a swipeArgs) (any
 	if err != nil {
 		return nil, err
 	}
-	dur := time.Duration(DefaultSwipeMS) * time.Millisecond
+	dur := time.Duration(defaultSwipeMS) * time.Millisecond
 	if a.DurationMS != nil {
 		dur = time.Duration(*a.DurationMS) * time.Millisecond
 	}
@@ -181,7 +181,7 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation, a swipeArgs) (any
 			pt    [2]int
 		}{{"from", from}, {"to", to}} {
 			if err := t.checkPoint(ctx, inv.dev, TapPoint{X: p.pt[0], Y: p.pt[1]}); err != nil {
-				var ae *ArgError
+				var ae *argError
 				if errors.As(err, &ae) {
 					ae.Field = p.field + "." + ae.Field
 				}
@@ -202,20 +202,20 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation, a swipeArgs) (any
 		if err != nil {
 			return nil, err
 		}
-		dist := DefaultSwipeDist
+		dist := defaultSwipeDist
 		if a.Distance != nil {
 			dist = *a.Distance
 		}
 		from, to = swipePath(ar, a.Direction, dist)
 	}
-	var res SwipeResult
+	var res swipeResult
 	if until == nil {
 		if err := inv.dev.Swipe(ctx, from[0], from[1], to[0], to[1], dur); err != nil {
 			return nil, err
 		}
 		res.Swipes = 1
 	} else {
-		limit := DefaultMaxSwipes
+		limit := defaultMaxSwipes
 		if a.MaxSwipes != nil {
 			limit = *a.MaxSwipes
 		}
@@ -235,7 +235,7 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation, a swipeArgs) (any
 		// The list moved on after the last look: one screen_id in the
 		// result, so the element is looked up again on verify's screen.
 		if s := t.trees.get(inv.dev.Key(), v.ScreenID); s != nil {
-			found, e := t.waitMet(s, ConditionAppears, until)
+			found, e := t.waitMet(s, conditionAppears, until)
 			res.Found, res.Element, res.ScreenID = &found, e, s.id
 		}
 	}
@@ -247,10 +247,10 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation, a swipeArgs) (any
 func (t *Tools) swipeArea(ctx context.Context, inv *invocation, s *screen, within *compiled) (area, error) {
 	if within != nil {
 		i, err := s.resolve(within, t.trees.get(inv.dev.Key(), within.ScreenID))
-		var ee *ElementError
+		var ee *elementError
 		if errors.As(err, &ee) {
 			// Name the argument: until and within are both selectors.
-			return area{}, &ElementError{Code: ee.Code, Message: "within: " + ee.Message}
+			return area{}, &elementError{Code: ee.Code, Message: "within: " + ee.Message}
 		}
 		if err != nil {
 			return area{}, err
@@ -270,9 +270,9 @@ func (t *Tools) swipeArea(ctx context.Context, inv *invocation, s *screen, withi
 // stops when a swipe leaves the screen as it was (the end of the list).
 // It returns whether it found the element, the element and the last
 // screen looked at.
-func (t *Tools) swipeUntil(ctx context.Context, inv *invocation, s *screen, sel *compiled, limit int, swipe func() error) (bool, *Element, *screen, error) {
+func (t *Tools) swipeUntil(ctx context.Context, inv *invocation, s *screen, sel *compiled, limit int, swipe func() error) (bool, *element, *screen, error) {
 	for n := 0; ; n++ {
-		if ok, e := t.waitMet(s, ConditionAppears, sel); ok {
+		if ok, e := t.waitMet(s, conditionAppears, sel); ok {
 			return true, e, s, nil
 		}
 		if n == limit {

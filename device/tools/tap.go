@@ -10,10 +10,10 @@ import (
 
 // Tap argument bounds.
 const (
-	// LongPressFrom is the duration_ms from which android_tap long-presses.
-	LongPressFrom = 500
-	// MaxTapDuration is the largest duration_ms.
-	MaxTapDuration = 10000
+	// longPressFrom is the duration_ms from which android_tap long-presses.
+	longPressFrom = 500
+	// maxTapDuration is the largest duration_ms.
+	maxTapDuration = 10000
 )
 
 // TapResult is android_tap's result: the point tapped, the element when
@@ -22,7 +22,7 @@ type TapResult struct {
 	Tapped    TapPoint `json:"tapped"`
 	LongPress bool     `json:"long_press"`
 	Double    bool     `json:"double,omitempty"`
-	Element   *Element `json:"element,omitempty"`
+	Element   *element `json:"element,omitempty"`
 	*Verified
 }
 
@@ -36,7 +36,7 @@ func tapTool(t *Tools) *toolDef {
 	props := selectorProperties()
 	props["x"] = map[string]any{"type": "integer", "minimum": 0, "description": "Horizontal device pixel, 0 at the left edge (with y)."}
 	props["y"] = map[string]any{"type": "integer", "minimum": 0, "description": "Vertical device pixel, 0 at the top edge (with x)."}
-	props["duration_ms"] = map[string]any{"type": "integer", "minimum": 0, "maximum": MaxTapDuration,
+	props["duration_ms"] = map[string]any{"type": "integer", "minimum": 0, "maximum": maxTapDuration,
 		"description": "Press duration; 500 or more is a long press. Default: a short tap."}
 	props["double"] = map[string]any{"type": "boolean", "description": "Tap twice (a double tap)."}
 	return declare(t, decl[tapArgs]{
@@ -60,7 +60,7 @@ type tapArgs struct {
 	Y          *int `json:"y"`
 	DurationMS int  `json:"duration_ms"` // 0: a tap
 	Double     bool `json:"double"`
-	Selector
+	selector
 	verifyArgs
 }
 
@@ -74,17 +74,17 @@ func (a *tapArgs) target() (*compiled, error) {
 		if a.X == nil {
 			field = "x"
 		}
-		return nil, &ArgError{Field: field, Reason: "is required"}
-	case point && !a.Selector.empty():
-		return nil, &ArgError{Reason: "give either x and y or one element selector, not both"}
+		return nil, &argError{Field: field, Reason: "is required"}
+	case point && !a.selector.empty():
+		return nil, &argError{Reason: "give either x and y or one element selector, not both"}
 	case point && a.Index != nil:
-		return nil, &ArgError{Field: "index", Reason: "needs a selector (ref, text, resource_id or content_desc)"}
+		return nil, &argError{Field: "index", Reason: "needs a selector (ref, text, resource_id or content_desc)"}
 	case point:
 		return nil, nil
-	case a.Selector.empty() && a.Index == nil:
-		return nil, &ArgError{Field: "x", Reason: "is required (or one of ref, text, resource_id, content_desc)"}
+	case a.selector.empty() && a.Index == nil:
+		return nil, &argError{Field: "x", Reason: "is required (or one of ref, text, resource_id, content_desc)"}
 	}
-	return a.Selector.compile("")
+	return a.selector.compile("")
 }
 
 // runTap checks the target before touching the device: a point against the
@@ -129,7 +129,7 @@ func (t *Tools) runTap(ctx context.Context, inv *invocation, a tapArgs) (any, er
 		}
 	}
 	x, y, dur := res.Tapped.X, res.Tapped.Y, a.DurationMS
-	res.LongPress, res.Double = dur >= LongPressFrom, a.Double && dur < LongPressFrom
+	res.LongPress, res.Double = dur >= longPressFrom, a.Double && dur < longPressFrom
 	switch {
 	case res.LongPress:
 		err = inv.dev.LongPress(ctx, x, y, time.Duration(dur)*time.Millisecond)
@@ -159,10 +159,10 @@ func (t *Tools) checkPoint(ctx context.Context, d *adb.Device, p TapPoint) error
 	}
 	w, h := si.Oriented()
 	if w > 0 && p.X >= w {
-		return &ArgError{Field: "x", Reason: fmt.Sprintf("is outside the screen (width %d px, valid 0..%d)", w, w-1)}
+		return &argError{Field: "x", Reason: fmt.Sprintf("is outside the screen (width %d px, valid 0..%d)", w, w-1)}
 	}
 	if h > 0 && p.Y >= h {
-		return &ArgError{Field: "y", Reason: fmt.Sprintf("is outside the screen (height %d px, valid 0..%d)", h, h-1)}
+		return &argError{Field: "y", Reason: fmt.Sprintf("is outside the screen (height %d px, valid 0..%d)", h, h-1)}
 	}
 	return nil
 }
