@@ -121,7 +121,7 @@ type Tools struct {
 // toolDef is one tool: its Card declaration, the schema compiled from the
 // very input_schema the Card publishes, and how to run and audit it.
 type toolDef struct {
-	tool   connector.Tool // Handler is set by Register
+	tool   connector.Tool // Handler is set by add
 	schema *compiledSchema
 	// run executes the call on the resolved device.
 	run func(ctx context.Context, inv *invocation) (any, error)
