@@ -197,9 +197,12 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 			"policy_rules", len(o.Policy.File.Policies.Rules), "poll", o.ConfigPoll.String())
 	}
 	trail := audit.NewWriter(w.DB.Write, o.AuditRetention, nil)
+	// The Descriptor lists the tools the Card has: both come from tcfg.
+	tcfg := tools.Config{Files: fstore, DB: w.DB, Logger: log.With("component", "tools"),
+		Audit: trail, Policy: holder, MaxRecordDuration: o.Policy.MaxRecordCap()}
 	svc, err := device.NewService(ctx, device.ServiceConfig{
 		DB: w.DB, Audit: trail, ADB: client, Files: fstore, Logger: log.With("component", "device"),
-		ToolIDs: tools.IDs(tools.Set{Files: true, Shell: o.Policy.ShellEnabled()}), Policy: holder, Lease: o.lease,
+		ToolIDs: tools.IDs(tcfg.Set()), Policy: holder, Lease: o.lease,
 	})
 	if err != nil {
 		return err
@@ -208,8 +211,8 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 		o.onService(svc)
 	}
 	w.Stop = append(w.Stop, func() { svc.Close() })
-	ts, err := tools.New(tools.Config{Resolver: svc, Files: fstore, DB: w.DB, Logger: log.With("component", "tools"),
-		Audit: trail, Policy: holder, MaxRecordDuration: o.Policy.MaxRecordCap()})
+	tcfg.Resolver = svc
+	ts, err := tools.New(tcfg)
 	if err != nil {
 		return err
 	}

@@ -18,9 +18,9 @@ import (
 // agree with what the separate tools say.
 func TestObserveOnVirtualPhone(t *testing.T) {
 	e := newToolsEnv(t, 1, nil)
-	var obs ObserveResult
+	var obs observeResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_observe", `{"max_side":360}`, "obs1", nil), &obs)
-	var ui UIElementsResult
+	var ui uiElementsResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "ui1", nil), &ui)
 	switch {
 	case obs.Screenshot.FileRef == "" || max(obs.Screenshot.Width, obs.Screenshot.Height) != 360 || obs.Screenshot.Scale <= 1:
@@ -32,7 +32,7 @@ func TestObserveOnVirtualPhone(t *testing.T) {
 	case obs.Screen.Width != 720 || obs.Screen.Height != 1280 || !obs.Screen.On || obs.Secure || obs.KeyboardShown:
 		t.Errorf("screen %+v secure %v keyboard %v", obs.Screen, obs.Secure, obs.KeyboardShown)
 	}
-	var none ObserveResult
+	var none observeResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_observe", `{"elements":"none"}`, "obs2", nil), &none)
 	if none.Elements != nil || none.ScreenID != "" {
 		t.Errorf("elements none still listed %d elements", len(none.Elements))
@@ -87,7 +87,7 @@ func TestDumpNotIdle(t *testing.T) {
 	e := newToolsEnv(t, 1, nil)
 	phone := e.device(0).Android()
 	phone.FailDumpNotIdle(2, 10*time.Millisecond)
-	var ui UIElementsResult
+	var ui uiElementsResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "busy1", nil), &ui)
 	if len(ui.Elements) == 0 {
 		t.Fatal("no elements after the screen settled")
@@ -96,7 +96,7 @@ func TestDumpNotIdle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	a := e.call(t, ctx, devChannel(0), "android_ui_elements", `{}`, "busy2", nil)
-	if a.Err == nil || a.Err.Code != CodeUIUnavailable || !strings.Contains(a.Err.Message, "animating") {
+	if a.Err == nil || a.Err.Code != codeUIUnavailable || !strings.Contains(a.Err.Message, "animating") {
 		t.Fatalf("a screen that never settles: %+v", a.Err)
 	}
 }
@@ -113,12 +113,12 @@ func TestSecureWindow(t *testing.T) {
 		sc["pinned"] = []any{map[string]any{"command": "dumpsys window", "stdout": string(window)}}
 	})
 	e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Scenario: dir}, adb.Limits{}, nil)
-	var ui UIElementsResult
+	var ui uiElementsResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "sec1", nil), &ui)
 	if !ui.Secure || ui.Foreground.Package != "com.example.bank" {
 		t.Errorf("ui_elements: secure %v, foreground %+v", ui.Secure, ui.Foreground)
 	}
-	var obs ObserveResult
+	var obs observeResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_observe", `{"elements":"none"}`, "sec2", nil), &obs)
 	if !obs.Secure || !strings.Contains(obs.Note, "forbids capture") {
 		t.Errorf("observe: secure %v, note %q", obs.Secure, obs.Note)

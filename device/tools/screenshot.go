@@ -7,16 +7,15 @@ import (
 	"fmt"
 
 	"github.com/adb-connector/adb-connector/adb"
-	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/imageproc"
 	"github.com/adb-connector/adb-connector/files"
 )
 
 // Screenshot argument bounds and defaults.
 const (
-	MinScreenshotSide  = 64
-	MaxScreenshotSide  = 4096
-	DefaultJPEGQuality = 80
+	minScreenshotSide  = 64
+	maxScreenshotSide  = 4096
+	defaultJPEGQuality = 80
 )
 
 // ScreenshotResult is android_screenshot's result: the file fields
@@ -28,36 +27,25 @@ type ScreenshotResult struct {
 }
 
 func screenshotTool(t *Tools) *toolDef {
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_screenshot",
-			Title: "Android screenshot",
-			Description: "Captures the bound phone's screen and returns a file_ref with a relative download_url (the image " +
-				"is never inline). width/height are the image's pixels; multiply image coordinates by scale to get device " +
-				"pixels for android_tap. Optional max_side shrinks the longest side (64-4096); format png (default, " +
-				"lossless) or jpeg with quality 1-100 (default 80). The file expires at expires_at.",
-			InputSchema: map[string]any{
-				"type":                 "object",
-				"properties":           screenshotProperties(),
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		readOnly:    true,
-		run:         t.runScreenshot,
-	}
+	return declare(t, decl[screenshotArgs]{
+		id: "android_screenshot", title: "Android screenshot",
+		props: screenshotProperties(), readOnly: true, run: (*Tools).runScreenshot,
+		description: "Captures the bound phone's screen and returns a file_ref with a relative download_url (the image " +
+			"is never inline). width/height are the image's pixels; multiply image coordinates by scale to get device " +
+			"pixels for android_tap. Optional max_side shrinks the longest side (64-4096); format png (default, " +
+			"lossless) or jpeg with quality 1-100 (default 80). The file expires at expires_at.",
+	})
 }
 
 // screenshotProperties are android_screenshot's arguments, which
 // android_observe takes too.
 func screenshotProperties() map[string]any {
 	return map[string]any{
-		"max_side": map[string]any{"type": "integer", "minimum": MinScreenshotSide, "maximum": MaxScreenshotSide,
+		"max_side": map[string]any{"type": "integer", "minimum": minScreenshotSide, "maximum": maxScreenshotSide,
 			"description": "Longest side of the returned image in pixels; never enlarged. Default: device size."},
 		"format": map[string]any{"type": "string", "enum": []any{"png", "jpeg"}, "default": "png",
 			"description": "Image format."},
-		"quality": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": DefaultJPEGQuality,
+		"quality": map[string]any{"type": "integer", "minimum": 1, "maximum": 100, "default": defaultJPEGQuality,
 			"description": "JPEG quality (jpeg only)."},
 	}
 }
@@ -66,14 +54,10 @@ func screenshotProperties() map[string]any {
 type screenshotArgs struct {
 	MaxSide int    `json:"max_side"` // 0: full size
 	Format  string `json:"format"`   // "": png
-	Quality *int   `json:"quality"`  // nil: DefaultJPEGQuality
+	Quality *int   `json:"quality"`  // nil: defaultJPEGQuality
 }
 
-func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[screenshotArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runScreenshot(ctx context.Context, inv *invocation, a screenshotArgs) (any, error) {
 	if err := a.check(); err != nil {
 		return nil, err
 	}
@@ -83,7 +67,7 @@ func (t *Tools) runScreenshot(ctx context.Context, inv *invocation) (any, error)
 // check refuses a quality without jpeg before anything runs.
 func (a screenshotArgs) check() error {
 	if a.Quality != nil && cmp.Or(a.Format, imageproc.FormatPNG) != imageproc.FormatJPEG {
-		return &ArgError{Field: "quality", Reason: "applies to format jpeg only"}
+		return &argError{Field: "quality", Reason: "applies to format jpeg only"}
 	}
 	return nil
 }
@@ -123,7 +107,7 @@ func captureImage(ctx context.Context, d *adb.Device, maxSide int, format string
 
 // capture takes the screenshot a asks for and stores it for download.
 func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) (ScreenshotResult, error) {
-	maxSide, format, quality := a.MaxSide, cmp.Or(a.Format, imageproc.FormatPNG), DefaultJPEGQuality
+	maxSide, format, quality := a.MaxSide, cmp.Or(a.Format, imageproc.FormatPNG), defaultJPEGQuality
 	if a.Quality != nil {
 		quality = *a.Quality
 	}
@@ -133,7 +117,7 @@ func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs) 
 	}
 	if err != nil {
 		if errors.Is(err, imageproc.ErrInvalidArgument) {
-			return ScreenshotResult{}, &ArgError{Reason: "format or quality not supported"}
+			return ScreenshotResult{}, &argError{Reason: "format or quality not supported"}
 		}
 		return ScreenshotResult{}, err
 	}
