@@ -15,6 +15,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/operator"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 // opTimeout bounds one operation a page runs.
@@ -69,6 +70,8 @@ var funcs = template.FuncMap{
 	},
 	"ms": func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) + " ms" },
 	"q":  url.QueryEscape,
+	// label is a channel as operators read it (redact.ChannelLabel).
+	"label": redact.ChannelLabel,
 	"join": func(s []string) string {
 		return strings.Join(s, ", ")
 	},
