@@ -13,17 +13,22 @@ func init() {
 	register("approve", "approve a user's device request code, binding a device (device_request flow)", runApprove)
 }
 
+// forceUsage is the --force of pair and approve: a phone another channel
+// holds is refused without it.
+const forceUsage = "take the device from the channel that holds it (its binding is revoked and the phone reset first)"
+
 func runApprove(args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newAdminFlags("approve", stderr,
 		"usage: adb-connector approve CODE [--serial SERIAL] [--data-dir DIR]",
 		"Binds the requesting channel to SERIAL, or to any free online device.")
 	serial := fs.String("serial", "", "device to bind (serial or endpoint/serial); default: any free online device")
+	force := fs.Bool("force", false, forceUsage)
 	pos, err := parseAdminArgs(fs, args, 1)
 	if err != nil {
 		return err
 	}
 	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
-		key, err := c.Approve(ctx, pos[0], *serial)
+		key, err := c.Approve(ctx, pos[0], *serial, *force)
 		if err != nil {
 			return err
 		}

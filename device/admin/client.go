@@ -124,9 +124,11 @@ func (c *Client) Devices(ctx context.Context) ([]DeviceRow, error) {
 	return resp.Devices, err
 }
 
-// Pair asks for a one-time pairing code for serial; ttl 0 means the server's default.
-func (c *Client) Pair(ctx context.Context, serial string, ttl time.Duration) (string, error) {
-	req := Request{Op: OpPair, Serial: serial}
+// Pair asks for a one-time pairing code for serial; ttl 0 means the
+// server's default. force takes the device from the channel that holds it
+// (Request.Force).
+func (c *Client) Pair(ctx context.Context, serial string, ttl time.Duration, force bool) (string, error) {
+	req := Request{Op: OpPair, Serial: serial, Force: force}
 	if ttl != 0 {
 		req.TTL = ttl.String()
 	}
@@ -136,9 +138,9 @@ func (c *Client) Pair(ctx context.Context, serial string, ttl time.Duration) (st
 
 // Approve answers a device_request code, binding its channel to serial or,
 // when serial is empty, to any free online device. It returns the bound
-// device's "endpoint/serial".
-func (c *Client) Approve(ctx context.Context, code, serial string) (string, error) {
-	resp, err := c.call(ctx, Request{Op: OpApprove, Code: code, Serial: serial})
+// device's "endpoint/serial". force as for Pair.
+func (c *Client) Approve(ctx context.Context, code, serial string, force bool) (string, error) {
+	resp, err := c.call(ctx, Request{Op: OpApprove, Code: code, Serial: serial, Force: force})
 	return resp.Device, err
 }
 

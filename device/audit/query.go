@@ -49,10 +49,12 @@ func Read(ctx context.Context, db *sql.DB, q Query) ([]Record, error) {
 	}
 	if q.ChannelID != "" {
 		// A prefix, so the short label an operator reads
-		// (redact.ChannelLabel) selects its channel; a whole id is a
-		// prefix of itself only.
-		where = append(where, "substr(channel_id, 1, ?) = ?")
-		args = append(args, len(q.ChannelID), q.ChannelID)
+		// (redact.ChannelLabel) selects its channel (ids have one length:
+		// a whole id is a prefix of itself only). As a range, which the
+		// index on channel_id serves: 0xff follows every byte of UTF-8
+		// text in SQLite's BINARY (memcmp) order.
+		where = append(where, "channel_id >= ? AND channel_id < ?")
+		args = append(args, q.ChannelID, q.ChannelID+"\xff")
 	}
 	if q.DeviceHint != "" {
 		add("device_hint = ?", q.DeviceHint)
