@@ -13,16 +13,12 @@ func init() {
 	register("approve", "approve a user's device request code, binding a device (device_request flow)", runApprove)
 }
 
-// forceUsage is the --force of pair and approve: a phone another channel
-// holds is refused without it.
-const forceUsage = "take the device from the channel that holds it (its binding is revoked and the phone reset first)"
-
 func runApprove(args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newAdminFlags("approve", stderr,
 		"usage: adb-connector approve CODE [--serial SERIAL] [--data-dir DIR]",
 		"Binds the requesting channel to SERIAL, or to any free online device.")
 	serial := fs.String("serial", "", "device to bind (serial or endpoint/serial); default: any free online device")
-	force := fs.Bool("force", false, forceUsage)
+	force := fs.Bool("force", false, "take the device from the channel that holds it (its binding is revoked and the phone reset first)")
 	pos, err := parseAdminArgs(fs, args, 1)
 	if err != nil {
 		return err

@@ -19,7 +19,7 @@ func runPair(args []string, stdout, stderr io.Writer) error {
 		"usage: adb-connector pair SERIAL [--ttl 15m] [--data-dir DIR]",
 		"Prints a one-time code; the user types SERIAL and the code in the pairing form.")
 	ttl := fs.Duration("ttl", auth.DefaultPairingTTL, "how long the code stays valid (at most 24h)")
-	force := fs.Bool("force", false, forceUsage)
+	force := fs.Bool("force", false, "issue a code for a device another channel holds (it works once the device is free)")
 	pos, err := parseAdminArgs(fs, args, 1)
 	if err != nil {
 		return err

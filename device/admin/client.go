@@ -125,7 +125,7 @@ func (c *Client) Devices(ctx context.Context) ([]DeviceRow, error) {
 }
 
 // Pair asks for a one-time pairing code for serial; ttl 0 means the
-// server's default. force takes the device from the channel that holds it
+// server's default. force issues it for a device another channel holds
 // (Request.Force).
 func (c *Client) Pair(ctx context.Context, serial string, ttl time.Duration, force bool) (string, error) {
 	req := Request{Op: OpPair, Serial: serial, Force: force}

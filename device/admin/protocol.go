@@ -109,9 +109,10 @@ type Request struct {
 	Serial string `json:"serial,omitempty"`
 	Code   string `json:"code,omitempty"`
 	TTL    string `json:"ttl,omitempty"` // Go duration, e.g. "15m"; empty means the default
-	// Force (pair, approve) takes a device another channel holds: its
-	// binding is revoked first, as unbind does. Without it such a device
-	// is refused (device_in_use).
+	// Force (pair, approve) acts on a device another channel holds, which
+	// is refused without it (device_in_use): pair issues the code anyway
+	// (it works once the device is free), approve revokes the holder's
+	// binding first, as unbind does.
 	Force bool `json:"force,omitempty"`
 }
 

@@ -211,8 +211,9 @@ func resetWord(st binding.ResetStatus) string {
 // Pair issues a one-time pairing code for a device adb sees (bare serial
 // or "endpoint/serial"); ttl 0 means the default. A device that owes a
 // reset gets none: the code could not be redeemed. A device another
-// channel holds gets none either (device_in_use, naming the holder),
-// unless force, which revokes that binding first, as Unbind does.
+// channel holds gets none either (device_in_use, naming the holder)
+// unless force: the code is then issued for when the phone is free again
+// (the holder keeps it; redeeming it meanwhile is device_in_use).
 func (a *API) Pair(ctx context.Context, serial string, ttl time.Duration, force bool) (string, error) {
 	if err := checkDevice("pair", serial); err != nil {
 		return "", err
@@ -226,7 +227,7 @@ func (a *API) pair(ctx context.Context, serial string, ttl time.Duration, force 
 	if err != nil {
 		return "", err
 	}
-	if err := a.takeHeld(ctx, "pair", serial, d.Key, force); err != nil {
+	if err := a.checkHeld(ctx, "pair", serial, d.Key, force); err != nil {
 		return "", err
 	}
 	a.waitReset(ctx, d.Key)
@@ -256,8 +257,9 @@ func (a *API) waitReset(ctx context.Context, serial string) {
 // Approve answers a device_request code (see auth.Requests.Approve),
 // binding its channel to the device serial names ("" any free device); it
 // returns the device key. A device another channel holds is refused
-// unless force, as for Pair; "no free online device" says how many are
-// bound and how many of their holders are gone.
+// (device_in_use, naming the holder) unless force, which revokes that
+// binding first, as Unbind does; "no free online device" says how many
+// are bound and how many of their holders are gone.
 func (a *API) Approve(ctx context.Context, code, serial string, force bool) (string, error) {
 	switch {
 	case code == "":
@@ -269,8 +271,13 @@ func (a *API) Approve(ctx context.Context, code, serial string, force bool) (str
 	}
 	if serial != "" {
 		if d, err := auth.FindDevice(a.cfg.Devices(), serial); err == nil {
-			if err := a.takeHeld(ctx, "approve", serial, d.Key, force); err != nil {
+			if err := a.checkHeld(ctx, "approve", serial, d.Key, force); err != nil {
 				return "", errorFor(err)
+			}
+			if force {
+				if err := a.takeHeld(ctx, d.Key); err != nil {
+					return "", errorFor(err)
+				}
 			}
 		}
 	}
@@ -284,10 +291,12 @@ func (a *API) Approve(ctx context.Context, code, serial string, force bool) (str
 	return r.DeviceKey, errorFor(err)
 }
 
-// takeHeld refuses the device with this key when a channel holds it
-// (heldError), or with force revokes that binding (the release resets
-// the phone, which the caller then waits for).
-func (a *API) takeHeld(ctx context.Context, op, serial, key string, force bool) error {
+// checkHeld refuses the device with this key when a channel holds it
+// (heldError), unless force.
+func (a *API) checkHeld(ctx context.Context, op, serial, key string, force bool) error {
+	if force {
+		return nil
+	}
 	bindings, err := a.cfg.Bindings.List(ctx)
 	if err != nil {
 		return err
@@ -296,14 +305,16 @@ func (a *API) takeHeld(ctx context.Context, op, serial, key string, force bool) 
 	if err != nil {
 		return err
 	}
-	h := holders[key]
-	switch {
-	case h == nil:
-		return nil
-	case !force:
+	if h := holders[key]; h != nil {
 		return heldError(op, serial, h, a.cfg.Now())
 	}
-	if _, err := a.cfg.Bindings.Revoke(ctx, key); err != nil {
+	return nil
+}
+
+// takeHeld revokes the binding of the device with this key, if any (the
+// release resets the phone, which the caller then waits for).
+func (a *API) takeHeld(ctx context.Context, key string) error {
+	if _, err := a.cfg.Bindings.Revoke(ctx, key); err != nil && !errors.Is(err, binding.ErrNotBound) {
 		return err
 	}
 	// The release owes a reset; it starts here if the release's own

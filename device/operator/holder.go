@@ -111,12 +111,15 @@ func StateFix(st string) string {
 	return "reboot the phone into Android (adb -s SERIAL reboot)"
 }
 
-// heldError refuses a device another channel holds, saying who and how
-// to take it: the one refusal of pair and approve without force.
+// heldError refuses a device another channel holds, saying who and what
+// to do: the one refusal of pair and approve without force.
 func heldError(op, serial string, h *admin.Holder, now time.Time) error {
+	next := "free it with `adb-connector unbind " + serial + "`, or pass --force to take it over"
+	if op == "pair" {
+		next = "a code works once it is free (`adb-connector unbind " + serial + "`); pass --force to issue one anyway"
+	}
 	return &admin.Error{Code: admin.CodeDeviceInUse, Err: binding.ErrDeviceInUse, Message: fmt.Sprintf(
-		"%s: %s is held by channel %s (%s); free it with `adb-connector unbind %s`, or pass --force to take it over",
-		op, serial, h.Channel, LinkWords(h, now), serial)}
+		"%s: %s is held by channel %s (%s); %s", op, serial, h.Channel, LinkWords(h, now), next)}
 }
 
 // LinkWords says how a holder's xAgent connection is: "connected",

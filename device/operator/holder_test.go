@@ -10,8 +10,9 @@ import (
 )
 
 // TestForceTakesAHeldPhone: a phone another channel holds gets no pairing
-// code and no approval (device_in_use, naming the holder); with force its
-// binding is revoked first and the operation goes through.
+// code and no approval (device_in_use, naming the holder); with force the
+// code is issued (the holder keeps the phone) and the approval revokes
+// the holder's binding first.
 func TestForceTakesAHeldPhone(t *testing.T) {
 	e := newTestEnv(t)
 	ctx := t.Context()
@@ -27,8 +28,14 @@ func TestForceTakesAHeldPhone(t *testing.T) {
 	_, err = api.Pair(ctx, "S1", 0, false)
 	var ae *admin.Error
 	if !errors.As(err, &ae) || ae.Code != admin.CodeDeviceInUse || !errors.Is(err, binding.ErrDeviceInUse) ||
-		ae.Message != "pair: S1 is held by channel cch_aaaaaa (disconnected); free it with `adb-connector unbind S1`, or pass --force to take it over" {
+		ae.Message != "pair: S1 is held by channel cch_aaaaaa (disconnected); a code works once it is free (`adb-connector unbind S1`); pass --force to issue one anyway" {
 		t.Fatalf("pair of a held phone = %v", err)
+	}
+	if code, err := api.Pair(ctx, "S1", 0, true); err != nil || code == "" {
+		t.Fatalf("pair --force of a held phone = %q, %v", code, err)
+	}
+	if bd, err := e.bindings.ByChannel(ctx, "cch_aaaaaa0123"); err != nil || bd.State != binding.Bound {
+		t.Fatalf("pair --force changed the binding: %+v, %v", bd, err)
 	}
 	s, err := e.requests.StartRequest(ctx, "chB")
 	if err != nil {
