@@ -281,6 +281,7 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	b.wantCounts(t, 2, 0, 0)
 	b.fits360(t, "devices page")
+	titles := b.titles(t)
 	// Thumbnails on screen are taken again every 2 s by the page's script;
 	// one scrolled out of sight is not.
 	b.do(t, "a small screen", chromedp.EmulateViewport(360, 200),
@@ -443,12 +444,35 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	b.screenshot(t, "policy", 1280)
 
+	// A phone that turns unauthorized: its card keeps its title (model
+	// and short serial), shows the doctor's fix and counts as needing
+	// attention.
+	cs.env.Devices[1].SetUnauthorized(true)
+	cs.env.WaitState(cs.env.Devices[1], "unauthorized")
+	b.do(t, "devices page", chromedp.Navigate(c+"/"), chromedp.WaitVisible(chromedp.ID("devlist")))
+	b.poll(t, "the doctor's fix on the unauthorized card", `document.querySelector("#devlist .fix")?.textContent.includes("Allow USB debugging")`)
+	if got := b.titles(t); strings.Join(got, "|") != strings.Join(titles, "|") {
+		t.Errorf("card titles %q after the phone turned unauthorized, were %q", got, titles)
+	}
+	b.wantCounts(t, 1, 0, 1)
+	b.screenshot(t, "devices-attention", 1280)
+
 	// Without JavaScript the forms still work: a pairing code is issued.
 	if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 		t.Fatal(err)
 	}
 	b.do(t, "no-JS pairing code", chromedp.Navigate(devicePage), chromedp.Click(chromedp.ID("pair")),
 		chromedp.WaitVisible(chromedp.ID("pair-code")))
+}
+
+// titles are the devices page's card titles.
+func (b *browser) titles(t *testing.T) []string {
+	t.Helper()
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#devlist h2"), h => h.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
 }
 
 // wantCounts checks the counts at the top of the devices page.
