@@ -180,8 +180,12 @@ func TestOperatorCommands(t *testing.T) {
 		!strings.Contains(err.Error(), "held by channel chB (disconnected 2h00m ago)") {
 		t.Errorf("approve onto a held phone: %v, want a refusal naming chB", err)
 	}
+	// --force: the code is issued for when the phone is free; chA keeps it.
+	if out, err := runCLI(runPair, "S1", "--force", "--data-dir", f.dir); err != nil || !strings.Contains(out, "One-time pairing code for S1") {
+		t.Errorf("pair --force of a held phone: %q, %v", out, err)
+	}
 	if bd, err := f.bindings.ByChannel(ctx, "chA"); err != nil || bd.State != binding.Bound {
-		t.Fatalf("a refused pair changed the binding: %+v, %v", bd, err)
+		t.Fatalf("pair of a held phone changed the binding: %+v, %v", bd, err)
 	}
 
 	reset()

@@ -13,6 +13,14 @@ func init() {
 	register("approve", "approve a user's device request code, binding a device (device_request flow)", runApprove)
 }
 
+// forceOption is --force of pair and approve as the admin client takes it.
+func forceOption(force bool) []admin.Option {
+	if force {
+		return []admin.Option{admin.Force}
+	}
+	return nil
+}
+
 func runApprove(args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newAdminFlags("approve", stderr,
 		"usage: adb-connector approve CODE [--serial SERIAL] [--data-dir DIR]",
@@ -24,7 +32,7 @@ func runApprove(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
-		key, err := c.Approve(ctx, pos[0], *serial, *force)
+		key, err := c.Approve(ctx, pos[0], *serial, forceOption(*force)...)
 		if err != nil {
 			return err
 		}

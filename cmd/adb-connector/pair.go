@@ -29,7 +29,7 @@ func runPair(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
-		code, err := c.Pair(ctx, pos[0], *ttl, *force)
+		code, err := c.Pair(ctx, pos[0], *ttl, forceOption(*force)...)
 		if err != nil {
 			return err
 		}

@@ -103,14 +103,14 @@ func TestCalls(t *testing.T) {
 	if line := <-got; line != `{"op":"devices"}`+"\n" {
 		t.Errorf("request line %q", line)
 	}
-	code, err := c.Pair(ctx, "S1", 0, false)
+	code, err := c.Pair(ctx, "S1", 0)
 	if err != nil || code != "7K3M-Q9XD" {
 		t.Fatalf("Pair = %q, %v", code, err)
 	}
 	if line := <-got; line != `{"op":"pair","serial":"S1"}`+"\n" {
 		t.Errorf("request line %q", line)
 	}
-	_, err = c.Approve(ctx, "K7Q-M2X", "", false)
+	_, err = c.Approve(ctx, "K7Q-M2X", "")
 	var ae *admin.Error
 	if !errors.As(err, &ae) || ae.Code != "device_in_use" || err.Error() != "device is in use by another channel" {
 		t.Fatalf("Approve err = %v", err)
@@ -185,11 +185,11 @@ func TestCallAfterCanceledCall(t *testing.T) {
 	defer c.Close()
 	ctx, cancel := context.WithCancel(t.Context())
 	go func() { <-got; cancel() }()
-	if _, err := c.Pair(ctx, "S1", 0, false); !errors.Is(err, context.Canceled) {
+	if _, err := c.Pair(ctx, "S1", 0); !errors.Is(err, context.Canceled) {
 		t.Fatalf("first Pair err = %v, want context.Canceled", err)
 	}
 	close(release)
-	code, err := c.Pair(t.Context(), "S2", 0, false)
+	code, err := c.Pair(t.Context(), "S2", 0)
 	if code != "" || !errors.Is(err, admin.ErrBroken) {
 		t.Fatalf("second Pair = %q, %v; want ErrBroken, not the first call's late answer", code, err)
 	}

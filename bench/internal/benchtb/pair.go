@@ -30,7 +30,7 @@ func (s *Serve) Pair(ctx context.Context, c *xagenttest.Client, ch, serial strin
 		if err != nil {
 			return nil, err
 		}
-		code, err := ac.Pair(ctx, serial, 0, false)
+		code, err := ac.Pair(ctx, serial, 0)
 		ac.Close()
 		if err != nil {
 			return nil, err
