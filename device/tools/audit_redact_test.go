@@ -65,3 +65,22 @@ func TestAuditShownAndRedacted(t *testing.T) {
 		})
 	}
 }
+
+// FuzzAuditOrigin: what the trail keeps of any URL an agent sends is its
+// scheme and host, never a path, query, fragment or user info.
+func FuzzAuditOrigin(f *testing.F) {
+	for _, s := range []string{"https://user:pw@shop.example.com:8443/reset?token=x#y", "intent://scan/#Intent;scheme=zxing;end",
+		"http://[fe80::1%25en0]/a", "mailto:a@b.c", "https://a/b@c", "//host/path", "https://h?q@x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, v string) {
+		o := origin(v)
+		if o == "" {
+			return
+		}
+		_, host, ok := strings.Cut(o, "://")
+		if !ok || strings.ContainsAny(host, "/?#@") {
+			t.Fatalf("origin(%q) = %q: more than scheme and host", v, o)
+		}
+	})
+}
