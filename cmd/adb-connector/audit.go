@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/device/audit"
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -168,7 +169,7 @@ func (p *auditPrinter) print(recs []audit.Record) error {
 		if r.Replayed {
 			outcome += " (replayed)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.At.UTC().Format(auditTimeLayout), r.ChannelID,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.At.UTC().Format(auditTimeLayout), redact.ChannelLabel(r.ChannelID),
 			dash(r.DeviceHint), r.ToolID, dash(r.ToolCallID), outcome, r.Latency.String(), string(r.Args))
 	}
 	return tw.Flush()

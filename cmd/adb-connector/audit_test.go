@@ -116,7 +116,7 @@ func TestAuditCommand(t *testing.T) {
 	if err := auditCmd(t.Context(), time.Now, []string{"--data-dir", p.DataDir}, &table, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"TIME", "CHANNEL", "DEVICE", "TOOL", "OUTCOME", "LATENCY", "ARGS", ch1, hintA, hintB,
+	for _, want := range []string{"TIME", "CHANNEL", "DEVICE", "TOOL", "OUTCOME", "LATENCY", "ARGS", redact.ChannelLabel(ch1), hintA, hintB,
 		"android_tap", "invalid_arguments", `{"format":"jpeg"}`} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())

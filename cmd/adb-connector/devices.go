@@ -7,11 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/operator"
 )
 
 // The operator commands (devices, pair, approve, unbind) talk to a running
@@ -92,7 +93,7 @@ func init() {
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs, dataDir := newAdminFlags("devices", stderr, "usage: adb-connector devices [--json] [--data-dir DIR]")
-	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound, tags, reset, reset_error}")
+	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound, holder, tags, reset, reset_error}")
 	if _, err := parseAdminArgs(fs, args, 0); err != nil {
 		return err
 	}
@@ -110,23 +111,30 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 			_, err := fmt.Fprintln(stdout, "no devices")
 			return err
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tBOUND\tTAGS\tRESET")
-		for _, r := range rows {
-			model := r.Model
-			if model == "" {
-				model = "-"
-			}
-			tags := strings.Join(r.Tags, ",")
-			if tags == "" {
-				tags = "-"
-			}
-			reset := r.Reset
-			if reset == "" {
-				reset = "-"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, model, strconv.FormatBool(r.Bound), tags, reset)
-		}
-		return tw.Flush()
+		return printDevices(stdout, rows, time.Now())
 	})
+}
+
+// printDevices is the devices table: each phone, who holds it (the
+// channel's short label, whether its xAgent connection is up, for how
+// long it is bound, the lease left, its last tool call) and what it owes.
+func printDevices(w io.Writer, rows []admin.DeviceRow, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tHOLDER\tXAGENT\tBOUND FOR\tLEASE LEFT\tLAST CALL\tTAGS\tRESET")
+	for _, r := range rows {
+		holder, link, since, left, last := "free", "-", "-", "-", "-"
+		if h := r.Holder; h != nil {
+			holder, link, since = h.Channel, operator.LinkWords(h, now), operator.Round(now.Sub(h.BoundSince))
+			left = "no limit"
+			if !h.LeaseEnds.IsZero() {
+				left = operator.Round(h.LeaseEnds.Sub(now))
+			}
+			if h.LastTool != "" {
+				last = h.LastTool + " " + h.LastOutcome + " " + operator.Round(now.Sub(h.LastCallAt)) + " ago"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, dash(r.Model),
+			holder, link, since, left, last, dash(strings.Join(r.Tags, ",")), dash(r.Reset))
+	}
+	return tw.Flush()
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/device/operator"
 )
 
 func init() {
@@ -230,16 +231,12 @@ func (d *doctor) checkPhone(info adb.DeviceInfo) checkResult {
 		if info.Model != "" {
 			r.Message += " (" + info.Model + ")"
 		}
-	case adb.StateUnauthorized:
-		r.Status, r.Fix = statusFail, "unlock the phone and accept \"Allow USB debugging\" (adb reconnect offline shows the prompt again)"
 	case adb.StateNoPermissions:
 		r.Status, r.Fix = statusFail, d.udevFix(info)
-	case adb.StateOffline:
-		r.Status, r.Fix = statusFail, "replug the cable, or run adb -P PORT reconnect offline; for a TCP phone, adb connect again"
 	case adb.StateAuthorizing, adb.StateConnecting:
-		r.Status, r.Fix = statusWarn, "wait a few seconds and run doctor again; if it stays, replug"
-	default:
-		r.Status, r.Fix = statusFail, "reboot the phone into Android (adb -s SERIAL reboot)"
+		r.Status, r.Fix = statusWarn, operator.StateFix(string(info.State))
+	default: // the console shows the same fix on the phone's card
+		r.Status, r.Fix = statusFail, operator.StateFix(string(info.State))
 	}
 	return r
 }

@@ -19,6 +19,7 @@ func runPair(args []string, stdout, stderr io.Writer) error {
 		"usage: adb-connector pair SERIAL [--ttl 15m] [--data-dir DIR]",
 		"Prints a one-time code; the user types SERIAL and the code in the pairing form.")
 	ttl := fs.Duration("ttl", auth.DefaultPairingTTL, "how long the code stays valid (at most 24h)")
+	force := fs.Bool("force", false, "issue a code for a device another channel holds (it works once the device is free)")
 	pos, err := parseAdminArgs(fs, args, 1)
 	if err != nil {
 		return err
@@ -28,7 +29,7 @@ func runPair(args []string, stdout, stderr io.Writer) error {
 		return errUsage
 	}
 	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
-		code, err := c.Pair(ctx, pos[0], *ttl)
+		code, err := c.Pair(ctx, pos[0], *ttl, forceOption(*force)...)
 		if err != nil {
 			return err
 		}

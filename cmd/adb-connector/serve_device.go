@@ -231,7 +231,8 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 		svc.Start(srv)
 		reloader, stopWatch := watchConfig(ctx, o, holder, svc, log.With("component", "config"))
 		w.Stop = append(w.Stop, stopWatch)
-		w.Operator = svc.Operator(operator.Serve{Settings: w.Settings, ConfigPath: o.ConfigPath, Reloader: reloader})
+		w.Operator = svc.Operator(operator.Serve{Settings: w.Settings, ConfigPath: o.ConfigPath, Reloader: reloader,
+			Link: srv.ChannelLink})
 		closeAdmin, err := admin.Serve(ctx, admin.SocketPath(w.DataDir), w.Operator,
 			admin.Options{Log: log.With("component", "admin")})
 		if err != nil {
