@@ -22,7 +22,7 @@ func runApprove(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
+	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		key, err := c.Approve(ctx, pos[0], *serial)
 		if err != nil {
 			return err

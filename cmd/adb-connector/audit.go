@@ -68,7 +68,7 @@ func parseAuditFlags(now time.Time, args []string, stderr io.Writer) (auditOptio
 	if _, err := parseAdminArgs(fs, args, 0); err != nil {
 		return auditOptions{}, err
 	}
-	o := auditOptions{dataDir: *dataDir, json: *asJSON, follow: *follow, poll: *poll}
+	o := auditOptions{dataDir: resolveDataDir(*dataDir, stderr), json: *asJSON, follow: *follow, poll: *poll}
 	q, err := auditQuery(now, auditFilter{since: *since, until: *until, device: *dev, channel: *channel,
 		tool: *tool, outcome: *outcome, limit: *limit})
 	if err != nil {

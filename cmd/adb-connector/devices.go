@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/adb-connector/adb-connector/device/admin"
 )
@@ -19,9 +20,12 @@ import (
 // server is the only database writer. Helpers shared by the four live here.
 
 // dataDirEnv overrides defaultDataDir, for serve and the operator commands.
+// systemDataDir is the data directory of the packaged systemd unit: an
+// operator command given no --data-dir also looks there.
 const (
 	dataDirEnv     = "ADB_CONNECTOR_DATA_DIR"
 	defaultDataDir = "./data"
+	systemDataDir  = "/var/lib/adb-connector"
 )
 
 // newAdminFlags starts the flag set of operator command name: errors and
@@ -37,7 +41,31 @@ func newAdminFlags(name string, stderr io.Writer, usage ...string) (fs *flag.Fla
 		}
 		fs.PrintDefaults()
 	}
-	return fs, fs.String("data-dir", envOr(dataDirEnv, defaultDataDir), "data directory of the running server (env "+dataDirEnv+")")
+	return fs, fs.String("data-dir", envOr(dataDirEnv, ""), "data `DIR`ectory of the running server (env "+dataDirEnv+"; default: "+defaultDataDir+", else "+systemDataDir+", whichever a running server listens in)")
+}
+
+// resolveDataDir returns dir when it was given (flag or environment);
+// else the first of defaultDataDir and systemDataDir whose admin socket a
+// server answers on, saying on stderr which one when it is not the
+// default; else defaultDataDir (whose error then says what to do).
+func resolveDataDir(dir string, stderr io.Writer) string {
+	if dir != "" {
+		return dir
+	}
+	for _, d := range []string{defaultDataDir, systemDataDir} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c, err := admin.Dial(ctx, admin.SocketPath(d))
+		cancel()
+		if err != nil {
+			continue
+		}
+		c.Close()
+		if d != defaultDataDir {
+			fmt.Fprintf(stderr, "using the running server's data directory %s (--data-dir sets another)\n", d)
+		}
+		return d
+	}
+	return defaultDataDir
 }
 
 // parseAdminArgs parses args with parseInterspersed and returns the
@@ -71,9 +99,11 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// withAdmin dials the admin socket of dataDir, runs f and closes the connection.
-func withAdmin(dataDir string, f func(ctx context.Context, c *admin.Client) error) error {
+// withAdmin dials the admin socket of dataDir (resolveDataDir), runs f
+// and closes the connection.
+func withAdmin(dataDir string, stderr io.Writer, f func(ctx context.Context, c *admin.Client) error) error {
 	ctx := context.Background()
+	dataDir = resolveDataDir(dataDir, stderr)
 	path := admin.SocketPath(dataDir)
 	c, err := admin.Dial(ctx, path)
 	if errors.Is(err, admin.ErrNotRunning) {
@@ -96,7 +126,7 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	if _, err := parseAdminArgs(fs, args, 0); err != nil {
 		return err
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
+	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		rows, err := c.Devices(ctx)
 		if err != nil {
 			return err

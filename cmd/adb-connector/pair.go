@@ -27,7 +27,7 @@ func runPair(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return errUsage
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
+	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		code, err := c.Pair(ctx, pos[0], *ttl)
 		if err != nil {
 			return err

@@ -20,7 +20,7 @@ func runUnbind(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
+	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		if *clearReset {
 			key, err := c.ClearReset(ctx, pos[0])
 			if err != nil {
