@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"mvdan.cc/sh/v3/shell"
 
@@ -52,17 +51,8 @@ func tryEnv(t *testing.T, n string) (*serveProc, string) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	work := t.TempDir()
 	t.Chdir(work)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(setupWait)
 	for _, d := range devs {
-		for p.deviceRow(t, d.Serial()).State != "device" {
-			select {
-			case <-tick.C:
-			case <-deadline:
-				t.Fatalf("%s not online after %s", d.Serial(), setupWait)
-			}
-		}
+		waitOnline(t, p, d.Serial())
 	}
 	return p, work
 }
