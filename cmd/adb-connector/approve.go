@@ -14,11 +14,10 @@ func init() {
 }
 
 func runApprove(args []string, stdout, stderr io.Writer) error {
-	fs, dataDir := newAdminFlags("approve", stderr,
-		"usage: adb-connector approve CODE [--serial SERIAL] [--data-dir DIR]",
-		"Binds the requesting channel to SERIAL, or to any free online device.")
-	serial := fs.String("serial", "", "device to bind (serial or endpoint/serial); default: any free online device")
-	pos, err := parseAdminArgs(fs, args, 1)
+	fs, dataDir := newAdminFlags("approve", stdout, "approve CODE [--serial SERIAL] [--data-dir DIR]",
+		"Approves a user's device_request CODE: binds the requesting channel to SERIAL, or to any free online device.")
+	serial := fs.String("serial", "", "`SERIAL` of the device to bind (or ENDPOINT/SERIAL); default: any free online device")
+	pos, err := parseAdminArgs(fs, args, stderr, "CODE")
 	if err != nil {
 		return err
 	}

@@ -28,20 +28,13 @@ const (
 	systemDataDir  = "/var/lib/adb-connector"
 )
 
-// newAdminFlags starts the flag set of operator command name: errors and
-// usage go to stderr (the usage lines, then the flag defaults), and it has
-// --data-dir with serve's default (./data, or $ADB_CONNECTOR_DATA_DIR).
-// The command adds its own flags, then calls parseAdminArgs.
-func newAdminFlags(name string, stderr io.Writer, usage ...string) (fs *flag.FlagSet, dataDir *string) {
-	fs = flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		for _, line := range usage {
-			fmt.Fprintln(stderr, line)
-		}
-		fs.PrintDefaults()
-	}
-	return fs, fs.String("data-dir", envOr(dataDirEnv, ""), "data `DIR`ectory of the running server (env "+dataDirEnv+"; default: "+defaultDataDir+", else "+systemDataDir+", whichever a running server listens in)")
+// newAdminFlags starts the flag set of operator command name (newFlags)
+// with --data-dir: given (or $ADB_CONNECTOR_DATA_DIR), else the running
+// server's (resolveDataDir). The command adds its own flags, then calls
+// parseAdminArgs.
+func newAdminFlags(name string, stdout io.Writer, synopsis string, description ...string) (fs *flag.FlagSet, dataDir *string) {
+	fs = newFlags(name, stdout, synopsis, description...)
+	return fs, fs.String("data-dir", envOr(dataDirEnv, ""), "data directory `DIR` of the running server (env "+dataDirEnv+"; default: "+defaultDataDir+", else "+systemDataDir+", whichever a running server listens in)")
 }
 
 // resolveDataDir returns dir when it was given (flag or environment);
@@ -68,35 +61,14 @@ func resolveDataDir(dir string, stderr io.Writer) string {
 	return defaultDataDir
 }
 
-// parseAdminArgs parses args with parseInterspersed and returns the
-// positionals; unless there are exactly n of them, it prints the usage and
-// returns errUsage.
-func parseAdminArgs(fs *flag.FlagSet, args []string, n int) ([]string, error) {
-	pos, err := parseInterspersed(fs, args)
+// parseAdminArgs parses args (parseArgs) and returns the positionals,
+// which must be those named (wantArgs).
+func parseAdminArgs(fs *flag.FlagSet, args []string, stderr io.Writer, names ...string) ([]string, error) {
+	pos, err := parseArgs(fs, args, stderr)
 	if err != nil {
 		return nil, err
 	}
-	if len(pos) != n {
-		fs.Usage()
-		return nil, errUsage
-	}
-	return pos, nil
-}
-
-// parseInterspersed parses flags that may come after positional arguments
-// (`pair SERIAL --ttl 5m`) and returns the positionals.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
+	return pos, wantArgs(fs, stderr, pos, names...)
 }
 
 // withAdmin dials the admin socket of dataDir (resolveDataDir), runs f
@@ -121,9 +93,10 @@ func init() {
 }
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
-	fs, dataDir := newAdminFlags("devices", stderr, "usage: adb-connector devices [--json] [--data-dir DIR]")
+	fs, dataDir := newAdminFlags("devices", stdout, "devices [--json] [--data-dir DIR]",
+		"Lists the devices the running server sees: state, model, whether bound, tags, reset.")
 	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound, tags, reset, reset_error}")
-	if _, err := parseAdminArgs(fs, args, 0); err != nil {
+	if _, err := parseAdminArgs(fs, args, stderr); err != nil {
 		return err
 	}
 	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {

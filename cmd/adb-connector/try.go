@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,8 +49,8 @@ type trySession struct {
 const trySettle = 15 * time.Second
 
 func runTry(args []string, stdout, stderr io.Writer) error {
-	fs, dataDir := newAdminFlags("try", stderr,
-		"usage: adb-connector try [--serial SERIAL] [--keep] [--release] [--server URL] [--out DIR] [--data-dir DIR] TOOL [ARGS-JSON]",
+	fs, dataDir := newAdminFlags("try", stdout,
+		"try [--serial SERIAL] [--keep] [--release] [--server URL] [--out DIR] [--data-dir DIR] TOOL [ARGS-JSON]",
 		"Calls one tool as an xAgent agent would: connects to the running server's /ws with the API key",
 		"(ADB_CONNECTOR_API_KEY or --api-key-file), binds a free phone through the device_request flow and",
 		"approves it on the admin socket, calls TOOL with ARGS-JSON (an object; default {}), saves every",
@@ -66,7 +65,7 @@ func runTry(args []string, stdout, stderr io.Writer) error {
 	server := fs.String("server", "", "the server's base `URL` (default http:// + $ADB_CONNECTOR_LISTEN, else http://127.0.0.1:8080)")
 	keyFile := fs.String("api-key-file", envOr("ADB_CONNECTOR_API_KEY_FILE", ""), "`FILE` holding the API key (env ADB_CONNECTOR_API_KEY_FILE; or the key itself in ADB_CONNECTOR_API_KEY)")
 	outDir := fs.String("out", ".", "`DIR` to save returned files in")
-	pos, err := parseInterspersed(fs, args)
+	pos, err := parseArgs(fs, args, stderr)
 	if err != nil {
 		return err
 	}
@@ -105,12 +104,6 @@ func runTry(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("unknown tool %q: the tools are android_* (`curl -s %s/connector-card.json` lists them)", tool, base)
 	}
 	return t.call(ctx, *serial, *keep, pos[0], toolArgs, *outDir, stdout)
-}
-
-// usageError prints one line saying what is wrong and where the help is.
-func usageError(fs *flag.FlagSet, stderr io.Writer, msg string) error {
-	fmt.Fprintf(stderr, "adb-connector %s: %s (see adb-connector %s --help)\n", fs.Name(), msg, fs.Name())
-	return errUsage
 }
 
 // tryRun is one `try`: the server, its key and admin socket, and where a

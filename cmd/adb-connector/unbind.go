@@ -14,9 +14,10 @@ func init() {
 }
 
 func runUnbind(args []string, stdout, stderr io.Writer) error {
-	fs, dataDir := newAdminFlags("unbind", stderr, "usage: adb-connector unbind SERIAL [--clear-reset] [--data-dir DIR]")
+	fs, dataDir := newAdminFlags("unbind", stdout, "unbind SERIAL [--clear-reset] [--data-dir DIR]",
+		"Revokes SERIAL's binding: its channel reports revoked. With --clear-reset, clears a reset the device owes instead.")
 	clearReset := fs.Bool("clear-reset", false, "instead of unbinding, clear the reset the device owes (needs-reset, reset-pending): you vouch it is fit to hand out")
-	pos, err := parseAdminArgs(fs, args, 1)
+	pos, err := parseAdminArgs(fs, args, stderr, "SERIAL")
 	if err != nil {
 		return err
 	}
