@@ -24,7 +24,7 @@ func runApprove(args []string, stdout, stderr io.Writer) error {
 	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		key, err := c.Approve(ctx, pos[0], *serial)
 		if err != nil {
-			return err
+			return operatorError(ctx, c, *serial, err)
 		}
 		ep, sr := binding.SplitKey(key)
 		_, err = fmt.Fprintf(stdout, "approved: the channel is now bound to %s on %s\n", sr, ep)

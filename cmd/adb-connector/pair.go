@@ -29,7 +29,7 @@ func runPair(args []string, stdout, stderr io.Writer) error {
 	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		code, err := c.Pair(ctx, pos[0], *ttl)
 		if err != nil {
-			return err
+			return operatorError(ctx, c, pos[0], err)
 		}
 		// The code alone on the last line, so scripts can take `tail -n 1`.
 		_, err = fmt.Fprintf(stdout, "One-time pairing code for %s, valid %s (until %s):\n%s\n",

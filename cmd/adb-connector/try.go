@@ -255,7 +255,7 @@ func (t *tryRun) bind(ctx context.Context, ch, serial string) (string, error) {
 	var key string
 	err = withAdmin(t.dataDir, t.stderr, func(actx context.Context, c *admin.Client) error {
 		key, err = c.Approve(actx, ack.Code, serial)
-		return err
+		return operatorError(actx, c, serial, err)
 	})
 	if err != nil {
 		return "", err

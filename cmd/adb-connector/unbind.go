@@ -25,7 +25,7 @@ func runUnbind(args []string, stdout, stderr io.Writer) error {
 		if *clearReset {
 			key, err := c.ClearReset(ctx, pos[0])
 			if err != nil {
-				return err
+				return operatorError(ctx, c, pos[0], err)
 			}
 			ep, sr := binding.SplitKey(key)
 			_, err = fmt.Fprintf(stdout, "reset cleared for %s on %s; it can be paired again\n", sr, ep)
@@ -33,7 +33,7 @@ func runUnbind(args []string, stdout, stderr io.Writer) error {
 		}
 		key, err := c.Unbind(ctx, pos[0])
 		if err != nil {
-			return err
+			return operatorError(ctx, c, pos[0], err)
 		}
 		ep, sr := binding.SplitKey(key)
 		_, err = fmt.Fprintf(stdout, "unbound %s on %s; its channel now reports revoked\n", sr, ep)
