@@ -13,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"mvdan.cc/sh/v3/shell"
 
@@ -111,7 +110,7 @@ func TestAgentProtocolDoc(t *testing.T) {
 	p, devs := startServeVirtual(t, t.TempDir(), env.ServerAddr, nil, "--virtual-devices", "2")
 	t.Setenv(dataDirEnv, p.DataDir)
 	for _, d := range devs {
-		waitOnline(t, p, d.Serial())
+		p.waitOnline(t, d.Serial())
 	}
 	c := xagenttest.New(t, p.URL, xagenttest.Options{APIKey: e2eKey})
 	w := &docWalk{t: t, p: p, c: c, subs: map[string]string{
@@ -354,26 +353,6 @@ func (w *docWalk) curl(b docBlock) {
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("docs/agent-protocol.md:%d: %s: %s", b.line, l, resp.Status)
-		}
-	}
-}
-
-// waitOnline waits until `devices` shows serial online.
-func waitOnline(t *testing.T, p *serveProc, serial string) {
-	t.Helper()
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(setupWait)
-	for {
-		for _, r := range p.devices(t) {
-			if r.Serial == serial && r.State == "device" {
-				return
-			}
-		}
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Fatalf("%s not online after %s", serial, setupWait)
 		}
 	}
 }

@@ -52,7 +52,7 @@ func tryEnv(t *testing.T, n string) (*serveProc, string) {
 	work := t.TempDir()
 	t.Chdir(work)
 	for _, d := range devs {
-		waitOnline(t, p, d.Serial())
+		p.waitOnline(t, d.Serial())
 	}
 	return p, work
 }
