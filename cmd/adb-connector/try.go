@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
-	"github.com/adb-connector/adb-connector/connector/xagenttest"
+	"github.com/adb-connector/adb-connector/connector/xagentclient"
 	"github.com/adb-connector/adb-connector/device"
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/auth"
@@ -111,7 +111,7 @@ func runTry(args []string, stdout, stderr io.Writer) error {
 type tryRun struct {
 	base, key, dataDir, sessionPath string
 	stderr                          io.Writer
-	c                               *xagenttest.Client
+	c                               *xagentclient.Client
 }
 
 // trySessionPath is where `try --keep` remembers its channel: in the
@@ -148,7 +148,7 @@ func (t *tryRun) saveSession(s trySession) error {
 // connect dials /ws with the key and says hello with connectorID ("" for
 // a new lease); it returns the lease's id.
 func (t *tryRun) connect(ctx context.Context, connectorID string) (string, error) {
-	c, resp, err := xagenttest.Dial(ctx, t.base, xagenttest.Options{APIKey: t.key, SkipValidation: true})
+	c, resp, err := xagentclient.Dial(ctx, t.base, xagentclient.Options{APIKey: t.key})
 	if err != nil {
 		if resp != nil && resp.StatusCode == 401 {
 			return "", fmt.Errorf("the server refused the API key: set ADB_CONNECTOR_API_KEY or --api-key-file to the key serve uses")
