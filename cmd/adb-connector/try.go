@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -21,6 +22,8 @@ import (
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
+	"github.com/adb-connector/adb-connector/device/tools"
+	"github.com/adb-connector/adb-connector/internal/suggest"
 )
 
 // `try` is a first agent call with what ships: it is the xAgent side of
@@ -100,8 +103,12 @@ func runTry(args []string, stdout, stderr io.Writer) error {
 	if *release {
 		return t.releaseKept(ctx)
 	}
-	if tool := pos[0]; !strings.HasPrefix(tool, "android_") {
-		return fmt.Errorf("unknown tool %q: the tools are android_* (`curl -s %s/connector-card.json` lists them)", tool, base)
+	if tool, known := pos[0], tools.IDs(tools.Set{Files: true, Shell: true}); !slices.Contains(known, tool) {
+		hint := ""
+		if c := suggest.Closest(tool, known); c != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", c)
+		}
+		return usageError(fs, stderr, fmt.Sprintf("unknown tool %q%s; the tools: %s", tool, hint, strings.Join(known, ", ")))
 	}
 	return t.call(ctx, *serial, *keep, pos[0], toolArgs, *outDir, stdout)
 }
