@@ -59,7 +59,8 @@ func runTry(args []string, stdout, stderr io.Writer) error {
 		"approves it on the admin socket, calls TOOL with ARGS-JSON (an object; default {}), saves every",
 		"file the result names (file_ref) to --out, prints the result as JSON, then logs out (the phone is free).",
 		"--keep leaves the phone bound to this command's channel after the call; the next `try` reuses it",
-		"(no new approval, same phone) until a `try` without --keep ends, `try --release`, or --lease-grace.",
+		"(no new approval, same phone) until a `try` without --keep ends, `try --release`, or serve's --lease-grace",
+		"(1h) passes with no try connected. The kept channel is remembered in ~/.cache/adb-connector/ (XDG_CACHE_HOME).",
 		"",
 		"example: adb-connector try android_observe '{\"max_side\":1024}'")
 	serial := fs.String("serial", "", "bind this `SERIAL` (or ENDPOINT/SERIAL); default: any free online phone")
