@@ -116,3 +116,30 @@ func TestOperatorMessagesSayWhatNext(t *testing.T) {
 		}
 	}
 }
+
+// TestOperatorCommandsFindTheDataDirectory: given no --data-dir, an
+// operator command takes ./data when a server listens there, else the
+// system data directory when one does, and says so; else the one that
+// holds a database.
+func TestOperatorCommandsFindTheDataDirectory(t *testing.T) {
+	f := startAdminFixture(t) // a server on f.dir's admin socket
+	t.Chdir(t.TempDir())      // no ./data here
+	orig := dataDirCandidates
+	t.Cleanup(func() { dataDirCandidates = orig })
+	dataDirCandidates = []string{defaultDataDir, f.dir}
+	t.Setenv(dataDirEnv, "")
+	var out, errOut bytes.Buffer
+	if err := runDevices(nil, &out, &errOut); err != nil {
+		t.Fatalf("devices without --data-dir: %v\n%s", err, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "using "+f.dir+", the running server's data directory") || !strings.Contains(out.String(), "S1") {
+		t.Errorf("stdout %q, stderr %q: want the fixture's devices and which directory was used", out.String(), errOut.String())
+	}
+	dataDirCandidates = []string{defaultDataDir, t.TempDir()}
+	if got := resolveDataDir("", &errOut); got != defaultDataDir {
+		t.Errorf("no server, no database: %s, want %s", got, defaultDataDir)
+	}
+	if got := resolveDataDir("/given", &errOut); got != "/given" {
+		t.Errorf("given: %s", got)
+	}
+}

@@ -7,12 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/store"
 )
 
 // The operator commands (devices, pair, approve, unbind) talk to a running
@@ -37,26 +40,40 @@ func newAdminFlags(name string, stdout io.Writer, synopsis string, description .
 	return fs, fs.String("data-dir", envOr(dataDirEnv, ""), "data directory `DIR` of the running server (env "+dataDirEnv+"; default: "+defaultDataDir+", else "+systemDataDir+", whichever a running server listens in)")
 }
 
+// dataDirCandidates are where an operator command looks for the server's
+// data directory when it is given none (tests replace the system one).
+var dataDirCandidates = []string{defaultDataDir, systemDataDir}
+
 // resolveDataDir returns dir when it was given (flag or environment);
 // else the first of defaultDataDir and systemDataDir whose admin socket a
-// server answers on, saying on stderr which one when it is not the
-// default; else defaultDataDir (whose error then says what to do).
+// server answers on; else the first that holds a database (a stopped
+// server's, which audit reads); else defaultDataDir (whose error then
+// says what to do). It says on stderr which it took when that is not the
+// default.
 func resolveDataDir(dir string, stderr io.Writer) string {
 	if dir != "" {
 		return dir
 	}
-	for _, d := range []string{defaultDataDir, systemDataDir} {
+	candidates := dataDirCandidates
+	pick := func(d, why string) string {
+		if d != defaultDataDir {
+			fmt.Fprintf(stderr, "using %s, %s (--data-dir sets another)\n", d, why)
+		}
+		return d
+	}
+	for _, d := range candidates {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		c, err := admin.Dial(ctx, admin.SocketPath(d))
 		cancel()
-		if err != nil {
-			continue
+		if err == nil {
+			c.Close()
+			return pick(d, "the running server's data directory")
 		}
-		c.Close()
-		if d != defaultDataDir {
-			fmt.Fprintf(stderr, "using the running server's data directory %s (--data-dir sets another)\n", d)
+	}
+	for _, d := range candidates {
+		if _, err := os.Stat(filepath.Join(d, store.FileName)); err == nil {
+			return pick(d, "the data directory that holds a database")
 		}
-		return d
 	}
 	return defaultDataDir
 }
