@@ -89,3 +89,58 @@ func TestToolListsAgree(t *testing.T) {
 		t.Errorf("the Card lists %v, want the catalogue without android_shell: %v", inCard, want)
 	}
 }
+
+// githubSlug is the anchor GitHub gives a heading: lower case, spaces to
+// hyphens, punctuation other than hyphens and underscores dropped.
+func githubSlug(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteByte('-')
+		case r == '-' || r == '_' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// TestREADMEAnchors: every link to a section of the README goes to one of
+// its headings, so moving a section cannot leave a dead link.
+func TestREADMEAnchors(t *testing.T) {
+	t.Parallel()
+	readme := readDoc(t, "README.md")
+	anchors := map[string]bool{}
+	fence := false
+	for line := range strings.SplitSeq(readme, "\n") {
+		if strings.HasPrefix(line, "```") {
+			fence = !fence
+		}
+		if h, ok := strings.CutPrefix(line, "#"); ok && !fence {
+			anchors[githubSlug(strings.TrimLeft(h, "# "))] = true
+		}
+	}
+	for _, m := range regexp.MustCompile(`\]\(#([^)]+)\)`).FindAllStringSubmatch(readme, -1) {
+		if !anchors[m[1]] {
+			t.Errorf("README links to #%s, which no heading is", m[1])
+		}
+	}
+}
+
+// TestREADMEFirstScreen: the README opens with what the product does
+// today, in the Card's own words.
+func TestREADMEFirstScreen(t *testing.T) {
+	t.Parallel()
+	var card struct {
+		Connector struct {
+			Description string `json:"description"`
+		} `json:"connector"`
+	}
+	if err := json.Unmarshal([]byte(readDoc(t, "cmd", "adb-connector", "testdata", "wire", "card.golden.json")), &card); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitN(readDoc(t, "README.md"), "\n", 25)
+	if !strings.Contains(strings.Join(lines[:24], "\n"), card.Connector.Description) {
+		t.Errorf("the README's first screen lacks the Card's description %q", card.Connector.Description)
+	}
+}
