@@ -126,7 +126,11 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 		}
 	case "android_screenshot", "android_observe":
 		if capSide := eff.MaxScreenshotSide; capSide > 0 {
-			if side, ok := args["max_side"].(float64); !ok || int(side) > capSide {
+			side, ok := args["max_side"].(float64)
+			if !ok && id == "android_observe" {
+				side, ok = observeMaxSide, true // its default, when within the cap
+			}
+			if !ok || int(side) > capSide {
 				// Scaled down rather than refused: the agent still sees
 				// the screen, at the size the operator allows.
 				args["max_side"] = capSide
