@@ -10,7 +10,9 @@ import (
 
 // operatorError words an admin refusal about the device named serial for
 // the operator at the terminal: what is wrong with that device, by name,
-// and the command to run next. Other errors pass unchanged.
+// and the command to run next. Other errors pass unchanged, among them
+// device_in_use and no_free_device, whose messages the operator API words
+// with the holder and the way out already.
 func operatorError(ctx context.Context, c *admin.Client, serial string, err error) error {
 	var ae *admin.Error
 	if !errors.As(err, &ae) {
@@ -35,10 +37,6 @@ func operatorError(ctx context.Context, c *admin.Client, serial string, err erro
 		return fmt.Errorf("%s is being reset; try again in a few seconds (`adb-connector devices` shows RESET)", serial)
 	case admin.CodeNoReset:
 		return fmt.Errorf("%s owes no reset: nothing to clear", serial)
-	case admin.CodeDeviceInUse:
-		return fmt.Errorf("%s is bound to another channel; `adb-connector unbind %s` frees it", serial, serial)
-	case admin.CodeNoFreeDevice:
-		return fmt.Errorf("%s; `adb-connector devices` shows which are bound (`adb-connector unbind SERIAL` frees one)", ae.Message)
 	case admin.CodeAmbiguousSerial:
 		return fmt.Errorf("%s is on several adb servers: give ENDPOINT/%s (`adb-connector devices` shows the ENDPOINT)", serial, serial)
 	}
