@@ -157,7 +157,7 @@ func (d *Device) openSession(ctx context.Context) (*shellSession, error) {
 	}
 	sctx, cancel := context.WithCancel(d.c.ctx)
 	stop := context.AfterFunc(ctx, cancel)
-	hc, err := openService(sctx, d.endpoint, d.serial, "shell,v2,raw:", d.c.cfg.DialTimeout)
+	hc, err := d.c.openService(sctx, d.endpoint, d.serial, "shell,v2,raw:")
 	if err == nil {
 		// The shell has not been written to: nothing of it is buffered.
 		hc.br.Reset(quickAckReader{hc.nc})
