@@ -99,6 +99,8 @@ func applyConfigFile(fs *flag.FlagSet, cf configFlags) (*policy.Config, error) {
 		{"log-level", "ADB_CONNECTOR_LOG_LEVEL", str(f.LogLevel)},
 		{"drain-timeout", "", dur(f.DrainTimeout)},
 		{"adb", "ADB_CONNECTOR_ADB", f.ADB},
+		{"ssh-key", "", f.SSHKey},
+		{"ssh-known-hosts", "", str(f.SSHKnownHosts)},
 		{"virtual-devices", "ADB_CONNECTOR_VIRTUAL_DEVICES", virtual},
 		{"virtual-scenario", "ADB_CONNECTOR_VIRTUAL_SCENARIO", str(f.VirtualScenario)},
 		{"file-ttl", "", dur(f.FileTTL)},

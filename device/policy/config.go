@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/sshtunnel"
 )
 
 // File is a config file as written. Every server setting is optional:
@@ -22,6 +24,8 @@ type File struct {
 	LogLevel        string   `yaml:"log_level"`
 	DrainTimeout    Duration `yaml:"drain_timeout"`
 	ADB             []string `yaml:"adb"`
+	SSHKey          []string `yaml:"ssh_key"`
+	SSHKnownHosts   string   `yaml:"ssh_known_hosts"`
 	VirtualDevices  *int     `yaml:"virtual_devices"`
 	VirtualScenario string   `yaml:"virtual_scenario"`
 	FileTTL         Duration `yaml:"file_ttl"`
@@ -47,7 +51,7 @@ type Match struct {
 	Serial       string `yaml:"serial"`
 	Model        string `yaml:"model"`
 	Manufacturer string `yaml:"manufacturer"`
-	Endpoint     string `yaml:"endpoint"` // the adb server, host:port
+	Endpoint     string `yaml:"endpoint"` // the adb server: host:port, or USER@HOST:PORT for ssh://
 }
 
 // Policies is the default policy and the rules by tag. A device gets the
@@ -189,6 +193,12 @@ func checkFile(f File) error {
 		return &Error{Path: "lease_grace", Msg: "must be at least 1s"}
 	}
 	for i, ep := range f.ADB {
+		if sshtunnel.IsSSH(ep) {
+			if _, err := sshtunnel.Parse(ep); err != nil {
+				return &Error{Path: fmt.Sprintf("adb[%d]", i), Msg: err.Error()}
+			}
+			continue
+		}
 		j := strings.LastIndexByte(ep, ':')
 		if j <= 0 || j == len(ep)-1 {
 			return &Error{Path: fmt.Sprintf("adb[%d]", i), Msg: fmt.Sprintf("%q: want HOST:PORT", ep)}
