@@ -4,38 +4,19 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/sshtunnel"
 	"github.com/adb-connector/adb-connector/sshtunnel/sshdtest"
 )
-
-// syncBuf is a log sink the test reads while goroutines write.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // lab is one lab host: a real adb server with virtual phones, reached
 // through a real sshd, and the adb client reading it through a Tunnel.
@@ -45,15 +26,15 @@ type lab struct {
 	tunnel *sshtunnel.Tunnel
 	client *adb.Client
 	name   string
-	logs   *syncBuf
+	logs   *testkit.LogBuffer
 }
 
 // startLab wires a Client to env's adb server through sshd with cfg
 // (KeyFiles and KnownHosts default to sshd's own).
 func startLab(t *testing.T, env *adbtest.Env, sshd *sshdtest.Server, cfg sshtunnel.Config) *lab {
 	t.Helper()
-	logs := &syncBuf{}
-	log := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logs := &testkit.LogBuffer{}
+	log := logs.TextLogger()
 	if cfg.KeyFiles == nil {
 		cfg.KeyFiles = []string{sshd.KeyFile}
 	}
@@ -80,19 +61,12 @@ func startLab(t *testing.T, env *adbtest.Env, sshd *sshdtest.Server, cfg sshtunn
 	return l
 }
 
-// checkNoSecret fails t if text holds any private key's bytes: the
-// authorized key's, the host key's, or their base64 body.
+// checkNoSecret fails t if text holds a line of sshd's private keys.
 func checkNoSecret(t *testing.T, text string, sshd *sshdtest.Server) {
 	t.Helper()
-	for _, f := range []string{sshd.KeyFile, filepath.Join(filepath.Dir(sshd.KeyFile), "host_ed25519")} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			if len(line) >= 16 && !strings.HasPrefix(line, "-----") && strings.Contains(text, line) {
-				t.Errorf("log or error holds a line of private key %s", f)
-			}
+	for _, l := range sshd.SecretLines() {
+		if strings.Contains(text, l) {
+			t.Errorf("log or error holds a private key line")
 		}
 	}
 }

@@ -13,25 +13,6 @@ import (
 	"github.com/adb-connector/adb-connector/sshtunnel/sshdtest"
 )
 
-// sshSecrets are the private key lines of sshd's keys (the user key serve
-// authenticates with, the host key), for the secret scan.
-func sshSecrets(t *testing.T, sshd *sshdtest.Server) []string {
-	t.Helper()
-	var out []string
-	for _, f := range []string{sshd.KeyFile, filepath.Join(filepath.Dir(sshd.KeyFile), "host_ed25519")} {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if len(l) >= 16 && !strings.HasPrefix(l, "-----") {
-				out = append(out, l)
-			}
-		}
-	}
-	return out
-}
-
 // TestSSHEndpointE2E: a phone on a lab host whose adb server is reached
 // through a real sshd is bound and driven through the real server; sshd
 // killed, the binding goes offline; sshd back, it is connected again on
@@ -73,7 +54,7 @@ func TestSSHEndpointE2E(t *testing.T) {
 	if !strings.Contains(p.Logs(), "ssh connection lost") {
 		t.Error("the SSH drop was not logged")
 	}
-	scanSecrets(t, a, p.Logs(), nil, append(sshSecrets(t, sshd), code)...)
+	scanSecrets(t, a, p.Logs(), nil, append(sshd.SecretLines(), code)...)
 }
 
 // TestSSHEndpointRefusedE2E: a lab host whose key is not in known_hosts

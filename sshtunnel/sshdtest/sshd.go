@@ -309,6 +309,25 @@ func WriteKey(path string) (ed25519.PrivateKey, error) {
 	return priv, os.WriteFile(path+".pub", ssh.MarshalAuthorizedKey(sp), 0o644)
 }
 
+// SecretLines are the body lines of this server's private keys (the
+// authorized user key and the host key), for tests that scan logs, errors
+// and frames for key material.
+func (s *Server) SecretLines() []string {
+	var out []string
+	for _, f := range []string{s.KeyFile, filepath.Join(s.dir, "host_ed25519")} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if len(l) >= 16 && !strings.HasPrefix(l, "-----") {
+				out = append(out, l)
+			}
+		}
+	}
+	return out
+}
+
 // KnownHostsLine is addr's known_hosts line for key.
 func KnownHostsLine(addr string, key ssh.PublicKey) string {
 	return knownhosts.Line([]string{knownhosts.Normalize(addr)}, key) + "\n"
