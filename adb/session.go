@@ -8,9 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"time"
+
+	"github.com/adb-connector/adb-connector/internal/tcpopt"
 )
 
 // A shell stream costs the phone more than its command: the host's OPEN and
@@ -160,7 +161,9 @@ func (d *Device) openSession(ctx context.Context) (*shellSession, error) {
 	hc, err := d.c.openService(sctx, d.endpoint, d.serial, "shell,v2,raw:")
 	if err == nil {
 		// The shell has not been written to: nothing of it is buffered.
-		hc.br.Reset(quickAckReader{hc.nc})
+		// A session is long-lived: see package tcpopt for why its reads
+		// acknowledge at once (the stderr marker after stdout's).
+		hc.br.Reset(tcpopt.Reader{Conn: hc.nc})
 	}
 	if !stop() || err != nil {
 		cancel()
@@ -173,14 +176,6 @@ func (d *Device) openSession(ctx context.Context) (*shellSession, error) {
 		return nil, err
 	}
 	return &shellSession{hc: hc, cancel: cancel}, nil
-}
-
-// quickAckReader reads conn with quickAck re-armed before every read.
-type quickAckReader struct{ conn net.Conn }
-
-func (r quickAckReader) Read(p []byte) (int, error) {
-	quickAck(r.conn)
-	return r.conn.Read(p)
 }
 
 // newMarker returns a fresh random marker.

@@ -40,7 +40,16 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, bridgeBuf); return &
 
 // bridge connects ch to a new socket pair and returns the adb client's end.
 func (bs *bridges) bridge(ch net.Conn) (net.Conn, error) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	// SOCK_CLOEXEC is Linux's and a release also builds for macOS: the
+	// fds are marked close-on-exec under syscall.ForkLock, as package net
+	// does, so an adb server serve starts never inherits one.
+	syscall.ForkLock.RLock()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err == nil {
+		syscall.CloseOnExec(fds[0])
+		syscall.CloseOnExec(fds[1])
+	}
+	syscall.ForkLock.RUnlock()
 	if err != nil {
 		return nil, fmt.Errorf("socketpair: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adb-connector/adb-connector/internal/tcpopt"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -193,7 +194,10 @@ func (tu *Tunnel) connect(ctx context.Context) (*ssh.Client, error) {
 		authed = true
 		return keys, nil
 	})
-	cc, chans, reqs, err := ssh.NewClientConn(nc, tu.t.Addr, &ssh.ClientConfig{
+	// sshd sets TCP_NODELAY only for interactive sessions, and a tunnel
+	// has none: acknowledging at once keeps its Nagle from holding every
+	// second small packet for our delayed ACK (package tcpopt).
+	cc, chans, reqs, err := ssh.NewClientConn(tcpopt.Conn{Conn: nc}, tu.t.Addr, &ssh.ClientConfig{
 		User: tu.t.User, Auth: []ssh.AuthMethod{offer}, HostKeyAlgorithms: algos,
 		HostKeyCallback: func(host string, remote net.Addr, key ssh.PublicKey) error {
 			keyErr = check(host, remote, key)

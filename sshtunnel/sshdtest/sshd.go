@@ -236,6 +236,18 @@ func (s *Server) Kill() {
 	<-done
 }
 
+// Pids are sshd's listener and the processes it forked for connections
+// (for CPU accounting).
+func (s *Server) Pids() []int {
+	s.mu.Lock()
+	cmd := s.cmd
+	s.mu.Unlock()
+	if cmd == nil {
+		return nil
+	}
+	return append([]int{cmd.Process.Pid}, descendants(cmd.Process.Pid)...)
+}
+
 // Restart starts sshd again on the same port, with the same keys.
 func (s *Server) Restart() error {
 	s.Kill()
