@@ -231,6 +231,17 @@ func (d *Device) sessionRun(ctx context.Context, s *shellSession, cmd string) (r
 	}
 	var stdout, stderr bytes.Buffer
 	code, outDone, errDone := 0, false, false
+	// Through a relay (an endpoint with a dialer, e.g. sshd's forwarding)
+	// the adb server's peer is the relay, not us: our quick-ack does not
+	// reach it, and sshd delays its acknowledgements on a connection it
+	// carries no interactive session on (package tcpopt). The adb server
+	// then holds the stderr marker (Nagle) for up to 40 ms after stdout's.
+	// An empty stdin packet once stdout's marker is in makes the relay
+	// write to the adb server, and that write carries the acknowledgement;
+	// adbd takes an empty stdin packet as no input (AOSP
+	// packages/modules/adb/daemon/shell_service.cpp, Subprocess::PassInput
+	// writes only input_bytes_left_ > 0).
+	nudge := d.c.cfg.Dialers[d.endpoint] != nil
 	for !outDone || !errDone {
 		id, payload, err := readShellPacket(s.hc.br)
 		if err != nil {
@@ -241,6 +252,12 @@ func (d *Device) sessionRun(ctx context.Context, s *shellSession, cmd string) (r
 			stdout.Write(payload)
 			if !outDone {
 				code, outDone = stdoutEnd(stdout.Bytes(), mark)
+				if outDone && !errDone && nudge {
+					nudge = false
+					if err := writeStdin(s.hc, ""); err != nil {
+						return Result{}, d.sessionError(ctx, s, err), false
+					}
+				}
 			}
 		case shellStderr:
 			stderr.Write(payload)
