@@ -71,7 +71,7 @@ func (d *Device) open(ctx context.Context, service string) (*hostConn, error) {
 	if d.c.isClosed() {
 		return nil, ErrClosed
 	}
-	hc, err := openService(ctx, d.endpoint, d.serial, service, d.c.cfg.DialTimeout)
+	hc, err := d.c.openService(ctx, d.endpoint, d.serial, service)
 	if err != nil {
 		return nil, &DeviceError{Key: d.key, Op: "open", Err: err}
 	}

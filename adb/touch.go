@@ -316,7 +316,7 @@ func (d *Device) openTouch(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithCancel(d.c.ctx)
 	stop := context.AfterFunc(ctx, cancel) // ctx ends the opening only
-	hc, err := openService(sctx, d.endpoint, d.serial, "shell,v2,raw:: >"+node+" && echo ok && tee "+node, d.c.cfg.DialTimeout)
+	hc, err := d.c.openService(sctx, d.endpoint, d.serial, "shell,v2,raw:: >"+node+" && echo ok && tee "+node)
 	if err != nil {
 		stop()
 		cancel()

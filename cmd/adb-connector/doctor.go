@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/device/operator"
+	"github.com/adb-connector/adb-connector/sshtunnel"
 )
 
 func init() {
@@ -183,25 +185,41 @@ func (d *doctor) checkADBBinary(ctx context.Context) checkResult {
 // its phones, one check each.
 func (d *doctor) checkADBServers(ctx context.Context) []checkResult {
 	var out []checkResult
-	for _, ep := range d.endpoints() {
-		c, err := adb.New(ctx, adb.Config{Endpoints: []string{ep}, NoTracking: true, DialTimeout: d.timeout()})
+	dialing, err := d.cfg.Device.SSH.dialing(d.endpoints(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		return []checkResult{{Check: "adb-server", Status: statusFail, Message: err.Error(), Fix: "fix --adb (HOST:PORT or ssh://USER@HOST) and --ssh-key"}}
+	}
+	defer dialing.close()
+	for _, ep := range dialing.Endpoints {
+		if tu := dialing.Tunnels[ep]; tu != nil {
+			r := d.checkSSH(ctx, tu)
+			out = append(out, r)
+			if r.Status == statusFail {
+				continue
+			}
+		}
+		c, err := adb.New(ctx, adb.Config{Endpoints: []string{ep}, Dialers: dialing.Dialers, NoTracking: true, DialTimeout: d.timeout()})
 		if err != nil {
-			out = append(out, checkResult{Check: "adb-server", Status: statusFail, Message: err.Error(), Fix: "fix --adb (HOST:PORT)"})
+			out = append(out, checkResult{Check: "adb-server", Status: statusFail, Message: err.Error(), Fix: "fix --adb (HOST:PORT or ssh://USER@HOST)"})
 			continue
 		}
-		out = append(out, d.checkADBServer(ctx, c, ep)...)
+		out = append(out, d.checkADBServer(ctx, c, ep, dialing.Tunnels[ep] != nil)...)
 		c.Close()
 	}
 	return out
 }
 
-func (d *doctor) checkADBServer(ctx context.Context, c *adb.Client, ep string) []checkResult {
+func (d *doctor) checkADBServer(ctx context.Context, c *adb.Client, ep string, viaSSH bool) []checkResult {
 	cctx, cancel := context.WithTimeout(ctx, d.timeout())
 	defer cancel()
 	v, err := c.ServerVersion(cctx, ep)
 	if err != nil {
 		fix := "start it on that host: adb -a -P PORT server nodaemon, and open the port to this host"
-		if host, port, _ := net.SplitHostPort(ep); isLoopbackHost(host) {
+		if errors.Is(err, sshtunnel.ErrForwardRefused) {
+			fix = "let the SSH user forward to the adb server: AllowTcpForwarding local and PermitOpen 127.0.0.1:5037 in the lab host's sshd_config"
+		} else if viaSSH {
+			fix = "start it on the lab host, on its loopback: adb -P 5037 start-server"
+		} else if host, port, _ := net.SplitHostPort(ep); isLoopbackHost(host) {
 			fix = "start it: adb -P " + port + " start-server (serve also starts it when adb is on PATH)"
 		}
 		return []checkResult{{Check: "adb-server", Status: statusFail, Message: fmt.Sprintf("%s not reachable: %v", ep, err), Fix: fix}}

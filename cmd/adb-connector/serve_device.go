@@ -22,11 +22,13 @@ import (
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/files"
+	"github.com/adb-connector/adb-connector/sshtunnel"
 )
 
 // deviceOptions are serve's device flags.
 type deviceOptions struct {
 	Endpoints endpointList
+	SSH       sshOptions
 	Virtual   virtualDevices
 	FileTTL   time.Duration
 	FileCap   int64
@@ -57,7 +59,11 @@ type endpointList struct {
 func (l *endpointList) String() string { return strings.Join(l.list, ",") }
 
 func (l *endpointList) Set(v string) error {
-	if err := checkEndpoint(v); err != nil {
+	check := checkEndpoint
+	if sshtunnel.IsSSH(v) {
+		check = func(v string) error { _, err := sshtunnel.Parse(v); return err }
+	}
+	if err := check(v); err != nil {
 		return err
 	}
 	l.list = append(l.list, v)
@@ -80,7 +86,8 @@ func checkEndpoint(v string) error {
 // values once fs is parsed.
 func registerDeviceFlags(fs *flag.FlagSet) *deviceOptions {
 	deviceOpts := &deviceOptions{AuditRetention: audit.DefaultRetention}
-	fs.Var(&deviceOpts.Endpoints, "adb", "adb server `HOST:PORT`, repeatable (default "+adb.DefaultEndpoint+", started if not running)")
+	fs.Var(&deviceOpts.Endpoints, "adb", "adb server `HOST:PORT` (unauthenticated: a trusted network only), or ssh://USER@HOST[:PORT][/ADB_HOST:ADB_PORT] reached through SSH; repeatable (default "+adb.DefaultEndpoint+", started if not running)")
+	registerSSHFlags(fs, &deviceOpts.SSH)
 	fs.IntVar(&deviceOpts.Virtual.N, "virtual-devices", 0, "start `N` virtual Android devices and attach them to the first adb server")
 	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", "launcher", "`SCENARIO` of the virtual devices: launcher, login, list, photos or a directory")
 	fs.StringVar(&deviceOpts.Virtual.Profile, "virtual-profile", android.DefaultProfile, "timing `PROFILE` of the virtual devices: "+strings.Join(android.ProfileNames(), ", "))
@@ -114,11 +121,20 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	}
 	log := w.Log
 
-	client, err := adb.New(ctx, adb.Config{Endpoints: endpoints, StartLocalServer: true, Logger: log.With("component", "adb")})
+	dialing, err := o.SSH.dialing(endpoints, log.With("component", "ssh"))
 	if err != nil {
 		return err
 	}
-	w.Stop = append(w.Stop, func() { client.Close() })
+	endpoints = dialing.Endpoints
+	client, err := adb.New(ctx, adb.Config{Endpoints: endpoints, Dialers: dialing.Dialers, StartLocalServer: true, Logger: log.With("component", "adb")})
+	if err != nil {
+		dialing.close()
+		return err
+	}
+	w.Stop = append(w.Stop, func() {
+		client.Close()
+		dialing.close()
+	})
 
 	if o.Virtual.N > 0 {
 		// ctx ends with SIGTERM, before the drain: calls still running on

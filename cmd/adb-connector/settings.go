@@ -39,7 +39,7 @@ var secretEnv = map[string]string{"api-key-file": "ADB_CONNECTOR_API_KEY", "cons
 
 // listSettings are the repeatable flags: their variable holds a
 // comma-separated list, their key a YAML list or one value.
-var listSettings = map[string]bool{"adb": true}
+var listSettings = map[string]bool{"adb": true, "ssh-key": true}
 
 // serveSettingNames are the names of serve's flags, in the order
 // registered.

@@ -37,7 +37,7 @@ type Match struct {
 	Serial       string `yaml:"serial"`
 	Model        string `yaml:"model"`
 	Manufacturer string `yaml:"manufacturer"`
-	Endpoint     string `yaml:"endpoint"` // the adb server, host:port
+	Endpoint     string `yaml:"endpoint"` // the adb server: host:port, or USER@HOST:PORT for ssh://
 }
 
 // Policies is the default policy and the rules by tag. A device gets the
