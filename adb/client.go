@@ -100,9 +100,11 @@ func (it *idleTimer) stop() {
 // Client talks to one or more adb servers. It is safe for concurrent use.
 // Close stops tracking and waits for its goroutines.
 type Client struct {
-	cfg       Config
-	log       *slog.Logger
-	endpoints []string
+	cfg          Config
+	helperCounts helperCounters
+	helperCfg    helperConfig
+	log          *slog.Logger
+	endpoints    []string
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -136,7 +138,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if len(eps) == 0 {
 		eps = []string{DefaultEndpoint}
 	}
-	c := &Client{cfg: cfg, log: cfg.Logger, devices: map[string]*Device{},
+	c := &Client{cfg: cfg, log: cfg.Logger, devices: map[string]*Device{}, helperCfg: defaultHelperConfig(),
 		keep: map[string]map[string]*keptDevice{}, reattaching: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, ep := range eps {
@@ -186,6 +188,7 @@ func (c *Client) Close() error {
 	c.closed = true
 	devs := slices.Collect(maps.Values(c.devices))
 	c.mu.Unlock()
+	c.closeHelpers(devs)
 	c.cancel()
 	for _, d := range devs {
 		d.closeTouch()
@@ -303,6 +306,7 @@ func (c *Client) forget(key string) {
 	if d != nil {
 		d.resetCache()
 		d.resetTouch()
+		d.resetHelper()
 		d.closeSession()
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adb-connector/adb-connector/adb/helper"
 	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
@@ -104,14 +105,19 @@ func tmpName(prefix, ext string) string {
 	return "/data/local/tmp/" + prefix + hex.EncodeToString(r[:]) + ext
 }
 
-// UIDump dumps the UI hierarchy (uiautomator dump to a temporary file, cat,
-// rm) and parses it. A screen with no UI gives ErrScreenOff, one that never
+// UIDump dumps the UI hierarchy and parses it: from the phone helper when
+// it runs (helper_ops.go), else with uiautomator dump to a temporary file,
+// cat, rm. A screen with no UI gives ErrScreenOff, one that never
 // goes idle ErrUIBusy. Serialized with
 // inputs (uiautomator cannot run twice at once, and a dump reflects the
 // inputs before it). Default timeout: DefaultUIDumpTimeout.
 func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultUIDumpTimeout)
 	defer cancel()
+	if root, served, err := d.uiDumpHelper(ctx); served {
+		return root, err
+	}
+	d.stockCall(helper.OpTree)
 	f := tmpName("adbc-ui-", ".xml")
 	// ";" not "&&": uiautomator can be killed after it wrote the file
 	// (it then exits non-zero), and that dump is still whole.

@@ -177,6 +177,10 @@ func (d *Device) gesture(ctx context.Context, g gesture, input string) error {
 	// Either path acts on the phone (ActionSeq); the geometry read before
 	// it still holds for it.
 	seq := d.actions.Add(1) - 1
+	if served, err := d.helperGesture(ctx, g); served {
+		return err
+	}
+	d.stockCall(gestureOp(g))
 	if !d.c.cfg.NoTouchEvents {
 		played, err := d.playTouch(ctx, g, seq)
 		if played || err != nil {
