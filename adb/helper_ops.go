@@ -1,9 +1,11 @@
 package adb
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"image/png"
 	"strconv"
 	"strings"
 	"time"
@@ -284,4 +286,64 @@ func (d *Device) textHelper(ctx context.Context, text string) (bool, error) {
 	defer release()
 	d.actions.Add(1)
 	return d.helperText(ctx, text)
+}
+
+// helperShot takes a screenshot with the helper's SHOT as req asks (JPEG
+// when req.Format is "jpeg", else PNG). A helper that cannot serve it, or
+// that failed on it (a read: safe to take again), gives an error wrapping
+// errHelperUnavailable: a failure of the mode, so Screenshot takes it at
+// once in the next best mode. The caller holds a read slot.
+func (d *Device) helperShot(ctx context.Context, req ShotRequest) (*Screenshot, int64, error) {
+	const op = "screencap helper"
+	format := helper.FormatPNG
+	if req.Format == "jpeg" {
+		format = helper.FormatJPEG
+	}
+	quality := req.Quality
+	if quality <= 0 || quality > 100 {
+		quality = 0 // the helper's default
+	}
+	var shot *Screenshot
+	served, err := d.helperDo(ctx, helper.FeatureScreenshot, helper.Shot(uint32(max(req.MaxSide, 0)), format, uint8(quality)), d.c.helperCfg.shot, func(b []byte) error {
+		r, err := helper.ParseShot(b)
+		if err != nil {
+			return err
+		}
+		if err := checkImage(r.Image, format, r.Width, r.Height); err != nil {
+			return err
+		}
+		shot = &Screenshot{Mode: CaptureHelper, Width: r.Width, Height: r.Height, ScreenWidth: r.DeviceWidth, ScreenHeight: r.DeviceHeight, Secure: r.Secure}
+		if format == helper.FormatJPEG {
+			shot.JPEG = r.Image
+		} else {
+			shot.PNG = r.Image
+		}
+		return nil
+	})
+	switch {
+	case !served:
+		return nil, 0, fmt.Errorf("%s: %w", op, errHelperUnavailable)
+	case err != nil:
+		return nil, 0, fmt.Errorf("%s: %w", op, err)
+	}
+	return shot, d.helperTid.Load(), nil
+}
+
+// checkImage checks that img is an image of format and the size SHOT said
+// (its header: a PNG's IHDR, a JPEG's SOI marker).
+func checkImage(img []byte, format uint8, w, h int) error {
+	if format == helper.FormatJPEG {
+		if len(img) < 4 || img[0] != 0xFF || img[1] != 0xD8 {
+			return fmt.Errorf("%w: shot is not a JPEG", helper.ErrFrame)
+		}
+		return nil
+	}
+	cfg, err := png.DecodeConfig(bytes.NewReader(img))
+	if err != nil {
+		return fmt.Errorf("%w: shot is not a PNG: %v", helper.ErrFrame, err)
+	}
+	if cfg.Width != w || cfg.Height != h {
+		return fmt.Errorf("%w: shot PNG is %dx%d, said %dx%d", helper.ErrFrame, cfg.Width, cfg.Height, w, h)
+	}
+	return nil
 }

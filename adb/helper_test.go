@@ -2,6 +2,9 @@ package adb
 
 import (
 	"bytes"
+	"image"
+	"image/jpeg"
+	"image/png"
 	"context"
 	"errors"
 	"fmt"
@@ -79,6 +82,20 @@ func (c *helperConn) answer(f helper.Frame) {
 		c.ok(f.ID, (&helper.Encoder{}).U32(2).Str(testUIXML).Bytes())
 	case helper.OpText:
 		c.ok(f.ID, (&helper.Encoder{}).Str("set_text").Bool(true).Str("x").Bytes())
+	case helper.OpShot:
+		d := helper.NewDecoder(f.Body[1:])
+		side, format := d.U32(), d.U8()
+		w, h := 1080, 2400
+		if side > 0 {
+			w, h = int(side)*1080/2400, int(side)
+		}
+		var img bytes.Buffer
+		if format == helper.FormatJPEG {
+			jpeg.Encode(&img, image.NewRGBA(image.Rect(0, 0, w, h)), nil)
+		} else {
+			png.Encode(&img, image.NewRGBA(image.Rect(0, 0, w, h)))
+		}
+		c.ok(f.ID, (&helper.Encoder{}).U32(uint32(w)).U32(uint32(h)).U32(1080).U32(2400).Bool(false).Str(img.String()).Bytes())
 	default:
 		c.ok(f.ID, nil)
 	}
@@ -192,6 +209,8 @@ func helperEnv(t *testing.T, sdk int, serve func(c *helperConn) int) (*helperPho
 			fmt.Fprintf(stdout, "[ro.build.version.sdk]: [%d]\n[ro.product.cpu.abi]: [arm64-v8a]\n", sdk)
 		case strings.HasPrefix(cmdline, "uiautomator dump"):
 			fmt.Fprint(stdout, "UI hierchary dumped to: /data/local/tmp/x.xml\n"+stockUIXML)
+		case cmdline == "screencap -p":
+			png.Encode(stdout, image.NewRGBA(image.Rect(0, 0, 108, 240)))
 		case strings.HasPrefix(cmdline, "rm -f "):
 			be.mu.Lock()
 			for name := range be.files {
@@ -507,5 +526,50 @@ func TestHelperIdleResetOff(t *testing.T) {
 	d.SetHelper(true)
 	if got := dumpText(t, d); got != "From the helper" {
 		t.Fatalf("tree from %q with the helper back on", got)
+	}
+}
+
+// SHOT is a capture mode for images made to measure: pinned, it serves
+// UseEncoded with the image as asked, and never UsePixels; a helper that
+// fails on it leaves the capture to the next mode, which succeeds.
+func TestHelperShot(t *testing.T) {
+	t.Parallel()
+	p, d := helperEnv(t, 34, serveAll)
+	d.SetCaptureMode(CaptureHelper)
+	shot, err := d.ScreenshotFor(t.Context(), ShotRequest{Use: UseEncoded, MaxSide: 1000, Format: "jpeg", Quality: 80})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if shot.Mode != CaptureHelper || shot.JPEG == nil || shot.Height != 1000 || shot.ScreenHeight != 2400 {
+		t.Fatalf("shot %v %dx%d of %dx%d jpeg %d bytes", shot.Mode, shot.Width, shot.Height, shot.ScreenWidth, shot.ScreenHeight, len(shot.JPEG))
+	}
+	shot, err = d.Screenshot(t.Context(), UsePixels)
+	if err != nil || shot.Mode == CaptureHelper {
+		t.Fatalf("pixels from %v, %v", shot.Mode, err)
+	}
+	if st := d.CaptureStats(); st.Helper.Samples != 1 || st.Encoded != CaptureHelper {
+		t.Fatalf("stats %+v", st)
+	}
+
+	p2, d2 := helperEnv(t, 34, func(c *helperConn) int {
+		c.hello(allFeatures, "")
+		for {
+			f, ok := c.next()
+			if !ok {
+				return 0
+			}
+			c.ok(f.ID, []byte("not a shot"))
+		}
+	})
+	d2.SetCaptureMode(CaptureHelper)
+	shot, err = d2.ScreenshotFor(t.Context(), ShotRequest{Use: UseEncoded, MaxSide: 1000, Format: "png"})
+	if err != nil || shot.Mode != CapturePNG {
+		t.Fatalf("after a bad SHOT: %v, %v; want the PNG mode's capture", shot, err)
+	}
+	if st := d2.HelperStatus(); st.Why != HelperWhyGarbage {
+		t.Fatalf("status %+v", st)
+	}
+	if !p2.ranStock("screencap -p") || !p.ranStock("screencap -p") {
+		t.Fatal("screencap -p did not run")
 	}
 }
