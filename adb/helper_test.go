@@ -2,12 +2,12 @@ package adb
 
 import (
 	"bytes"
-	"image"
-	"image/jpeg"
-	"image/png"
 	"context"
 	"errors"
 	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
 	"io"
 	"slices"
 	"strings"
