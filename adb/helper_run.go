@@ -421,7 +421,11 @@ func (d *Device) startHelper(ctx context.Context) error {
 	defer cancel()
 	props, err := d.Properties(ctx, false)
 	if err != nil {
-		return fmt.Errorf("helper: %w", err)
+		if transient(err) {
+			return fmt.Errorf("helper: %w", err)
+		}
+		d.failHelperLocked(HelperWhyStart, err)
+		return fmt.Errorf("%w: %w", errHelperUnavailable, err)
 	}
 	sdk, _ := strconv.Atoi(strings.TrimSpace(props["ro.build.version.sdk"]))
 	if sdk < HelperMinSDK {
