@@ -399,7 +399,7 @@ func (d *Device) helperReady(ctx context.Context, feature helper.Feature) (*help
 			return nil, err
 		}
 	}
-	if h.run.hello.Features&feature == 0 {
+	if h.run.hello.Features&feature != feature {
 		return nil, fmt.Errorf("%w: no %s (%s)", errHelperUnavailable, feature, h.run.hello.Reason)
 	}
 	return h.run, nil
@@ -609,4 +609,32 @@ func (d *Device) exchange(ctx context.Context, r *helperRun, req helper.Request)
 	case <-ctx.Done():
 		return helper.Frame{}, &helperLost{why: HelperWhyHung, sent: true, err: ctxError(ctx, "helper "+req.Op.String(), ctx.Err())}
 	}
+}
+
+// ProbeHelper starts the helper on the device as an operation would
+// (pushing its jar when the phone lacks it), reads its HELLO, and stops it
+// again: whether it runs here, its version and features, or why not. The
+// jar is left on the phone for the server's own helper (this Client's
+// Close does not remove it). For `doctor`. Default timeout: the helper's
+// start deadline.
+func (d *Device) ProbeHelper(ctx context.Context) HelperStatus {
+	ctx, cancel := withDefaultTimeout(ctx, d.c.helperCfg.start)
+	defer cancel()
+	h := &d.helper
+	h.mu.Lock()
+	_, err := d.helperReady(ctx, 0)
+	st := h.status
+	st.Running = err == nil && h.run != nil
+	d.stopHelperLocked(ctx)
+	h.jarTid, h.jarFresh = 0, false
+	switch {
+	case st.Running:
+		st.Why = ""
+	case h.off:
+		st.Why = HelperWhyOff
+	case err != nil && !errors.Is(err, errHelperUnavailable):
+		st.Why, st.Detail = HelperWhyStart, err.Error()
+	}
+	h.mu.Unlock()
+	return st
 }

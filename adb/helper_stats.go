@@ -2,6 +2,7 @@ package adb
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -115,4 +116,29 @@ func (c *Client) closeHelpers(devs []*Device) {
 		wg.Go(func() { d.closeHelper(ctx) })
 	}
 	wg.Wait()
+}
+
+// Summary is one line for an operator: "running VERSION (FEATURES)", with
+// why a feature is missing, or "not running: WHY (DETAIL)".
+func (s HelperStatus) Summary() string {
+	switch {
+	case s.Running:
+		out := fmt.Sprintf("running %s on SDK %d (%s)", s.Version, s.SDK, s.Features)
+		if s.Reason != "" {
+			out += "; " + s.Reason
+		}
+		return out
+	case s.Why == HelperWhyOff:
+		return "off (phone_helper: off in the operator's policy)"
+	case s.Why == HelperWhyIdle || s.Why == "":
+		return "not running (started on first use; stopped when idle)"
+	}
+	out := "not running: " + s.Why
+	if s.Detail != "" {
+		out += " (" + s.Detail + ")"
+	}
+	if !s.RetryAt.IsZero() && s.Why != HelperWhySDK {
+		out += "; retried after " + s.RetryAt.UTC().Format(time.TimeOnly) + " UTC"
+	}
+	return out
 }

@@ -38,7 +38,7 @@ type serviceCollector struct{ s *Service }
 // server's registry: phones by state per adb server, adb server up,
 // bindings by state, lease ends and resets.
 func (s *Service) Collectors() []prometheus.Collector {
-	return append([]prometheus.Collector{serviceCollector{s}}, s.leaseCollectors()...)
+	return append([]prometheus.Collector{serviceCollector{s}, helperCollector{s.cfg.ADB}}, s.leaseCollectors()...)
 }
 
 // Describe implements prometheus.Collector.

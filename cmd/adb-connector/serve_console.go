@@ -224,6 +224,9 @@ func (o *consoleOps) Devices(ctx context.Context) ([]console.Device, error) {
 		if h, ok := holds[key]; ok {
 			d.Channel, d.Since, d.LeaseEnds, d.LeaseReason = h.ChannelID, h.Since, h.LeaseEnds, h.LeaseReason
 		}
+		if st, err := o.svc.HelperStatus(key); err == nil && adb.State(r.State) == adb.StateDevice {
+			d.Helper = st.Summary()
+		}
 		out[i] = d
 		if adb.State(r.State) == adb.StateDevice {
 			g.Go(func() error { out[i].Battery = o.batteryOf(ctx, key); return nil })

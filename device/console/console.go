@@ -62,6 +62,9 @@ type Device struct {
 	LeaseReason string
 	// Battery is the level in percent; -1 when unknown.
 	Battery int
+	// Helper says whether the phone helper runs, its version, and why
+	// not ("" when unknown).
+	Helper string
 }
 
 // Request is a device_request session waiting for an operator.

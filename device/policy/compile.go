@@ -55,6 +55,8 @@ type Effective struct {
 	MaxScreenshotSide int
 	// TextInput: android_type_text may type.
 	TextInput bool
+	// PhoneHelper is PhoneHelperAuto or PhoneHelperOff.
+	PhoneHelper string
 	// Lease and Shell are the lease and android_shell settings, enforced
 	// where bindings and android_shell live.
 	Lease Lease
@@ -153,7 +155,7 @@ func (c *Config) For(d Device) *Effective {
 		return nil
 	}
 	tags := c.TagsOf(d)
-	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true}
+	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true, PhoneHelper: PhoneHelperAuto}
 	e.apply(c.def)
 	for i, r := range c.rules {
 		if slices.ContainsFunc(r.Tags, func(t string) bool { return slices.Contains(tags, t) }) {
@@ -224,6 +226,9 @@ func (e *Effective) apply(r Rule) {
 	}
 	if r.TextInput != nil {
 		e.TextInput = *r.TextInput
+	}
+	if r.PhoneHelper != nil {
+		e.PhoneHelper = *r.PhoneHelper
 	}
 	if r.Lease != nil {
 		e.Lease = *r.Lease
@@ -323,7 +328,20 @@ func compile(f File, o Options) (*Config, error) {
 	return &Config{File: f, tagRules: f.Tags, def: f.Policies.Default, rules: f.Policies.Rules}, nil
 }
 
+// Values of phone_helper.
+const (
+	PhoneHelperAuto = "auto"
+	PhoneHelperOff  = "off"
+)
+
+// HelperOn reports whether the phone helper may run on the device (nil:
+// no config, the default auto).
+func (e *Effective) HelperOn() bool { return e == nil || e.PhoneHelper != PhoneHelperOff }
+
 func checkRule(r Rule, p string, o Options) error {
+	if r.PhoneHelper != nil && *r.PhoneHelper != PhoneHelperAuto && *r.PhoneHelper != PhoneHelperOff {
+		return &Error{Path: p + ".phone_helper", Msg: fmt.Sprintf("%q: want auto or off", *r.PhoneHelper)}
+	}
 	if r.Tools != nil {
 		if r.Tools.Allow != nil && len(r.Tools.Deny) > 0 {
 			return &Error{Path: p + ".tools", Msg: "give an allow list or a deny list, not both"}

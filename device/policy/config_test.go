@@ -90,6 +90,7 @@ func TestBadConfigs(t *testing.T) {
 		{"unknown nested key", "policies:\n  default:\n    rate: 3\n", []string{"line 3", "policies.default.rate", "allowed: tags, tools, packages"}},
 		{"wrong type int", "policies:\n  default:\n    rate_per_minute: fast\n", []string{"line 3", "policies.default.rate_per_minute", "whole number", `"fast"`}},
 		{"wrong type bool", "policies:\n  default:\n    text_input: yes please\n", []string{"text_input", "true or false"}},
+		{"bad phone_helper", "policies:\n  default:\n    phone_helper: on\n", []string{"policies.default.phone_helper", "want auto or off"}},
 		{"wrong type list", "adb: 127.0.0.1:5037\n", []string{"line 1", "adb", "want a list"}},
 		{"wrong type mapping", "policies: [a]\n", []string{"policies", "want a mapping of default, rules"}},
 		{"bad duration", "lease_grace: soon\n", []string{"lease_grace", "duration"}},
@@ -176,6 +177,7 @@ policies:
   rules:
     - tags: [remote]
       text_input: false
+      phone_helper: off
     - tags: [lab-a, pixel]
       max_screenshot_side: 800
 `), Options{})
@@ -187,11 +189,11 @@ policies:
 		t.Errorf("tags %v", got)
 	}
 	e := c.For(d)
-	if e.Rule != "policies.rules[0]" || e.TextInput || e.RatePerMinute != 10 || e.MaxScreenshotSide != 0 {
+	if e.Rule != "policies.rules[0]" || e.TextInput || e.RatePerMinute != 10 || e.MaxScreenshotSide != 0 || e.HelperOn() {
 		t.Errorf("first match: %+v", e)
 	}
 	d.Endpoint = "127.0.0.1:5037"
-	if e := c.For(d); e.Rule != "policies.rules[1]" || !e.TextInput || e.MaxScreenshotSide != 800 {
+	if e := c.For(d); e.Rule != "policies.rules[1]" || !e.TextInput || e.MaxScreenshotSide != 800 || !e.HelperOn() || e.PhoneHelper != PhoneHelperAuto {
 		t.Errorf("second rule: %+v", e)
 	}
 }
