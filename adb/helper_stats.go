@@ -15,6 +15,12 @@ const (
 	PathStock  = "stock"
 )
 
+// HelperOps are the operations HelperCounts.Calls counts.
+var HelperOps = []string{"tree", "tap", "swipe", "key", "text", "shot"}
+
+// HelperFailureReasons are the reasons HelperCounts.Failures counts.
+var HelperFailureReasons = []string{HelperWhyStart, HelperWhyPush, HelperWhyCrashed, HelperWhyHung, HelperWhyGarbage}
+
 // HelperCall is a key of HelperCounts.Calls: an operation ("tree", "tap",
 // "swipe", "key", "text", "shot") and the path that served it.
 type HelperCall struct {

@@ -67,12 +67,17 @@ func (h helperCollector) Collect(ch chan<- prometheus.Metric) {
 	if h.c == nil {
 		return
 	}
+	// Every series from the start (zero until counted), so a rate over
+	// a fresh server sees the first one.
 	n := h.c.HelperCounts()
-	for k, v := range n.Calls {
-		ch <- prometheus.MustNewConstMetric(helperCallsDesc, prometheus.CounterValue, float64(v), k.Op, k.Path)
+	for _, op := range adb.HelperOps {
+		for _, path := range []string{adb.PathHelper, adb.PathStock} {
+			v := n.Calls[adb.HelperCall{Op: op, Path: path}]
+			ch <- prometheus.MustNewConstMetric(helperCallsDesc, prometheus.CounterValue, float64(v), op, path)
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(helperStartsDesc, prometheus.CounterValue, float64(n.Starts))
-	for why, v := range n.Failures {
-		ch <- prometheus.MustNewConstMetric(helperFailuresDesc, prometheus.CounterValue, float64(v), why)
+	for _, why := range adb.HelperFailureReasons {
+		ch <- prometheus.MustNewConstMetric(helperFailuresDesc, prometheus.CounterValue, float64(n.Failures[why]), why)
 	}
 }
