@@ -12,6 +12,7 @@ import (
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
 // Options configures an Env. The zero value is usable: one device, the
@@ -46,6 +47,15 @@ type Options struct {
 	// NoGzip makes the devices lack gzip, as before Android 9
 	// (android.Config.NoGzip).
 	NoGzip bool
+	// NoHelper makes app_process abort, as on a phone where the connector's
+	// helper cannot start. Default: app_process runs the pushed helper jar
+	// on the host JVM with the fake framework bound to the device
+	// (emulator/phonefw; needs java, javac and enjarify, else it aborts
+	// the same way).
+	NoHelper bool
+	// UiAutomationHeld makes another owner hold the devices' UiAutomation
+	// slot, as uiautomator2 or Appium would (android.Config.UiAutomationHeld).
+	UiAutomationHeld bool
 }
 
 // Env is a private adb server with connected virtual devices.
@@ -75,9 +85,14 @@ func Start(t testing.TB, opts Options) *Env {
 		n = 1
 	}
 	for i := range max(n, 0) {
+		appProcess := android.AppProcessFunc(phonefw.Run)
+		if opts.NoHelper {
+			appProcess = nil
+		}
 		d, err := emulator.Start(context.Background(), emulator.Options{
 			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile,
-				InputNotWritable: opts.InputNotWritable, NoGzip: opts.NoGzip, Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen},
+				InputNotWritable: opts.InputNotWritable, NoGzip: opts.NoGzip, Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen,
+				UiAutomationHeld: opts.UiAutomationHeld, AppProcess: appProcess},
 			Logger: opts.Logger,
 		})
 		if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
 // virtualDevices describes a set of virtual Android devices, as both
@@ -47,8 +48,12 @@ func (v virtualDevices) start(ctx context.Context, log *slog.Logger) ([]*emulato
 			addr = fmt.Sprintf("127.0.0.1:%d", v.BasePort+i)
 		}
 		d, err := emulator.Start(ctx, emulator.Options{
-			Addr:         addr,
-			Android:      android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: v.Scenario, Profile: v.Profile},
+			Addr: addr,
+			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: v.Scenario, Profile: v.Profile,
+				// The phone helper runs on this host's JVM when it has one
+				// (java, enjarify); without, app_process aborts as on a
+				// phone where the helper cannot start.
+				AppProcess: phonefw.Run},
 			Logger:       log.With("virtual_device", i+1),
 			Unauthorized: v.Unauthorized,
 		})

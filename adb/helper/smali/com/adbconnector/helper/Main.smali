@@ -86,6 +86,7 @@
     invoke-static {v4, v5}, Lcom/adbconnector/helper/Main;->join(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;
     move-result-object v4
     :clip_done
+    invoke-static {}, Lcom/adbconnector/helper/Main;->diag()V
 
     :try_start
     invoke-static {v3, v4}, Lcom/adbconnector/helper/Main;->hello(ILjava/lang/String;)V
@@ -389,4 +390,61 @@
         :pinch
         :quit
     .end packed-switch
+.end method
+
+# diag writes to stderr which framework paths this phone's SDK took, for
+# `doctor` and the tests: the UiAutomation constructor, the class whose
+# clearCache is used (null: setServiceInfo), the class injecting input,
+# and getPrimaryClip's parameter count.
+.method static diag()V
+    .registers 5
+    new-instance v0, Ljava/lang/StringBuilder;
+    const-string v1, "adbc-helper: sdk="
+    invoke-direct {v0, v1}, Ljava/lang/StringBuilder;-><init>(Ljava/lang/String;)V
+    sget v1, Landroid/os/Build$VERSION;->SDK_INT:I
+    invoke-virtual {v0, v1}, Ljava/lang/StringBuilder;->append(I)Ljava/lang/StringBuilder;
+    const-string v1, " ui="
+    invoke-virtual {v0, v1}, Ljava/lang/StringBuilder;->append(Ljava/lang/String;)Ljava/lang/StringBuilder;
+    sget-object v1, Lcom/adbconnector/helper/Ui;->how:Ljava/lang/String;
+    invoke-virtual {v0, v1}, Ljava/lang/StringBuilder;->append(Ljava/lang/String;)Ljava/lang/StringBuilder;
+    const-string v1, " cache="
+    invoke-virtual {v0, v1}, Ljava/lang/StringBuilder;->append(Ljava/lang/String;)Ljava/lang/StringBuilder;
+    sget-object v1, Lcom/adbconnector/helper/Ui;->clearM:Ljava/lang/reflect/Method;
+    invoke-static {v1}, Lcom/adbconnector/helper/Main;->owner(Ljava/lang/reflect/Method;)Ljava/lang/String;
+    move-result-object v1
+    invoke-virtual {v0, v1}, Ljava/lang/StringBuilder;->append(Ljava/lang/String;)Ljava/lang/StringBuilder;
+    const-string v1, " input="
+    invoke-virtual {v0, v1}, Ljava/lang/StringBuilder;->append(Ljava/lang/String;)Ljava/lang/StringBuilder;
+    sget-object v1, Lcom/adbconnector/helper/Input;->inj:Ljava/lang/reflect/Method;
+    invoke-static {v1}, Lcom/adbconnector/helper/Main;->owner(Ljava/lang/reflect/Method;)Ljava/lang/String;
+    move-result-object v1
+    invoke-virtual {v0, v1}, Ljava/lang/StringBuilder;->append(Ljava/lang/String;)Ljava/lang/StringBuilder;
+    const-string v1, " clip_args="
+    invoke-virtual {v0, v1}, Ljava/lang/StringBuilder;->append(Ljava/lang/String;)Ljava/lang/StringBuilder;
+    sget-object v1, Lcom/adbconnector/helper/Clip;->get:Ljava/lang/reflect/Method;
+    const/4 v2, -1
+    if-eqz v1, :no_clip
+    invoke-virtual {v1}, Ljava/lang/reflect/Method;->getParameterTypes()[Ljava/lang/Class;
+    move-result-object v1
+    array-length v2, v1
+    :no_clip
+    invoke-virtual {v0, v2}, Ljava/lang/StringBuilder;->append(I)Ljava/lang/StringBuilder;
+    sget-object v1, Ljava/lang/System;->err:Ljava/io/PrintStream;
+    invoke-virtual {v0}, Ljava/lang/StringBuilder;->toString()Ljava/lang/String;
+    move-result-object v0
+    invoke-virtual {v1, v0}, Ljava/io/PrintStream;->println(Ljava/lang/String;)V
+    return-void
+.end method
+
+.method static owner(Ljava/lang/reflect/Method;)Ljava/lang/String;
+    .registers 2
+    if-nez p0, :have
+    const-string v0, "none"
+    return-object v0
+    :have
+    invoke-virtual {p0}, Ljava/lang/reflect/Method;->getDeclaringClass()Ljava/lang/Class;
+    move-result-object v0
+    invoke-virtual {v0}, Ljava/lang/Class;->getName()Ljava/lang/String;
+    move-result-object v0
+    return-object v0
 .end method

@@ -11,6 +11,8 @@
 .field static why:Ljava/lang/String;
 .field static clearM:Ljava/lang/reflect/Method;
 .field static clearT:Ljava/lang/Object;
+# how says which constructor and cache-clearing path this SDK took (stderr).
+.field static how:Ljava/lang/String;
 
 # init connects; null when connected, else the reason HELLO gives.
 .method static init()Ljava/lang/String;
@@ -105,6 +107,8 @@
     invoke-virtual {v6, v5}, Ljava/lang/reflect/Constructor;->newInstance([Ljava/lang/Object;)Ljava/lang/Object;
     move-result-object v6
     check-cast v6, Landroid/app/UiAutomation;
+    const-string v7, "UiAutomation(Context)"
+    sput-object v7, Lcom/adbconnector/helper/Ui;->how:Ljava/lang/String;
     return-object v6
     :try_end
     .catch Ljava/lang/NoSuchMethodException; {:try_start .. :try_end} :with_looper
@@ -121,6 +125,8 @@
     invoke-virtual {v6, v5}, Ljava/lang/reflect/Constructor;->newInstance([Ljava/lang/Object;)Ljava/lang/Object;
     move-result-object v6
     check-cast v6, Landroid/app/UiAutomation;
+    const-string v7, "UiAutomation(Looper)"
+    sput-object v7, Lcom/adbconnector/helper/Ui;->how:Ljava/lang/String;
     return-object v6
 .end method
 
