@@ -1,20 +1,21 @@
 package adb
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/adb/helper"
+	"github.com/adb-connector/adb-connector/adb/parse"
 	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // On the virtual phone, the helper's fallbacks as a phone shows them: an
 // Android older than the helper supports is never pushed to nor started
-// on, and a phone whose app_process cannot run it (this virtual phone has
-// none) serves every call on the stock path, the jar left where the reset
-// removes it.
+// on, and a phone whose app_process cannot run it serves every call on the
+// stock path, the jar left where the reset removes it.
 func TestHelperVirtualPhoneFallback(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -23,11 +24,11 @@ func TestHelperVirtualPhoneFallback(t *testing.T) {
 		why  string
 	}{
 		{"android 9", 28, HelperWhySDK},
-		{"no app_process", 33, HelperWhyStart},
+		{"no helper runtime", 33, HelperWhyStart},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			vd, d := touchEnv(t, adbtest.Options{SDK: tc.sdk}, Config{})
+			vd, d := touchEnv(t, adbtest.Options{SDK: tc.sdk, NoHelper: true}, Config{})
 			x, y := centerOf(t, d, "Settings")
 			if err := d.Tap(t.Context(), x, y); err != nil {
 				t.Fatal(err)
@@ -43,8 +44,8 @@ func TestHelperVirtualPhoneFallback(t *testing.T) {
 			if started != (tc.why == HelperWhyStart) {
 				t.Fatalf("app_process ran: %v", started)
 			}
-			if tc.why == HelperWhyStart && !strings.Contains(st.Detail, "not found") {
-				t.Fatalf("detail %q, want the shell's not found", st.Detail)
+			if tc.why == HelperWhyStart && st.Detail == "" {
+				t.Fatalf("status %+v: no detail", st)
 			}
 			counts := d.c.HelperCounts()
 			if counts.Calls[HelperCall{Op: "tree", Path: PathStock}] == 0 || counts.Calls[HelperCall{Op: "tree", Path: PathHelper}] != 0 {
@@ -55,6 +56,65 @@ func TestHelperVirtualPhoneFallback(t *testing.T) {
 			}
 			if _, err := d.Stat(t.Context(), helper.PhonePath()); err == nil {
 				t.Fatal("the jar is on the phone after RemoveTempFiles")
+			}
+		})
+	}
+}
+
+// fieldText is the text of the node with resource id id.
+func fieldText(t *testing.T, d *Device, id string) string {
+	t.Helper()
+	root, err := d.UIDump(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range parse.Flatten(root) {
+		if n.ResourceID == id {
+			return n.Text
+		}
+	}
+	t.Fatalf("no %s on screen", id)
+	return ""
+}
+
+// The helper's own code (the embedded jar, on the virtual phone's
+// app_process) serves the UI tree, a tap and CJK text: no uiautomator,
+// input or IME runs on the phone. With the helper off the same calls take
+// the stock path (this phone has the ADB Keyboard IME) with the same
+// outcome.
+func TestHelperVirtualPhoneServes(t *testing.T) {
+	t.Parallel()
+	const user = "com.example.login:id/username"
+	for _, on := range []bool{true, false} {
+		t.Run(fmt.Sprintf("helper %v", on), func(t *testing.T) {
+			t.Parallel()
+			vd, d := touchEnv(t, adbtest.Options{Scenario: "login", SDK: 34}, Config{})
+			d.SetHelper(on)
+			root, err := d.UIDump(t.Context())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ux, uy int
+			for _, n := range parse.Flatten(root) {
+				if n.ResourceID == user {
+					ux, uy = n.Center.X, n.Center.Y
+				}
+			}
+			if err := d.Tap(t.Context(), ux, uy); err != nil {
+				t.Fatal(err)
+			}
+			if err := d.Text(t.Context(), "王小明"); err != nil {
+				t.Fatalf("text: %v (helper %+v)", err, d.HelperStatus())
+			}
+			if got := fieldText(t, d, user); got != "王小明" {
+				t.Fatalf("username field %q", got)
+			}
+			stock := len(ran(vd, "uiautomator")) > 0 || len(ran(vd, "input")) > 0 || len(ran(vd, "ime")) > 0
+			if on == stock {
+				t.Fatalf("helper %v, stock commands ran %v (uiautomator %q input %q)", on, stock, ran(vd, "uiautomator"), ran(vd, "input"))
+			}
+			if st := d.HelperStatus(); st.Running != on {
+				t.Fatalf("status %+v", st)
 			}
 		})
 	}
