@@ -39,6 +39,10 @@ type Config struct {
 	// the touchscreen's /dev/input node over one open stream per device,
 	// with `input` where that is not possible (touch.go).
 	NoTouchEvents bool
+	// NoHelper never starts the resident phone helper (helper_run.go):
+	// every operation takes the stock commands. Default false: the helper
+	// runs where it can, per device unless Device.SetHelper turned it off.
+	NoHelper bool
 	// StreamIdle is how long a device's open streams (the shell session,
 	// the touch stream) stay open unused before they are closed: a shelf
 	// of idle phones then holds no stream, FD or goroutine for them, and

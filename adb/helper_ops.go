@@ -111,6 +111,12 @@ func (d *Device) helperDo(ctx context.Context, feature helper.Feature, req helpe
 // tree and text are not asked of this helper again. h.mu held.
 func (d *Device) helperRefused(r *helperRun, op helper.Op, re *helper.RemoteError) (bool, error) {
 	r.timer.arm()
+	if op == helper.OpTree && re.Code == helper.CodeNotFound {
+		// No root node: the screen is off, as `uiautomator dump` would
+		// say after a Java VM start ("null root node returned").
+		d.c.helperCounts.call(op, PathHelper)
+		return true, fmt.Errorf("%w: %s", ErrScreenOff, re.Message)
+	}
 	if re.Code == helper.CodeBusy {
 		r.hello.Features &^= helper.FeatureTree | helper.FeatureText
 		r.hello.Reason = "uiautomation busy"

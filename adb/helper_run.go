@@ -344,8 +344,15 @@ func (d *Device) stopHelperLocked(ctx context.Context) {
 	h.run = nil
 	r.timer.stop()
 	if r.alive() {
+		// QUIT, then its exit: the UiAutomation slot is free once the
+		// process is gone (a stock uiautomator may follow at once).
 		qctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), helperQuitTimeout)
-		_, _ = d.exchange(qctx, r, helper.Quit())
+		if _, err := d.exchange(qctx, r, helper.Quit()); err == nil {
+			select {
+			case <-r.done:
+			case <-qctx.Done():
+			}
+		}
 		cancel()
 	}
 	r.cancel()
@@ -380,7 +387,7 @@ func (d *Device) failHelperLocked(why string, err error) {
 // (helperStartTimeout at most). h.mu held.
 func (d *Device) helperReady(ctx context.Context, feature helper.Feature) (*helperRun, error) {
 	h := &d.helper
-	if h.closed || h.off || h.sdkBad {
+	if h.closed || h.off || h.sdkBad || d.c.cfg.NoHelper {
 		return nil, errHelperUnavailable
 	}
 	if r := h.run; r != nil && !r.alive() {

@@ -28,7 +28,7 @@ func TestHelperVirtualPhoneFallback(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			vd, d := touchEnv(t, adbtest.Options{SDK: tc.sdk, NoHelper: true}, Config{})
+			vd, d := phoneEnv(t, adbtest.Options{SDK: tc.sdk, NoHelper: true}, Config{})
 			x, y := centerOf(t, d, "Settings")
 			if err := d.Tap(t.Context(), x, y); err != nil {
 				t.Fatal(err)
@@ -88,7 +88,7 @@ func TestHelperVirtualPhoneServes(t *testing.T) {
 	for _, on := range []bool{true, false} {
 		t.Run(fmt.Sprintf("helper %v", on), func(t *testing.T) {
 			t.Parallel()
-			vd, d := touchEnv(t, adbtest.Options{Scenario: "login", SDK: 34}, Config{})
+			vd, d := phoneEnv(t, adbtest.Options{Scenario: "login", SDK: 34}, Config{})
 			d.SetHelper(on)
 			root, err := d.UIDump(t.Context())
 			if err != nil {
