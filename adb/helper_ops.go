@@ -191,6 +191,11 @@ func ignoreBody(op helper.Op) func([]byte) error {
 // it pressed (the rest go to the stock path when err is nil). A key
 // without a known code stops it there. The caller holds the input slot.
 func (d *Device) helperKeys(ctx context.Context, long bool, keys []string) (done int, err error) {
+	if !d.helperRunning() {
+		// Not started for keys alone: `input keyevent` costs the same one
+		// Java VM start, and a key is often the last act (a reset's HOME).
+		return 0, nil
+	}
 	for _, k := range keys {
 		code, ok := keyCode(k)
 		if !ok {
@@ -203,6 +208,14 @@ func (d *Device) helperKeys(ctx context.Context, long bool, keys []string) (done
 		done++
 	}
 	return done, nil
+}
+
+// helperRunning reports whether the device's helper runs now.
+func (d *Device) helperRunning() bool {
+	h := &d.helper
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.run != nil && h.run.alive()
 }
 
 // keyCode is an Android key code by number or name (with or without

@@ -7,6 +7,9 @@ import (
 	"testing"
 )
 
+// helperOff is a config file that turns the phone helper off.
+const helperOff = "policies:\n  default:\n    phone_helper: off\n"
+
 // helperOutcome is what one path made of the four tasks, compared across
 // the paths.
 type helperOutcome struct {
