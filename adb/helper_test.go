@@ -104,20 +104,49 @@ func (c *helperConn) answer(f helper.Frame) {
 // allFeatures is what a helper with its UiAutomation connected offers.
 const allFeatures = helper.FeatureTree | helper.FeatureInject | helper.FeatureText | helper.FeatureClipboard | helper.FeatureScreenshot
 
-// serveAll is a well-behaved helper: HELLO with every feature, then an
-// answer to each request until QUIT or stdin's end.
-func serveAll(c *helperConn) int {
-	c.hello(allFeatures, "")
-	for {
-		f, ok := c.next()
-		if !ok {
-			return 0
-		}
-		c.answer(f)
-		if helper.Op(f.Body[0]) == helper.OpQuit {
-			return 0
+// goOn is what a serveLoop handler returns to read the next request.
+const goOn = -1
+
+// serveLoop is a scripted helper: HELLO with features and reason, then
+// each request to handle, which answers it (or not) and returns goOn or
+// the exit status to end with; stdin's end exits 0.
+func serveLoop(features helper.Feature, reason string, handle func(c *helperConn, f helper.Frame) int) func(c *helperConn) int {
+	return func(c *helperConn) int {
+		c.hello(features, reason)
+		for {
+			f, ok := c.next()
+			if !ok {
+				return 0
+			}
+			if code := handle(c, f); code != goOn {
+				return code
+			}
 		}
 	}
+}
+
+// answerAll answers every request as a well-behaved helper, and exits
+// after QUIT.
+func answerAll(c *helperConn, f helper.Frame) int {
+	c.answer(f)
+	if helper.Op(f.Body[0]) == helper.OpQuit {
+		return 0
+	}
+	return goOn
+}
+
+// serveAll is a well-behaved helper with every feature.
+var serveAll = serveLoop(allFeatures, "", answerAll)
+
+// misbehaveOn is a helper with every feature that answers every request
+// but those of op, which it hands to bad.
+func misbehaveOn(op helper.Op, bad func(c *helperConn, f helper.Frame) int) func(c *helperConn) int {
+	return serveLoop(allFeatures, "", func(c *helperConn, f helper.Frame) int {
+		if helper.Op(f.Body[0]) == op {
+			return bad(c, f)
+		}
+		return answerAll(c, f)
+	})
 }
 
 // helperPhone is a scripted phone (fakeBackend) whose app_process runs
@@ -336,76 +365,25 @@ func TestHelperFallbacks(t *testing.T) {
 		return 0
 	}
 	crashOn := func(op helper.Op) func(c *helperConn) int {
-		return func(c *helperConn) int {
-			c.hello(allFeatures, "")
-			for {
-				f, ok := c.next()
-				if !ok {
-					return 0
-				}
-				if helper.Op(f.Body[0]) == op {
-					fmt.Fprintln(c.stderr, "java.lang.NullPointerException")
-					return 1
-				}
-				c.answer(f)
-			}
-		}
+		return misbehaveOn(op, func(c *helperConn, _ helper.Frame) int {
+			fmt.Fprintln(c.stderr, "java.lang.NullPointerException")
+			return 1
+		})
 	}
 	hangOn := func(op helper.Op) func(c *helperConn) int {
-		return func(c *helperConn) int {
-			c.hello(allFeatures, "")
-			for {
-				f, ok := c.next()
-				if !ok {
-					return 0
-				}
-				if helper.Op(f.Body[0]) != op {
-					c.answer(f)
-				}
-			}
-		}
+		return misbehaveOn(op, func(*helperConn, helper.Frame) int { return goOn })
 	}
 	garbageOn := func(op helper.Op) func(c *helperConn) int {
-		return func(c *helperConn) int {
-			c.hello(allFeatures, "")
-			for {
-				f, ok := c.next()
-				if !ok {
-					return 0
-				}
-				if helper.Op(f.Body[0]) == op {
-					c.write([]byte{0, 0, 0, 5, 0x77, 0, 0, 0, 9})
-					continue
-				}
-				c.answer(f)
-			}
-		}
+		return misbehaveOn(op, func(c *helperConn, _ helper.Frame) int {
+			c.write([]byte{0, 0, 0, 5, 0x77, 0, 0, 0, 9})
+			return goOn
+		})
 	}
-	busyHello := func(c *helperConn) int {
-		c.hello(helper.FeatureInject|helper.FeatureClipboard|helper.FeatureScreenshot, "uiautomation busy")
-		for {
-			f, ok := c.next()
-			if !ok {
-				return 0
-			}
-			c.answer(f)
-		}
-	}
-	busyError := func(c *helperConn) int {
-		c.hello(allFeatures, "")
-		for {
-			f, ok := c.next()
-			if !ok {
-				return 0
-			}
-			switch helper.Op(f.Body[0]) {
-			case helper.OpTree, helper.OpText:
-				c.fail(f.ID, helper.CodeBusy, "UiAutomationService android.accessibilityservice.IAccessibilityServiceClient already registered")
-			default:
-				c.answer(f)
-			}
-		}
-	}
+	busyHello := serveLoop(helper.FeatureInject|helper.FeatureClipboard|helper.FeatureScreenshot, "uiautomation busy", answerAll)
+	busyError := misbehaveOn(helper.OpTree, func(c *helperConn, f helper.Frame) int {
+		c.fail(f.ID, helper.CodeBusy, "UiAutomationService android.accessibilityservice.IAccessibilityServiceClient already registered")
+		return goOn
+	})
 	badHello := func(c *helperConn) int {
 		c.write(helper.AppendFrame(nil, helper.KindHello, 0, []byte("ADBX")))
 		io.Copy(io.Discard, c.stdin)
@@ -551,16 +529,10 @@ func TestHelperShot(t *testing.T) {
 		t.Fatalf("stats %+v", st)
 	}
 
-	p2, d2 := helperEnv(t, 34, func(c *helperConn) int {
-		c.hello(allFeatures, "")
-		for {
-			f, ok := c.next()
-			if !ok {
-				return 0
-			}
-			c.ok(f.ID, []byte("not a shot"))
-		}
-	})
+	p2, d2 := helperEnv(t, 34, misbehaveOn(helper.OpShot, func(c *helperConn, f helper.Frame) int {
+		c.ok(f.ID, []byte("not a shot"))
+		return goOn
+	}))
 	d2.SetCaptureMode(CaptureHelper)
 	shot, err = d2.ScreenshotFor(t.Context(), ShotRequest{Use: UseEncoded, MaxSide: 1000, Format: "png"})
 	if err != nil || shot.Mode != CapturePNG {
