@@ -401,6 +401,7 @@ func TestHelperFallbacks(t *testing.T) {
 		// tap: the call is a tap (else a tree); wantErr: it fails (an
 		// action the helper took and lost), else it succeeds.
 		tap     bool
+		text    bool // the call is Text("abc")
 		wantErr error
 		stock   string // the stock command that must (or, with wantErr, must not) run
 		why     string // HelperStatus.Why after
@@ -422,14 +423,23 @@ func TestHelperFallbacks(t *testing.T) {
 		{name: "crash on tap", sdk: 34, serve: crashOn(helper.OpTap), tap: true, wantErr: ErrProtocol, stock: "input tap", why: HelperWhyCrashed},
 		{name: "hang on tap", sdk: 34, serve: hangOn(helper.OpTap), tap: true, wantErr: ErrTimeout, stock: "input tap", why: HelperWhyHung},
 		{name: "garbage on tap", sdk: 34, serve: garbageOn(helper.OpTap), tap: true, wantErr: ErrProtocol, stock: "input tap", why: HelperWhyGarbage},
+		{name: "hang on text", sdk: 34, serve: hangOn(helper.OpText), text: true, wantErr: ErrTimeout, stock: "input text", why: HelperWhyHung},
+		{name: "crash on text", sdk: 34, serve: crashOn(helper.OpText), text: true, wantErr: ErrProtocol, stock: "input text", why: HelperWhyCrashed},
+		{name: "text refused", sdk: 34, serve: misbehaveOn(helper.OpText, func(c *helperConn, f helper.Frame) int {
+			c.fail(f.ID, helper.CodeRefused, "set text refused and paste failed")
+			return goOn
+		}), text: true, stock: "input text"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			p, d := helperEnv(t, tc.sdk, tc.serve)
 			var err error
-			if tc.tap {
+			switch {
+			case tc.tap:
 				err = d.Tap(t.Context(), 5, 6)
-			} else {
+			case tc.text:
+				err = d.Text(t.Context(), "abc")
+			default:
 				_, err = d.UIDump(t.Context())
 			}
 			switch {

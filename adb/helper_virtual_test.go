@@ -1,6 +1,7 @@
 package adb
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -117,5 +118,32 @@ func TestHelperVirtualPhoneServes(t *testing.T) {
 				t.Fatalf("status %+v", st)
 			}
 		})
+	}
+}
+
+// With another owner holding the phone's UiAutomation slot (uiautomator2,
+// Appium), the helper starts without the tree and text, says why, and
+// never takes the slot: taps still go through it, the tree to the stock
+// path (which the held slot refuses as it refuses any uiautomator), and the
+// other owner keeps the slot.
+func TestHelperVirtualPhoneSlotHeld(t *testing.T) {
+	t.Parallel()
+	vd, d := phoneEnv(t, adbtest.Options{Scenario: "login", SDK: 34, UiAutomationHeld: true}, Config{})
+	if err := d.Tap(t.Context(), 360, 250); err != nil {
+		t.Fatal(err)
+	}
+	st := d.HelperStatus()
+	if !st.Running || st.Features&helper.FeatureTree != 0 || st.Features&helper.FeatureInject == 0 || !strings.Contains(st.Reason, "busy") {
+		t.Fatalf("status %+v, want running without the tree, busy", st)
+	}
+	if _, err := d.UIDump(t.Context()); !errors.Is(err, ErrUIHeld) {
+		t.Fatalf("stock dump with the slot held: %v, want ErrUIHeld", err)
+	}
+	if got := ran(vd, "uiautomator"); len(got) != 1 {
+		t.Fatalf("uiautomator ran %q, want once (the stock fallback)", got)
+	}
+	counts := d.c.HelperCounts()
+	if counts.Calls[HelperCall{Op: "tap", Path: PathHelper}] != 1 || counts.Calls[HelperCall{Op: "tree", Path: PathStock}] != 1 {
+		t.Fatalf("calls %v", counts.Calls)
 	}
 }

@@ -37,6 +37,10 @@ var (
 	// ErrUIBusy: the UI never went idle for uiautomator ("ERROR: could not
 	// get idle state.", seen on animated screens); a later dump may work.
 	ErrUIBusy = errors.New("adb: the UI is not idle (animating?)")
+	// ErrUIHeld: another process holds the phone's one UiAutomation
+	// connection (uiautomator2, Appium, a running uiautomator), so no tree
+	// can be read until it lets go; it is never taken from it.
+	ErrUIHeld = errors.New("adb: another tool holds the phone's UiAutomation connection (uiautomator2, Appium, a running uiautomator)")
 )
 
 var pngMagic = []byte("\x89PNG\r\n\x1a\n")
@@ -134,6 +138,11 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	if i < 0 {
 		msg := strings.TrimSpace(string(clip(append(out, res.Stderr...))))
 		switch {
+		case bytes.Contains(out, []byte("already registered")) || bytes.Contains(res.Stderr, []byte("already registered")):
+			// Another process holds the one UiAutomation connection
+			// (AOSP UiAutomationManagerService
+			// registerUiTestAutomationServiceLocked); it may let go.
+			return nil, fmt.Errorf("ui dump: %w", ErrUIHeld)
 		case strings.Contains(msg, "could not get idle state"), strings.HasPrefix(msg, "Killed"):
 			// "Killed": the phone stopped uiautomator (low memory, a
 			// watchdog); a later dump may work.

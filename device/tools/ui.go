@@ -52,6 +52,8 @@ func (t *Tools) dump(ctx context.Context, d *adb.Device) (*screen, error) {
 			if !sleepCtx(ctx, dumpRetry) {
 				return nil, &UIUnavailableError{Reason: "the screen did not stop animating (uiautomator: could not get idle state)"}
 			}
+		case errors.Is(err, adb.ErrUIHeld):
+			return nil, &UIUnavailableError{Reason: "another tool holds the phone's UiAutomation connection (uiautomator2, Appium, a running uiautomator); it is not taken from it"}
 		case errors.Is(err, adb.ErrScreenOff):
 			return nil, &UIUnavailableError{Reason: "no window to read: the screen is off or locked; wake it first"}
 		default:
