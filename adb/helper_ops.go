@@ -53,7 +53,7 @@ const (
 func (d *Device) helperDo(ctx context.Context, feature helper.Feature, req helper.Request, timeout time.Duration, parse func([]byte) error) (served bool, err error) {
 	h := &d.helper
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer d.helperUnlock()
 	r, err := d.helperReady(ctx, feature)
 	if errors.Is(err, errHelperUnavailable) {
 		return false, nil
@@ -84,9 +84,9 @@ func (d *Device) helperDo(ctx context.Context, feature helper.Feature, req helpe
 	var lost *helperLost
 	if errors.As(err, &lost) {
 		if ctx.Err() != nil {
-			// The caller's end, not the helper's fault: stop it (its
-			// answer would come to the next request), no backoff.
-			d.stopHelperLocked(ctx)
+			// The caller's end, not the helper's fault: closed at once
+			// (its answer would come to the next request), no backoff.
+			d.dropHelperLocked()
 			return true, lost.err
 		}
 		d.failHelperLocked(lost.why, lost.err)
@@ -214,7 +214,7 @@ func (d *Device) helperKeys(ctx context.Context, long bool, keys []string) (done
 func (d *Device) helperRunning() bool {
 	h := &d.helper
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer d.helperUnlock()
 	return h.run != nil && h.run.alive()
 }
 

@@ -225,7 +225,7 @@ func (s *helperStdout) Read(p []byte) (int, error) {
 func (d *Device) SetHelper(on bool) {
 	h := &d.helper
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer d.helperUnlock()
 	if h.off == !on {
 		return
 	}
@@ -241,23 +241,31 @@ func (d *Device) SetHelper(on bool) {
 }
 
 // HelperStatus says whether the helper runs on this device, its version,
-// and why not. It does not start it. Safe for concurrent use (it waits for
-// a request in flight).
+// and why not, as of the end of its last operation (a request in flight
+// is not waited for). It does not start it. Safe for concurrent use.
 func (d *Device) HelperStatus() HelperStatus {
+	if st := d.helperSnap.Load(); st != nil {
+		return *st
+	}
+	return HelperStatus{Why: HelperWhyIdle}
+}
+
+// helperUnlock publishes the helper's status for HelperStatus and
+// releases h.mu.
+func (d *Device) helperUnlock() {
 	h := &d.helper
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	st := h.status
 	st.Running = h.run != nil && h.run.alive()
 	switch {
 	case h.off:
-		st.Why = HelperWhyOff
+		st.Running, st.Why = false, HelperWhyOff
 	case st.Running:
 		st.Why = ""
 	case st.Why == "":
 		st.Why = HelperWhyIdle
 	}
-	return st
+	d.helperSnap.Store(&st)
+	h.mu.Unlock()
 }
 
 // StopHelper stops the device's helper if it runs (QUIT, then the stream
@@ -266,7 +274,7 @@ func (d *Device) HelperStatus() HelperStatus {
 func (d *Device) StopHelper(ctx context.Context) {
 	h := &d.helper
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer d.helperUnlock()
 	d.stopHelperLocked(ctx)
 }
 
@@ -279,7 +287,7 @@ func (d *Device) RemoveHelper(ctx context.Context) {
 	defer cancel()
 	h := &d.helper
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer d.helperUnlock()
 	d.removeHelperLocked(ctx)
 }
 
@@ -303,7 +311,7 @@ func (d *Device) removeHelperLocked(ctx context.Context) {
 func (d *Device) forgetHelperJar(ctx context.Context) {
 	h := &d.helper
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer d.helperUnlock()
 	d.stopHelperLocked(ctx)
 	h.jarTid, h.jarFresh = 0, false
 }
@@ -313,7 +321,7 @@ func (d *Device) forgetHelperJar(ctx context.Context) {
 func (d *Device) closeHelper(ctx context.Context) {
 	h := &d.helper
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer d.helperUnlock()
 	if h.closed {
 		return
 	}
@@ -327,7 +335,7 @@ func (d *Device) closeHelper(ctx context.Context) {
 func (d *Device) resetHelper() {
 	h := &d.helper
 	h.mu.Lock()
-	defer h.mu.Unlock()
+	defer d.helperUnlock()
 	d.stopHelperLocked(context.Background())
 	h.sdkBad, h.jarTid, h.jarFresh = false, 0, false
 	h.status = HelperStatus{}
@@ -361,9 +369,9 @@ func (d *Device) stopHelperLocked(ctx context.Context) {
 	h.status.Why = HelperWhyIdle
 }
 
-// failHelperLocked ends a helper that failed and schedules the next start
-// after a backoff. h.mu held.
-func (d *Device) failHelperLocked(why string, err error) {
+// dropHelperLocked closes a running helper's stream at once, without
+// QUIT. h.mu held.
+func (d *Device) dropHelperLocked() {
 	h := &d.helper
 	if r := h.run; r != nil {
 		h.run = nil
@@ -372,6 +380,13 @@ func (d *Device) failHelperLocked(why string, err error) {
 		_ = r.hc.Close()
 		<-r.done
 	}
+}
+
+// failHelperLocked ends a helper that failed and schedules the next start
+// after a backoff. h.mu held.
+func (d *Device) failHelperLocked(why string, err error) {
+	h := &d.helper
+	d.dropHelperLocked()
 	h.status.Failures++
 	wait := helperBackoffMin << min(h.status.Failures-1, 16)
 	wait = min(wait, helperBackoffMax)
@@ -572,7 +587,7 @@ func (d *Device) launchHelper(ctx context.Context) (*helperRun, error) {
 		if !h.mu.TryLock() {
 			return false
 		}
-		defer h.mu.Unlock()
+		defer d.helperUnlock()
 		if h.run == r {
 			d.stopHelperLocked(context.Background())
 		}
@@ -642,6 +657,6 @@ func (d *Device) ProbeHelper(ctx context.Context) HelperStatus {
 	case err != nil && !errors.Is(err, errHelperUnavailable):
 		st.Why, st.Detail = HelperWhyStart, err.Error()
 	}
-	h.mu.Unlock()
+	d.helperUnlock()
 	return st
 }
