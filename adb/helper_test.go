@@ -555,3 +555,27 @@ func TestHelperShot(t *testing.T) {
 		t.Fatal("screencap -p did not run")
 	}
 }
+
+// The caller's own deadline ends the call: a helper still working on it is
+// closed, no stock command runs in the time left (there is none), and no
+// failure is counted against the helper.
+func TestHelperCallerDeadline(t *testing.T) {
+	t.Parallel()
+	p, d := helperEnv(t, 34, misbehaveOn(helper.OpTree, func(*helperConn, helper.Frame) int { return goOn }))
+	d.c.helperCfg.tree = time.Minute
+	if err := d.Tap(t.Context(), 1, 1); err != nil { // started, answering
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(t.Context(), 500*time.Millisecond)
+	defer cancel()
+	_, err := d.UIDump(ctx)
+	if !errors.Is(err, ErrTimeout) {
+		t.Fatalf("err = %v, want ErrTimeout", err)
+	}
+	if p.ranStock("uiautomator") {
+		t.Fatal("uiautomator ran after the caller's deadline")
+	}
+	if st := d.HelperStatus(); st.Failures != 0 || st.Running {
+		t.Fatalf("status %+v, want stopped with no failure", st)
+	}
+}
