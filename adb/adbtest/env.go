@@ -85,20 +85,21 @@ func Start(t testing.TB, opts Options) *Env {
 		n = 1
 	}
 	for i := range max(n, 0) {
-		appProcess := android.AppProcessFunc(phonefw.Run)
-		if opts.NoHelper {
-			appProcess = nil
-		}
 		d, err := emulator.Start(context.Background(), emulator.Options{
 			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: opts.Scenario, RealTimeRecord: opts.RealTimeRecord, Profile: opts.Profile,
-				InputNotWritable: opts.InputNotWritable, NoGzip: opts.NoGzip, Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen,
-				UiAutomationHeld: opts.UiAutomationHeld, AppProcess: appProcess},
+				InputNotWritable: opts.InputNotWritable, NoGzip: opts.NoGzip, Timing: opts.Timing, SDK: opts.SDK, Screen: opts.Screen},
 			Logger: opts.Logger,
 		})
 		if err != nil {
 			t.Fatalf("adbtest: device %d: %v", i, err)
 		}
 		t.Cleanup(func() { d.Close() })
+		if !opts.NoHelper {
+			d.Android().SetAppProcess(phonefw.Run)
+		}
+		if opts.UiAutomationHeld {
+			d.Android().SetUiAutomationHeld(true)
+		}
 		e.Devices = append(e.Devices, d)
 	}
 	for _, d := range e.Devices {

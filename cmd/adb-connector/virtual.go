@@ -48,12 +48,8 @@ func (v virtualDevices) start(ctx context.Context, log *slog.Logger) ([]*emulato
 			addr = fmt.Sprintf("127.0.0.1:%d", v.BasePort+i)
 		}
 		d, err := emulator.Start(ctx, emulator.Options{
-			Addr: addr,
-			Android: android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: v.Scenario, Profile: v.Profile,
-				// The phone helper runs on this host's JVM when it has one
-				// (java, enjarify); without, app_process aborts as on a
-				// phone where the helper cannot start.
-				AppProcess: phonefw.Run},
+			Addr:         addr,
+			Android:      android.Config{Serial: fmt.Sprintf("VIRT%08d", i+1), Scenario: v.Scenario, Profile: v.Profile},
 			Logger:       log.With("virtual_device", i+1),
 			Unauthorized: v.Unauthorized,
 		})
@@ -61,6 +57,10 @@ func (v virtualDevices) start(ctx context.Context, log *slog.Logger) ([]*emulato
 			closeDevices(devs)
 			return nil, fmt.Errorf("virtual device %d: %w", i+1, err)
 		}
+		// The phone helper runs on this host's JVM when it has one (java,
+		// enjarify); without, app_process aborts as on a phone where the
+		// helper cannot start.
+		d.Android().SetAppProcess(phonefw.Run)
 		devs = append(devs, d)
 	}
 	return devs, nil

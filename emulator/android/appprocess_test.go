@@ -148,3 +148,35 @@ func TestUiAutomationSlot(t *testing.T) {
 		t.Fatalf("dump after the helper left: %q", o)
 	}
 }
+
+// TestAppProcessCosts: the helper's costs are charged to the app_process
+// command (HelperCost of the profile): its start, a tree by node count,
+// each injected event.
+func TestAppProcessCosts(t *testing.T) {
+	nodes := 0
+	d := newDevice(t, Config{Scenario: "login", Profile: "pixel-usb", AppProcess: func(ctx context.Context, s phonefw.Spec) (int, error) {
+		nodes = strings.Count(string(s.Phone.Dump()), "<node ")
+		for _, a := range []int{phonefw.MotionDown, phonefw.MotionUp} {
+			s.Phone.Motion(ctx, phonefw.Motion{Action: a, DownTime: 1, Event: 1, X: []float64{1}, Y: []float64{1}})
+		}
+		return 0, nil
+	}})
+	pushJar(t, d)
+	if _, e, st := run(t, d, helperLine); st != 0 {
+		t.Fatalf("status %d %q", st, e)
+	}
+	// The start is paid while the program starts: what the runner took
+	// itself is not charged again, so the charge is bounded by the model.
+	c := helperCosts["pixel-usb"]
+	work := c.TreeBase + time.Duration(nodes)*c.TreePerNode + 2*c.Inject
+	var got time.Duration
+	for _, cmd := range d.Commands() {
+		if strings.Contains(cmd.Line, "app_process") {
+			got = cmd.Charged
+		}
+	}
+	vm := d.prof.StartCost("app_process") // the shell's charge for the VM
+	if nodes == 0 || got <= work+vm || got > work+vm+c.Start {
+		t.Fatalf("charged %v for %d nodes, want within (%v, %v]", got, nodes, work+vm, work+vm+c.Start)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/interp"
@@ -24,8 +25,10 @@ type AppProcessFunc func(ctx context.Context, s phonefw.Spec) (int, error)
 // server, uiautomator2's u2.jar), docs/phone-timings.md "The resident
 // helper".
 type HelperCost struct {
-	// Start is app_process's VM start, the helper's class loading and
-	// its UiAutomation connect, up to its first answer.
+	// Start is the helper's class loading and UiAutomation connect, up
+	// to its first answer, after the VM start the shell charges as the
+	// command's start (Profile.Start["app_process"]): together what
+	// `uiautomator` costs to start (a VM and a connect).
 	Start time.Duration
 	// TreeBase and TreePerNode are a warm tree from a connected
 	// UiAutomation: the walk and the XML, by node.
@@ -43,13 +46,13 @@ type HelperCost struct {
 // helperCosts are the helper's costs by timing profile; a profile not
 // listed (instant, a test's own) costs nothing.
 var helperCosts = map[string]HelperCost{
-	"pixel-usb": {Start: 450 * time.Millisecond, TreeBase: 4 * time.Millisecond, TreePerNode: 150 * time.Microsecond,
+	"pixel-usb": {Start: 400 * time.Millisecond, TreeBase: 4 * time.Millisecond, TreePerNode: 150 * time.Microsecond,
 		Inject: 3 * time.Millisecond, Shot: 40 * time.Millisecond, JPEGPerMP: 25 * time.Millisecond, PNGPerMP: 150 * time.Millisecond,
 		Action: 8 * time.Millisecond},
-	"budget-usb": {Start: 1200 * time.Millisecond, TreeBase: 12 * time.Millisecond, TreePerNode: 450 * time.Microsecond,
+	"budget-usb": {Start: 900 * time.Millisecond, TreeBase: 12 * time.Millisecond, TreePerNode: 450 * time.Microsecond,
 		Inject: 9 * time.Millisecond, Shot: 120 * time.Millisecond, JPEGPerMP: 80 * time.Millisecond, PNGPerMP: 600 * time.Millisecond,
 		Action: 25 * time.Millisecond},
-	"wifi": {Start: 450 * time.Millisecond, TreeBase: 4 * time.Millisecond, TreePerNode: 150 * time.Microsecond,
+	"wifi": {Start: 400 * time.Millisecond, TreeBase: 4 * time.Millisecond, TreePerNode: 150 * time.Microsecond,
 		Inject: 3 * time.Millisecond, Shot: 40 * time.Millisecond, JPEGPerMP: 25 * time.Millisecond, PNGPerMP: 150 * time.Millisecond,
 		Action: 8 * time.Millisecond},
 }
@@ -88,17 +91,24 @@ func cmdAppProcess(c *cmdCtx) int {
 		c.errorf("Exception in thread \"main\" java.lang.ClassNotFoundException: Didn't find class \"%s\" on path: DexPathList[[],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64, /system/lib64, /system_ext/lib64]]\n", main)
 		return 1
 	}
-	if d.cfg.AppProcess == nil {
+	d.mu.Lock()
+	runner := d.cfg.AppProcess
+	d.mu.Unlock()
+	if runner == nil {
 		c.errorf("Aborted \n")
 		return 134
 	}
-	if !c.charge(d.helperCost().Start) {
-		return exitCanceled
-	}
+	// The phone's start cost runs while the host's JVM starts: the first
+	// output (or the exit) comes no sooner than Start after the command
+	// began, so the host's own start time is not paid twice.
+	out := &startGate{c: c, w: c.stdout, until: time.Now().Add(d.helperCost().Start)}
 	p := &helperPhone{d: d, c: c}
 	env := []string{"CLASSPATH=" + cp}
-	code, err := d.cfg.AppProcess(c.ctx, phonefw.Spec{Jar: jar, Main: main, SDK: d.cfg.SDK, Env: env,
-		Stdin: c.stdin, Stdout: flushing{c.stdout}, Stderr: c.stderr, Phone: p})
+	code, err := runner(c.ctx, phonefw.Spec{Jar: jar, Main: main, SDK: d.cfg.SDK, Env: env,
+		Stdin: c.stdin, Stdout: out, Stderr: c.stderr, Phone: p})
+	if !out.open() {
+		return exitCanceled
+	}
 	if err != nil {
 		if c.ctx.Err() != nil {
 			return exitCanceled
@@ -110,13 +120,36 @@ func cmdAppProcess(c *cmdCtx) int {
 	return code
 }
 
-// flushing passes each write on at once: the helper's answers are small
-// frames the host waits for (adbd coalesces output otherwise).
-type flushing struct{ w io.Writer }
+// startGate holds the program's output until the phone's start cost has
+// passed, then passes each write on at once: the helper's answers are
+// small frames the host waits for (adbd coalesces output otherwise).
+type startGate struct {
+	c      *cmdCtx
+	w      io.Writer
+	until  time.Time
+	mu     sync.Mutex
+	opened bool
+	ok     bool
+}
 
-func (f flushing) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if fl, ok := f.w.(interface{ Flush() error }); ok && err == nil {
+// open waits (once) until the start cost has passed; false when the
+// command was cancelled meanwhile.
+func (g *startGate) open() bool {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if !g.opened {
+		g.opened = true
+		g.ok = g.c.charge(max(time.Until(g.until), 0))
+	}
+	return g.ok
+}
+
+func (g *startGate) Write(p []byte) (int, error) {
+	if !g.open() {
+		return 0, context.Canceled
+	}
+	n, err := g.w.Write(p)
+	if fl, ok := g.w.(interface{ Flush() error }); ok && err == nil {
 		err = fl.Flush()
 	}
 	return n, err
@@ -131,7 +164,7 @@ func holdsUiAutomation(fn commandFunc) commandFunc {
 	return func(c *cmdCtx) int {
 		d := c.d
 		d.mu.Lock()
-		busy := d.helper.slotHeldLocked(d.cfg.UiAutomationHeld)
+		busy := d.slotHeldLocked()
 		if !busy {
 			d.helper.others++
 		}
@@ -157,7 +190,6 @@ type helperState struct {
 	others    int  // uiautomator / monkey runs holding the slot
 	connected bool // the helper holds it
 	clip      string
-	lastEvent time.Time // the last change the helper caused (waitForIdle)
 	gesture   struct {
 		down     bool
 		multi    bool
@@ -166,8 +198,19 @@ type helperState struct {
 	}
 }
 
-func (h *helperState) slotHeldLocked(heldElsewhere bool) bool {
-	return heldElsewhere || h.others > 0 || h.connected
+// slotHeldLocked reports whether anyone holds the UiAutomation slot: an
+// owner outside the model (Config or the scenario), a uiautomator or
+// monkey run, the helper.
+func (d *Device) slotHeldLocked() bool {
+	return d.cfg.UiAutomationHeld || d.sc.UiAutomationHeld || d.helper.others > 0 || d.helper.connected
+}
+
+// SetAppProcess sets what runs `app_process` (Config.AppProcess); nil
+// makes it abort.
+func (d *Device) SetAppProcess(fn AppProcessFunc) {
+	d.mu.Lock()
+	d.cfg.AppProcess = fn
+	d.mu.Unlock()
 }
 
 // SetUiAutomationHeld says whether another owner (uiautomator2, Appium)

@@ -28,7 +28,7 @@ func (p *helperPhone) Connect(flags int) error {
 	d := p.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.helper.slotHeldLocked(d.cfg.UiAutomationHeld) {
+	if d.slotHeldLocked() {
 		return phonefw.ErrBusy
 	}
 	d.helper.connected = true
@@ -151,16 +151,8 @@ func (p *helperPhone) classifyLocked(held time.Duration) *Touch {
 	from := image.Pt(int(math.Round(g.from[0])), int(math.Round(g.from[1])))
 	to := image.Pt(int(math.Round(g.to[0])), int(math.Round(g.to[1])))
 	t := &Touch{From: from, To: to, Held: held, Node: "helper:injectInputEvent"}
-	slop := 8 * max(d.screen.Density, 160) / 160
-	switch {
-	case g.multi:
-		t.Kind = "" // a two-finger gesture: nothing modelled acts on it
-	case max(abs(to.X-from.X), abs(to.Y-from.Y)) > slop:
-		t.Kind = "swipe"
-	case held >= longPressTimeout:
-		t.Kind, t.To = "long_press", from
-	default:
-		t.Kind, t.To = "tap", from
+	if !g.multi { // a two-finger gesture: nothing modelled acts on it
+		t.classify(max(abs(to.X-from.X), abs(to.Y-from.Y)), 8*max(d.screen.Density, 160)/160)
 	}
 	return t
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,30 +30,12 @@ func TestHelperThroughAdb(t *testing.T) {
 	env := adbtest.Start(t, adbtest.Options{Scenario: "login", SDK: 34})
 	dev := env.Devices[0]
 	serial := dev.Serial()
-	jar := filepath.Join(t.TempDir(), "helper.jar")
-	if err := os.WriteFile(jar, helper.Jar, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	remote := "/data/local/tmp/adbc-helper-" + helper.JarSHA256[:16] + ".jar"
-	if out, err := env.Adb("-s", serial, "push", jar, remote); err != nil {
-		t.Fatalf("adb push: %v %s", err, out)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := env.AdbCmd(ctx, "-s", serial, "shell", "-T", "CLASSPATH="+remote+" app_process / com.adbconnector.helper.Main")
-	in, err := cmd.StdinPipe()
+	before, err := env.Adb("-s", serial, "shell", "uiautomator", "dump", "/dev/tty")
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("stock dump: %v %q", err, before)
 	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
+	before = strings.TrimSuffix(before, "UI hierchary dumped to: /dev/tty\n")
+	cmd, in, out, stderr := startHelper(t, env)
 	c := phonefw.NewClient(t, in, out)
 	if sdk, feats, reason := c.Hello(); sdk != 34 || feats != 31 || reason != "" {
 		t.Fatalf("HELLO sdk %d features %d reason %q; stderr %s", sdk, feats, reason, stderr.String())
@@ -64,8 +47,11 @@ func TestHelperThroughAdb(t *testing.T) {
 	d := phonefw.Fields(body)
 	d.U32()
 	tree := d.Str()
-	if !strings.Contains(tree, `resource-id="com.example.login:id/username"`) {
-		t.Fatalf("TREE:\n%s", tree)
+	// The same screen through the stock path just before: the same XML,
+	// but for the NAF marks AOSP's dumper writes (the unlabelled empty
+	// fields here) and this virtual phone's stock dump does not yet.
+	if strings.ReplaceAll(tree, `<node NAF="true" `, `<node `) != before || !strings.Contains(tree, `<node NAF="true" index="1" text="" resource-id="com.example.login:id/username"`) {
+		t.Fatalf("helper TREE differs from the stock dump of the same screen:\n%s\nstock:\n%s", tree, before)
 	}
 	if o, _ := env.Adb("-s", serial, "shell", "uiautomator", "dump", "/dev/tty"); !strings.Contains(o, "already registered") {
 		t.Fatalf("uiautomator dump while the helper holds the slot: %q", o)
@@ -101,6 +87,7 @@ func TestHelperThroughAdb(t *testing.T) {
 	if err != nil || !strings.Contains(stock, "<hierarchy") {
 		t.Fatalf("stock dump after the helper quit: %v %q", err, stock)
 	}
+
 }
 
 // TestHelperThroughAdbFallbacks: with the UiAutomation slot held elsewhere
@@ -119,25 +106,7 @@ func TestHelperThroughAdbFallbacks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := adbtest.Start(t, tc.opts)
-			serial := env.Devices[0].Serial()
-			jar := filepath.Join(t.TempDir(), "helper.jar")
-			if err := os.WriteFile(jar, helper.Jar, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			remote := "/data/local/tmp/adbc-helper-" + helper.JarSHA256[:16] + ".jar"
-			if out, err := env.Adb("-s", serial, "push", jar, remote); err != nil {
-				t.Fatalf("adb push: %v %s", err, out)
-			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-			defer cancel()
-			cmd := env.AdbCmd(ctx, "-s", serial, "shell", "-T", "CLASSPATH="+remote+" app_process / com.adbconnector.helper.Main")
-			in, _ := cmd.StdinPipe()
-			out, _ := cmd.StdoutPipe()
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			cmd, in, out, stderr := startHelper(t, env)
 			if tc.opts.NoHelper {
 				b, _ := io.ReadAll(out)
 				err := cmd.Wait()
@@ -160,4 +129,37 @@ func TestHelperThroughAdbFallbacks(t *testing.T) {
 			}
 		})
 	}
+}
+
+// startHelper pushes the embedded jar to the env's first phone as the
+// connector names it and starts it with app_process on a shell-v2 stream
+// (`adb shell -T`: binary stdin and stdout, stderr apart).
+func startHelper(t *testing.T, env *adbtest.Env) (cmd *exec.Cmd, in io.WriteCloser, out io.ReadCloser, stderr *strings.Builder) {
+	t.Helper()
+	serial := env.Devices[0].Serial()
+	jar := filepath.Join(t.TempDir(), "helper.jar")
+	if err := os.WriteFile(jar, helper.Jar, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	remote := "/data/local/tmp/adbc-helper-" + helper.JarSHA256[:16] + ".jar"
+	if out, err := env.Adb("-s", serial, "push", jar, remote); err != nil {
+		t.Fatalf("adb push: %v %s", err, out)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	t.Cleanup(cancel)
+	cmd = env.AdbCmd(ctx, "-s", serial, "shell", "-T", "CLASSPATH="+remote+" app_process / com.adbconnector.helper.Main")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr = &strings.Builder{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd, in, out, stderr
 }

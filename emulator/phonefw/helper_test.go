@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 // The helper's own code (the committed adb/helper/helper.jar, the bytes
@@ -22,7 +24,7 @@ import (
 // each modeled SDK, driven through its framed protocol by an independent
 // client written here from the protocol's text.
 
-func helperJar(t *testing.T) []byte {
+func helperJar(t testing.TB) []byte {
 	t.Helper()
 	if err := Tools(); err != nil {
 		t.Fatal(err)
@@ -134,8 +136,8 @@ func (c *canned) Screenshot(ctx context.Context) []byte {
 
 // client speaks the helper protocol v1 over the VM's stdin and stdout.
 type client struct {
-	t      *testing.T
-	stderr *lockedBuffer
+	t      testing.TB
+	stderr *testkit.LogBuffer
 	in     io.WriteCloser
 	out    *bufio.Reader
 	next   uint32
@@ -184,12 +186,12 @@ func (d *decoder) Str() string { return d.str() }
 func (d *decoder) U8() int     { return int(d.u8()) }
 func (d *decoder) U32() int    { return d.u32() }
 
-func start(t *testing.T, sdk int, p Phone) *client {
+func start(t testing.TB, sdk int, p Phone) *client {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
-	var stderr lockedBuffer
+	var stderr testkit.LogBuffer
 	c := &client{t: t, stderr: &stderr, in: inW, out: bufio.NewReader(outR), done: make(chan result, 1)}
 	go func() {
 		code, err := Run(ctx, Spec{Jar: helperJar(t), Main: "com.adbconnector.helper.Main", SDK: sdk,
@@ -207,18 +209,6 @@ func start(t *testing.T, sdk int, p Phone) *client {
 	})
 	return c
 }
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 func (c *client) read() frame {
 	c.t.Helper()

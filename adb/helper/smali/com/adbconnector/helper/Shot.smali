@@ -41,6 +41,23 @@
     invoke-direct {v0, v1, v2}, Lcom/adbconnector/helper/Fail;-><init>(Ljava/lang/String;Ljava/lang/String;)V
     throw v0
     :captured
+    # From Android 12 the capture may be a HARDWARE bitmap, which software
+    # scaling refuses ("Software rendering doesn't support hardware
+    # bitmaps"): copy it to ARGB_8888 first. Compared by name, as
+    # Config.HARDWARE is absent before Android 8.
+    invoke-virtual {v3}, Landroid/graphics/Bitmap;->getConfig()Landroid/graphics/Bitmap$Config;
+    move-result-object v4
+    invoke-static {v4}, Ljava/lang/String;->valueOf(Ljava/lang/Object;)Ljava/lang/String;
+    move-result-object v4
+    const-string v5, "HARDWARE"
+    invoke-virtual {v5, v4}, Ljava/lang/String;->equals(Ljava/lang/Object;)Z
+    move-result v4
+    if-eqz v4, :software
+    sget-object v4, Landroid/graphics/Bitmap$Config;->ARGB_8888:Landroid/graphics/Bitmap$Config;
+    const/4 v5, 0
+    invoke-virtual {v3, v4, v5}, Landroid/graphics/Bitmap;->copy(Landroid/graphics/Bitmap$Config;Z)Landroid/graphics/Bitmap;
+    move-result-object v3
+    :software
     invoke-virtual {v3}, Landroid/graphics/Bitmap;->getWidth()I
     move-result v4
     invoke-virtual {v3}, Landroid/graphics/Bitmap;->getHeight()I

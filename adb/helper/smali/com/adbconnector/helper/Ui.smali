@@ -144,6 +144,19 @@
     invoke-virtual {v4, v5}, Ljava/lang/reflect/Constructor;->setAccessible(Z)V
     invoke-virtual {v4, v3}, Ljava/lang/reflect/Constructor;->newInstance([Ljava/lang/Object;)Ljava/lang/Object;
     move-result-object v4
+    # Framework code that looks up the current ActivityThread finds this
+    # one (scrcpy's Workarounds set sCurrentActivityThread too); best effort.
+    :try_start
+    const-string v5, "sCurrentActivityThread"
+    invoke-virtual {v0, v5}, Ljava/lang/Class;->getDeclaredField(Ljava/lang/String;)Ljava/lang/reflect/Field;
+    move-result-object v5
+    const/4 v1, 1
+    invoke-virtual {v5, v1}, Ljava/lang/reflect/Field;->setAccessible(Z)V
+    const/4 v1, 0
+    invoke-virtual {v5, v1, v4}, Ljava/lang/reflect/Field;->set(Ljava/lang/Object;Ljava/lang/Object;)V
+    :try_end
+    .catch Ljava/lang/Throwable; {:try_start .. :try_end} :no_current
+    :no_current
     const-string v5, "getSystemContext"
     invoke-virtual {v0, v5, v2}, Ljava/lang/Class;->getMethod(Ljava/lang/String;[Ljava/lang/Class;)Ljava/lang/reflect/Method;
     move-result-object v5
