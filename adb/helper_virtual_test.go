@@ -128,7 +128,7 @@ func TestHelperVirtualPhoneServes(t *testing.T) {
 // other owner keeps the slot.
 func TestHelperVirtualPhoneSlotHeld(t *testing.T) {
 	t.Parallel()
-	vd, d := phoneEnv(t, adbtest.Options{Scenario: "login", SDK: 34, UiAutomationHeld: true}, Config{})
+	vd, d := phoneEnv(t, adbtest.Options{Scenario: "login", SDK: 34, UiAutomationHeld: true}, Config{NoTouchEvents: true})
 	if err := d.Tap(t.Context(), 360, 250); err != nil {
 		t.Fatal(err)
 	}
