@@ -51,6 +51,10 @@ type Config struct {
 	// the touchscreen's /dev/input node over one open stream per device,
 	// with `input` where that is not possible (touch.go).
 	NoTouchEvents bool
+	// NoHelper never starts the resident phone helper (helper_run.go):
+	// every operation takes the stock commands. Default false: the helper
+	// runs where it can, per device unless Device.SetHelper turned it off.
+	NoHelper bool
 	// StreamIdle is how long a device's open streams (the shell session,
 	// the touch stream) stay open unused before they are closed: a shelf
 	// of idle phones then holds no stream, FD or goroutine for them, and
@@ -116,9 +120,11 @@ func (it *idleTimer) stop() {
 // Client talks to one or more adb servers. It is safe for concurrent use.
 // Close stops tracking and waits for its goroutines.
 type Client struct {
-	cfg       Config
-	log       *slog.Logger
-	endpoints []string
+	cfg          Config
+	helperCounts helperCounters
+	helperCfg    helperConfig
+	log          *slog.Logger
+	endpoints    []string
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -152,7 +158,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if len(eps) == 0 {
 		eps = []string{DefaultEndpoint}
 	}
-	c := &Client{cfg: cfg, log: cfg.Logger, devices: map[string]*Device{},
+	c := &Client{cfg: cfg, log: cfg.Logger, devices: map[string]*Device{}, helperCfg: defaultHelperConfig(),
 		keep: map[string]map[string]*keptDevice{}, reattaching: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, ep := range eps {
@@ -205,6 +211,7 @@ func (c *Client) Close() error {
 	c.closed = true
 	devs := slices.Collect(maps.Values(c.devices))
 	c.mu.Unlock()
+	c.closeHelpers(devs)
 	c.cancel()
 	for _, d := range devs {
 		d.closeTouch()
@@ -322,6 +329,7 @@ func (c *Client) forget(key string) {
 	if d != nil {
 		d.resetCache()
 		d.resetTouch()
+		d.resetHelper()
 		d.closeSession()
 	}
 }

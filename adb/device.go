@@ -29,6 +29,10 @@ type Device struct {
 
 	touch touchState // the touch event path (touch.go)
 
+	helper     helperState                  // the resident phone helper (helper_run.go)
+	helperTid  atomic.Int64                 // transport of the helper's last stream
+	helperSnap atomic.Pointer[HelperStatus] // HelperStatus, as of the last helper operation
+
 	capMu sync.Mutex
 	cap   captureState // how screenshots are taken (capture.go)
 

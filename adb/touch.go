@@ -152,12 +152,21 @@ func (d *Device) gesture(ctx context.Context, g gesture, input string) error {
 	// Either path acts on the phone (ActionSeq); the geometry read before
 	// it still holds for it.
 	seq := d.actions.Add(1) - 1
+	// The touch stream where the phone lets the shell write its panel (a
+	// hundred bytes on an open stream, the cheapest); else the phone
+	// helper's injection (Android 10+, where SELinux refuses the panel);
+	// else `input`. Each passes on only what it did not start.
 	if !d.c.cfg.NoTouchEvents {
 		played, err := d.playTouch(ctx, g, seq)
 		if played || err != nil {
+			d.stockCall(gestureOp(g))
 			return err
 		}
 	}
+	if served, err := d.helperGesture(ctx, g); served {
+		return err
+	}
+	d.stockCall(gestureOp(g))
 	_, err = d.runChecked(ctx, input)
 	return err
 }

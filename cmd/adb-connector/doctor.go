@@ -235,8 +235,37 @@ func (d *doctor) checkADBServer(ctx context.Context, c *adb.Client, ep string, v
 	}
 	for _, info := range list {
 		out = append(out, d.checkPhone(info))
+		if info.State == adb.StateDevice {
+			out = append(out, d.checkHelper(ctx, c, info))
+		}
 	}
 	return out
+}
+
+// checkHelper starts the phone helper once on a phone that answers and
+// says whether it runs, its version, and why not. The stock commands serve
+// a phone without it, so it is never a failure.
+func (d *doctor) checkHelper(ctx context.Context, c *adb.Client, info adb.DeviceInfo) checkResult {
+	r := checkResult{Check: "phone-helper", Status: statusOK}
+	dev, err := c.Device(info.Key)
+	if err != nil {
+		r.Status, r.Message = statusWarn, err.Error()
+		return r
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.timeout()+5*time.Second)
+	defer cancel()
+	st := dev.ProbeHelper(ctx)
+	r.Message = info.Serial + ": " + st.Summary()
+	switch {
+	case st.Running && st.Reason != "":
+		r.Status, r.Fix = statusWarn, "another tool holds the phone's UiAutomation (uiautomator2, Appium, a running uiautomator, or this server's own helper): UI trees and text take the stock path until it lets go"
+	case !st.Running && st.Why == adb.HelperWhySDK:
+		r.Status = statusWarn
+		r.Fix = fmt.Sprintf("none needed: the stock commands serve it (the helper runs on Android 10, SDK %d, and later)", adb.HelperMinSDK)
+	case !st.Running:
+		r.Status, r.Fix = statusWarn, "none needed: the stock commands serve it; the server's log says more (phone helper failed)"
+	}
+	return r
 }
 
 // checkPhone maps a phone's adb state to its fix.

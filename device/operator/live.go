@@ -35,6 +35,9 @@ type Device struct {
 	Status, Fix string
 	// Battery is the level in percent; -1 when unknown.
 	Battery int
+	// Helper says whether the phone helper runs, its version, and why
+	// not ("" when unknown or offline).
+	Helper string
 }
 
 // Overview is Devices with each device's holder, lease and battery (read
@@ -52,6 +55,9 @@ func (a *API) Overview(ctx context.Context) ([]Device, error) {
 		out[i] = Device{DeviceRow: r, Key: key, Hint: redact.KeyHint(key), Title: redact.DisplayName(a.modelOf(key, r.Model), r.Serial),
 			Status: StatusOf(r), Fix: StateFix(r.State), Battery: -1}
 		if adb.State(r.State) == adb.StateDevice {
+			if d, err := a.cfg.ADB.Device(key); err == nil {
+				out[i].Helper = d.HelperStatus().Summary()
+			}
 			g.Go(func() error { out[i].Battery = a.batteryOf(ctx, key); return nil })
 		}
 	}

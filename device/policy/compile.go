@@ -80,6 +80,9 @@ func compile(f File, o Options) (*Config, error) {
 }
 
 func checkRule(r Rule, p string, o Options) error {
+	if r.PhoneHelper != nil && *r.PhoneHelper != PhoneHelperAuto && *r.PhoneHelper != PhoneHelperOff {
+		return &Error{Path: p + ".phone_helper", Msg: fmt.Sprintf("%q: want auto or off", *r.PhoneHelper)}
+	}
 	if r.Tools != nil {
 		if r.Tools.Allow != nil && len(r.Tools.Deny) > 0 {
 			return &Error{Path: p + ".tools", Msg: "give an allow list or a deny list, not both"}

@@ -68,6 +68,11 @@ type Rule struct {
 	MaxScreenshotSide *int `yaml:"max_screenshot_side"`
 	// TextInput: whether android_type_text may type.
 	TextInput *bool `yaml:"text_input"`
+	// PhoneHelper is PhoneHelperAuto (the default: the connector's helper
+	// program runs on the phone when it can, with the stock commands as
+	// fallback) or PhoneHelperOff (stock commands only; the helper is
+	// stopped and its file removed from the phone).
+	PhoneHelper *string `yaml:"phone_helper"`
 	// Lease and Shell are read and checked here, enforced by the bindings
 	// and android_shell.
 	Lease *Lease `yaml:"lease"`

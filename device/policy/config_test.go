@@ -98,6 +98,7 @@ func TestBadConfigs(t *testing.T) {
 		{"wrong type bool", "policies:\n  default:\n    text_input: yes please\n", []string{"text_input", "true or false"}},
 		{"setting not a value", "adb: {a: 1}\n", []string{"line 1", "adb", "want a value"}},
 		{"tab in indentation", "policies:\n\tdefault: {}\n", []string{"line 2", "tabs are not allowed in YAML indentation"}},
+		{"bad phone_helper", "policies:\n  default:\n    phone_helper: on\n", []string{"policies.default.phone_helper", "want auto or off"}},
 		{"wrong type mapping", "policies: [a]\n", []string{"policies", "want a mapping of default, rules"}},
 		{"negative duration", "policies:\n  default:\n    lease: {idle_timeout: -5m}\n", []string{"line 3", "policies.default.lease.idle_timeout", "negative"}},
 		{"duplicate key", "listen: a:1\nlisten: b:2\n", []string{"line 2", "listen", "twice"}},
@@ -207,6 +208,7 @@ policies:
   rules:
     - tags: [remote]
       text_input: false
+      phone_helper: off
     - tags: [lab-a, pixel]
       max_screenshot_side: 800
 `), Options{})
@@ -218,11 +220,11 @@ policies:
 		t.Errorf("tags %v", got)
 	}
 	e := c.For(d)
-	if e.Rule != "policies.rules[0]" || e.TextInput || e.RatePerMinute != 10 || e.MaxScreenshotSide != 0 {
+	if e.Rule != "policies.rules[0]" || e.TextInput || e.RatePerMinute != 10 || e.MaxScreenshotSide != 0 || e.HelperOn() {
 		t.Errorf("first match: %+v", e)
 	}
 	d.Endpoint = "127.0.0.1:5037"
-	if e := c.For(d); e.Rule != "policies.rules[1]" || !e.TextInput || e.MaxScreenshotSide != 800 {
+	if e := c.For(d); e.Rule != "policies.rules[1]" || !e.TextInput || e.MaxScreenshotSide != 800 || !e.HelperOn() || e.PhoneHelper != PhoneHelperAuto {
 		t.Errorf("second rule: %+v", e)
 	}
 }

@@ -55,6 +55,8 @@ type Effective struct {
 	MaxScreenshotSide int
 	// TextInput: android_type_text may type.
 	TextInput bool
+	// PhoneHelper is PhoneHelperAuto or PhoneHelperOff.
+	PhoneHelper string
 	// Lease and Shell are the lease and android_shell settings, enforced
 	// where bindings and android_shell live.
 	Lease Lease
@@ -153,7 +155,7 @@ func (c *Config) For(d Device) *Effective {
 		return nil
 	}
 	tags := c.TagsOf(d)
-	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true}
+	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true, PhoneHelper: PhoneHelperAuto}
 	e.apply(c.def)
 	for i, r := range c.rules {
 		if slices.ContainsFunc(r.Tags, func(t string) bool { return slices.Contains(tags, t) }) {
@@ -225,6 +227,9 @@ func (e *Effective) apply(r Rule) {
 	if r.TextInput != nil {
 		e.TextInput = *r.TextInput
 	}
+	if r.PhoneHelper != nil {
+		e.PhoneHelper = *r.PhoneHelper
+	}
 	if r.Lease != nil {
 		e.Lease = *r.Lease
 	}
@@ -254,3 +259,13 @@ func (m Match) matches(d Device) bool {
 	return glob(m.Serial, d.Serial) && model && glob(m.Endpoint, d.Endpoint) &&
 		(m.Manufacturer == "" || glob(strings.ToLower(m.Manufacturer), strings.ToLower(d.Manufacturer)))
 }
+
+// Values of phone_helper.
+const (
+	PhoneHelperAuto = "auto"
+	PhoneHelperOff  = "off"
+)
+
+// HelperOn reports whether the phone helper may run on the device (nil:
+// no config, the default auto).
+func (e *Effective) HelperOn() bool { return e == nil || e.PhoneHelper != PhoneHelperOff }

@@ -92,6 +92,10 @@ func refuse(rule, format string, args ...any) *policyError {
 // the tool runs. It may rewrite inv.raw to apply a cap (screenshot size).
 func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) error {
 	eff := inv.policy
+	if inv.dev != nil {
+		// phone_helper: the device's policy now (a reload may have changed it).
+		inv.dev.SetHelper(eff.HelperOn())
+	}
 	if eff == nil {
 		return nil
 	}

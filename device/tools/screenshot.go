@@ -123,11 +123,13 @@ func CaptureImage(ctx context.Context, d *adb.Device, maxSide int, format string
 func captureImage(ctx context.Context, d *adb.Device, maxSide int, format string, quality int) (img []byte, w, h int, scale float64, mode adb.CaptureMode, err error) {
 	// The whole screen as PNG needs no pixels: the phone's PNG as it is,
 	// or a raw frame encoded once.
-	use := adb.UsePixels
+	// Anything else is an image made to measure: from the pixels here, or
+	// by the phone helper (adb.CaptureHelper) when that is cheaper.
+	use := adb.UseEncoded
 	if cmp.Or(format, imageproc.FormatPNG) == imageproc.FormatPNG && maxSide <= 0 {
 		use = adb.UsePNG
 	}
-	shot, err := d.Screenshot(ctx, use)
+	shot, err := d.ScreenshotFor(ctx, adb.ShotRequest{Use: use, MaxSide: maxSide, Format: cmp.Or(format, imageproc.FormatPNG), Quality: quality})
 	if err != nil {
 		return nil, 0, 0, 0, 0, err
 	}
@@ -171,6 +173,14 @@ func (t *Tools) capture(ctx context.Context, inv *invocation, a screenshotArgs, 
 // capture, or a PNG the capture decoded) are encoded without decoding
 // anything; else the PNG is decoded first.
 func encodeShot(shot *adb.Screenshot, maxSide int, format string, quality int) ([]byte, int, int, float64, error) {
+	if shot.Mode == adb.CaptureHelper {
+		// Made on the phone as asked: its scale is to the screen's size.
+		img := shot.PNG
+		if shot.JPEG != nil {
+			img = shot.JPEG
+		}
+		return img, shot.Width, shot.Height, float64(max(shot.ScreenWidth, shot.ScreenHeight)) / float64(max(shot.Width, shot.Height)), nil
+	}
 	asIs := format == imageproc.FormatPNG && (maxSide <= 0 || max(shot.Width, shot.Height) <= maxSide)
 	if shot.PNG != nil && (asIs || shot.Image == nil) {
 		return imageproc.Resize(shot.PNG, maxSide, format, quality)
