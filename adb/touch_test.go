@@ -19,6 +19,14 @@ import (
 // cfg says otherwise).
 func touchEnv(t *testing.T, opts adbtest.Options, cfg Config) (*emulator.Device, *Device) {
 	t.Helper()
+	// The phone helper would serve the gestures these tests play.
+	cfg.NoHelper = true
+	return phoneEnv(t, opts, cfg)
+}
+
+// phoneEnv starts one virtual phone and a Client on it.
+func phoneEnv(t *testing.T, opts adbtest.Options, cfg Config) (*emulator.Device, *Device) {
+	t.Helper()
 	env := adbtest.Start(t, opts)
 	cfg.Endpoints = []string{env.ServerAddr}
 	c := newTestClient(t, cfg)
@@ -356,7 +364,7 @@ func TestTouchEventsRefused(t *testing.T) {
 func TestTouchEventsReconnect(t *testing.T) {
 	t.Parallel()
 	env := adbtest.Start(t, adbtest.Options{Rooted: true})
-	c := newTestClient(t, Config{Endpoints: []string{env.ServerAddr}})
+	c := newTestClient(t, Config{Endpoints: []string{env.ServerAddr}, NoHelper: true})
 	vd := env.Devices[0]
 	d, _ := c.Device(DeviceKey(env.ServerAddr, vd.Serial()))
 	ctx := context.Background()
@@ -481,7 +489,7 @@ func TestTouchEventsNoTouchscreen(t *testing.T) {
 }
 
 // TestTouchGeometryHeldUntilAction: the geometry a UI dump or ScreenInfo
-// read serves the touch path past touchGeometryTTL while no action went
+// read serves the touch path past geometryTTL while no action went
 // to the phone since (an agent that looked, thought, then acts: no
 // `dumpsys input` before its tap); after an action, a tap past the TTL
 // asks the rotation again.
@@ -496,7 +504,7 @@ func TestTouchGeometryHeldUntilAction(t *testing.T) {
 	rotationQueries := func() int {
 		return len(slices.DeleteFunc(ran(vd, "dumpsys"), func(s string) bool { return s != "dumpsys input" }))
 	}
-	time.Sleep(touchGeometryTTL + 100*time.Millisecond)
+	time.Sleep(geometryTTL + 100*time.Millisecond)
 	if err := d.Tap(ctx, x, y); err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +512,7 @@ func TestTouchGeometryHeldUntilAction(t *testing.T) {
 	if n := rotationQueries(); n != 0 {
 		t.Fatalf("%d dumpsys input before a tap with no action since the geometry was read", n)
 	}
-	time.Sleep(touchGeometryTTL + 100*time.Millisecond)
+	time.Sleep(geometryTTL + 100*time.Millisecond)
 	if err := d.Tap(ctx, 10, 10); err != nil {
 		t.Fatal(err)
 	}

@@ -85,31 +85,20 @@ func batchTool(t *Tools) *toolDef {
 		props["observe_after"] = map[string]any{"type": "object", "properties": observeTool(t).tool.InputSchema["properties"],
 			"additionalProperties": false, "description": "android_observe's arguments: observe the phone after the steps."}
 	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_batch",
-			Title: "Run several Android actions in one call",
-			Description: "Runs 1-20 steps {tool, arguments} in order on the bound phone, each an acting or waiting tool " +
-				"(android_tap, android_type_text, android_swipe, android_press_key, android_wait_for, android_app_launch, " +
-				"android_app_stop, android_open_url) with the arguments it takes alone, checked and audited as if called " +
-				"alone. Stops at the first failed step unless continue_on_error; a step the policy forbids (not_permitted) " +
-				"always stops the batch. observe_after (android_observe's arguments) returns an observation at the end. " +
-				"Result: steps [{tool, ok, result | error {code, message}}] for the steps that ran, completed (steps that " +
-				"succeeded), observation.",
-			InputSchema: map[string]any{
-				"type":                 "object",
-				"properties":           props,
-				"required":             []any{"steps"},
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
+	return declare(t, decl[batchArgs]{
+		id: "android_batch", title: "Run several Android actions in one call",
+		props: props, required: []string{"steps"},
 		// The batch itself does not act: each step takes the cached tree
 		// (uicache.go) as it would alone, so a first tap by ref needs no dump.
-		readOnly: true,
-		run:      t.runBatch,
-	}
+		readOnly: true, run: (*Tools).runBatch,
+		description: "Runs 1-20 steps {tool, arguments} in order on the bound phone, each an acting or waiting tool " +
+			"(android_tap, android_type_text, android_swipe, android_press_key, android_wait_for, android_app_launch, " +
+			"android_app_stop, android_open_url) with the arguments it takes alone, checked and audited as if called " +
+			"alone. Stops at the first failed step unless continue_on_error; a step the policy forbids (not_permitted) " +
+			"always stops the batch. observe_after (android_observe's arguments) returns an observation at the end. " +
+			"Result: steps [{tool, ok, result | error {code, message}}] for the steps that ran, completed (steps that " +
+			"succeeded), observation.",
+	})
 }
 
 // def returns the registered tool id, or nil.
@@ -124,17 +113,13 @@ func (t *Tools) def(id string) *toolDef {
 // runBatch checks every step's arguments against its tool's schema before
 // anything runs (a mistake in step 5 loses nothing of steps 1-4), then
 // runs the steps through handler one by one.
-func (t *Tools) runBatch(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[batchArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runBatch(ctx context.Context, inv *invocation, a batchArgs) (any, error) {
 	for i, s := range a.Steps {
 		if d := t.def(s.Tool); d != nil {
 			if _, err := d.schema.validate(s.Arguments); err != nil {
-				var ae *ArgError
+				var ae *argError
 				if errors.As(err, &ae) {
-					return nil, &ArgError{Field: fmt.Sprintf("steps.%d.arguments", i) + dotted(ae.Field), Reason: ae.Reason}
+					return nil, &argError{Field: fmt.Sprintf("steps.%d.arguments", i) + dotted(ae.Field), Reason: ae.Reason}
 				}
 				return nil, err
 			}
@@ -143,7 +128,7 @@ func (t *Tools) runBatch(ctx context.Context, inv *invocation) (any, error) {
 	var observe *toolDef
 	if a.ObserveAfter != nil {
 		if observe = t.def("android_observe"); observe == nil {
-			return nil, &ArgError{Field: "observe_after", Reason: "needs android_observe, which this server does not offer"}
+			return nil, &argError{Field: "observe_after", Reason: "needs android_observe, which this server does not offer"}
 		}
 	}
 	res := BatchResult{Steps: []BatchStep{}}
@@ -161,7 +146,7 @@ func (t *Tools) runBatch(ctx context.Context, inv *invocation) (any, error) {
 		if err == nil {
 			continue
 		}
-		if step.Error.Code == CodeNotPermitted {
+		if step.Error.Code == codeNotPermitted {
 			stopped = true // nothing after a forbidden step runs, observe_after included
 			break
 		}
@@ -187,7 +172,7 @@ func (t *Tools) runBatch(ctx context.Context, inv *invocation) (any, error) {
 func (t *Tools) runStep(ctx context.Context, batch connector.ToolCall, i, n int, tool string, args json.RawMessage) (json.RawMessage, error) {
 	d := t.def(tool)
 	if d == nil {
-		return nil, refuse(RuleTool, "%s is not offered by this server", tool)
+		return nil, refuse(ruleTool, "%s is not offered by this server", tool)
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")

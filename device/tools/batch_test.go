@@ -66,7 +66,10 @@ func TestBatchOnVirtualPhone(t *testing.T) {
 	calls := map[string]string{}
 	for _, r := range rows {
 		calls[r.ToolCallID] = r.ToolID
-		if strings.Contains(string(r.Args), "hunter2") || strings.Contains(string(r.Args), "ann") {
+		// The wait step's selector ("Welcome, ann!") is kept as sent, as
+		// every selector is; typed text never is.
+		typed := strings.Contains(string(r.Args), "hunter2") || r.ToolID != "android_wait_for" && strings.Contains(string(r.Args), "ann")
+		if typed {
 			t.Errorf("audit row %s %s holds typed text: %s", r.ToolID, r.ToolCallID, r.Args)
 		}
 	}
@@ -113,7 +116,7 @@ func TestBatchStopsAndRefusals(t *testing.T) {
 	key := `{"tool":"android_press_key","arguments":{"key":"back"}}`
 	var r result
 	mustOK(t, e.call(t, t.Context(), ch, "android_batch", `{"steps":[`+missing+`,`+key+`]}`, "", nil), &r)
-	if len(r.Steps) != 1 || r.Steps[0].OK || r.Steps[0].Error.Code != CodeElementNotFound || r.Completed != 0 {
+	if len(r.Steps) != 1 || r.Steps[0].OK || r.Steps[0].Error.Code != codeElementNotFound || r.Completed != 0 {
 		t.Errorf("stop at the first failure: %+v", r)
 	}
 	if got := inputCommands(e.device(0)); len(got) != 0 {
@@ -129,7 +132,7 @@ func TestBatchStopsAndRefusals(t *testing.T) {
 	r = result{}
 	typeStep := `{"tool":"android_type_text","arguments":{"text":"secret"}}`
 	mustOK(t, e.call(t, t.Context(), ch, "android_batch", `{"continue_on_error":true,"steps":[`+typeStep+`,`+key+`],"observe_after":{}}`, "", nil), &r)
-	if len(r.Steps) != 1 || r.Steps[0].Error == nil || r.Steps[0].Error.Code != CodeNotPermitted || r.Observation != nil {
+	if len(r.Steps) != 1 || r.Steps[0].Error == nil || r.Steps[0].Error.Code != codeNotPermitted || r.Observation != nil {
 		t.Errorf("forbidden step: %+v", r)
 	}
 	if got := inputCommands(e.device(0))[before:]; len(got) != 0 {

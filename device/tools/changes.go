@@ -98,7 +98,7 @@ type Changes struct {
 
 // diffElements compares the listing of old (was) with the listing of now
 // (is), both made with the same filter and bound.
-func diffElements(old *screen, was []Element, now *screen, is []Element) (added, changed []Element, removed []string) {
+func diffElements(old *screen, was []element, now *screen, is []element) (added, changed []element, removed []string) {
 	byRef := make(map[string]int, len(was))
 	for i, e := range was {
 		byRef[e.Ref] = i
@@ -142,7 +142,7 @@ type listing struct {
 // channel. With the defaults base is returned as it is. A since result
 // leaves out foreground and screen when they are those of the since
 // screen's result, and any of added, changed, removed that is empty.
-func (t *Tools) shapeElements(inv *invocation, v elementViewArgs, base any, s *screen, is []Element, l listing) (any, error) {
+func (t *Tools) shapeElements(inv *invocation, v elementViewArgs, base any, s *screen, is []element, l listing) (any, error) {
 	b, err := json.Marshal(base)
 	if err != nil {
 		return nil, err
@@ -165,13 +165,13 @@ func (t *Tools) shapeElements(inv *invocation, v elementViewArgs, base any, s *s
 	if !lines && v.Since == "" {
 		return base, nil
 	}
-	format := func(es []Element) any {
+	format := func(es []element) any {
 		if lines {
 			return elementLines(es)
 		}
 		return es
 	}
-	delta := func(es []Element) any {
+	delta := func(es []element) any {
 		if len(es) == 0 {
 			return nil // left out
 		}

@@ -30,7 +30,7 @@ const (
 // objects: a line's ref taps as the object's does.
 
 // elementLine is e as one line of the grammar above.
-func elementLine(e *Element) string {
+func elementLine(e *element) string {
 	var b strings.Builder
 	b.Grow(48 + len(e.Text) + len(e.ContentDesc) + len(e.ResourceID))
 	b.WriteString(e.Ref)
@@ -62,14 +62,14 @@ func elementLine(e *Element) string {
 	return b.String()
 }
 
-// lineFlag is one flag of the grammar and where it lives in an Element.
+// lineFlag is one flag of the grammar and where it lives in an element.
 type lineFlag struct {
 	name string
 	on   bool
 }
 
 // lineFlags are e's flags in grammar order.
-func lineFlags(e *Element) []lineFlag {
+func lineFlags(e *element) []lineFlag {
 	return []lineFlag{
 		{"clickable", e.Clickable}, {"long_clickable", e.LongClickable}, {"checkable", e.Checkable},
 		{"checked", e.Checked}, {"scrollable", e.Scrollable}, {"editable", e.Editable},
@@ -86,7 +86,7 @@ func shortID(id string) string {
 }
 
 // elementLines is es as lines.
-func elementLines(es []Element) []string {
+func elementLines(es []element) []string {
 	out := make([]string, len(es))
 	for i := range es {
 		out[i] = elementLine(&es[i])
@@ -116,14 +116,14 @@ func elementViewProperties(props map[string]any) {
 // check refuses element_format and since with android_observe's
 // elements: none, before anything runs.
 func (v elementViewArgs) check(filter string) error {
-	if filter != FilterNone {
+	if filter != filterNone {
 		return nil
 	}
 	if v.ElementFormat != "" {
-		return &ArgError{Field: "element_format", Reason: "does not apply with elements: none"}
+		return &argError{Field: "element_format", Reason: "does not apply with elements: none"}
 	}
 	if v.Since != "" {
-		return &ArgError{Field: "since", Reason: "does not apply with elements: none"}
+		return &argError{Field: "since", Reason: "does not apply with elements: none"}
 	}
 	return nil
 }

@@ -20,8 +20,8 @@ import (
 
 // parseLine reads one element line back by the grammar of lines.go (as an
 // agent would): the objects' fields it keeps, resource ids short.
-func parseLine(line string) (Element, error) {
-	var e Element
+func parseLine(line string) (element, error) {
+	var e element
 	head := regexp.MustCompile(`^(e[0-9]+) (\S+)`)
 	m := head.FindStringSubmatch(line)
 	if m == nil {
@@ -74,8 +74,8 @@ func parseLine(line string) (Element, error) {
 }
 
 // lineFields is what a line keeps of an object.
-func lineFields(e Element) Element {
-	return Element{Ref: e.Ref, Class: e.Class, Text: e.Text, ContentDesc: e.ContentDesc, ResourceID: shortID(e.ResourceID),
+func lineFields(e element) element {
+	return element{Ref: e.Ref, Class: e.Class, Text: e.Text, ContentDesc: e.ContentDesc, ResourceID: shortID(e.ResourceID),
 		Center: e.Center, Clickable: e.Clickable, LongClickable: e.LongClickable, Checkable: e.Checkable, Checked: e.Checked,
 		Scrollable: e.Scrollable, Editable: e.Editable, Focused: e.Focused, Selected: e.Selected, Password: e.Password,
 		Disabled: e.Disabled}
@@ -102,7 +102,7 @@ func TestElementLinesParseBack(t *testing.T) {
 				t.Skip("not a dump (a parser error case)")
 			}
 			s := newScreen(root)
-			objs, _ := s.elements(FilterAll, "", MaxElements)
+			objs, _ := s.elements(filterAll, "", maxElements)
 			for i, line := range elementLines(objs) {
 				got, err := parseLine(line)
 				if err != nil {
@@ -114,11 +114,11 @@ func TestElementLinesParseBack(t *testing.T) {
 			}
 		})
 	}
-	e := Element{Ref: "e7", Class: "Button", Text: "Sign in", ResourceID: "com.example:id/sign_in", Center: [2]int{540, 1620}, Clickable: true}
+	e := element{Ref: "e7", Class: "Button", Text: "Sign in", ResourceID: "com.example:id/sign_in", Center: [2]int{540, 1620}, Clickable: true}
 	if got := elementLine(&e); got != `e7 Button "Sign in" #sign_in (540,1620) clickable` {
 		t.Errorf("line = %s", got)
 	}
-	e = Element{Ref: "e8", Text: "say \"hi\"\nthere", ContentDesc: "d", Center: [2]int{1, 2}, Checkable: true, Checked: true, Disabled: true}
+	e = element{Ref: "e8", Text: "say \"hi\"\nthere", ContentDesc: "d", Center: [2]int{1, 2}, Checkable: true, Checked: true, Disabled: true}
 	if got := elementLine(&e); got != `e8 - "say \"hi\"\nthere" desc="d" (1,2) checkable checked disabled` {
 		t.Errorf("line = %s", got)
 	}
@@ -128,7 +128,7 @@ func TestElementLinesParseBack(t *testing.T) {
 type listed struct {
 	ScreenID     string          `json:"screen_id"`
 	Omitted      int             `json:"omitted"`
-	Screen       UIScreen        `json:"screen"`
+	Screen       uiScreen        `json:"screen"`
 	Foreground   *struct{}       `json:"foreground"`
 	Elements     json.RawMessage `json:"elements"`
 	SinceUnknown bool            `json:"since_unknown"`
@@ -153,7 +153,7 @@ func TestLinesAndSinceOnVirtualPhone(t *testing.T) {
 	call(t, "android_tap", `{"text":"Settings"}`, nil)
 	call(t, "android_tap", `{"text":"Network & internet"}`, nil)
 
-	var objs UIElementsResult
+	var objs uiElementsResult
 	call(t, "android_ui_elements", `{}`, &objs)
 	var lines listed
 	call(t, "android_ui_elements", `{"element_format":"lines"}`, &lines)
@@ -164,7 +164,7 @@ func TestLinesAndSinceOnVirtualPhone(t *testing.T) {
 	if lines.ScreenID != objs.ScreenID || lines.Screen != objs.Screen || len(ls) != len(objs.Elements) {
 		t.Fatalf("lines %s %+v %d, objects %s %+v %d", lines.ScreenID, lines.Screen, len(ls), objs.ScreenID, objs.Screen, len(objs.Elements))
 	}
-	var sw Element
+	var sw element
 	for i, l := range ls {
 		got, err := parseLine(l)
 		if err != nil || got != lineFields(objs.Elements[i]) {
@@ -196,20 +196,20 @@ func TestLinesAndSinceOnVirtualPhone(t *testing.T) {
 	// Objects format: the changed element as an object.
 	var ch2 listed
 	call(t, "android_ui_elements", fmt.Sprintf(`{"since":%q}`, objs.ScreenID), &ch2)
-	var changedObjs []Element
+	var changedObjs []element
 	if ch2.Changes == nil || json.Unmarshal(ch2.Changes.Changed, &changedObjs) != nil || len(changedObjs) != 1 || changedObjs[0].Ref != sw.Ref {
 		t.Fatalf("since, objects: %+v", ch2.Changes)
 	}
 	// An unchanged element's ref taps with the new screen_id: Wi-Fi's
 	// row text, unchanged, turns the switch back.
-	var row Element
+	var row element
 	for _, el := range objs.Elements {
 		if el.Text == "Wi-Fi" {
 			row = el
 		}
 	}
 	var tap struct {
-		Element Element `json:"element"`
+		Element element `json:"element"`
 	}
 	call(t, "android_tap", fmt.Sprintf(`{"ref":%q,"screen_id":%q}`, row.Ref, ch1.ScreenID), &tap)
 	if tap.Element.Text != "Wi-Fi" {
@@ -250,7 +250,7 @@ func TestLinesAndSinceOnVirtualPhone(t *testing.T) {
 func TestMarksOnVirtualPhone(t *testing.T) {
 	e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Scenario: "login"}, adb.Limits{}, nil)
 	ch := devChannel(0)
-	var obs ObserveResult
+	var obs observeResult
 	mustOK(t, e.call(t, t.Context(), ch, "android_observe", `{"max_side":512,"format":"jpeg","marks":true}`, "", nil), &obs)
 	m := obs.Screenshot.Marked
 	if m == nil || m.ScreenID != obs.ScreenID || m.Marks != len(obs.Elements) || m.Width != obs.Screenshot.Width || m.FileRef == obs.Screenshot.FileRef {
@@ -268,6 +268,20 @@ func TestMarksOnVirtualPhone(t *testing.T) {
 	mustOK(t, e.call(t, t.Context(), ch, "android_screenshot", `{"max_side":512}`, "", nil), &plain)
 	if plain.Marked != nil {
 		t.Errorf("marks without asking: %+v", plain)
+	}
+	// Marks keep each tool's image defaults: android_observe's JPEG of at
+	// most 1024 px at quality 75, android_screenshot's full-size PNG.
+	var def observeResult
+	mustOK(t, e.call(t, t.Context(), ch, "android_observe", `{"marks":true}`, "", nil), &def)
+	for _, f := range []FileResult{def.Screenshot.FileResult, def.Screenshot.Marked.FileResult} {
+		if f.MIMEType != "image/jpeg" || max(f.Width, f.Height) > observeMaxSide {
+			t.Errorf("observe marks without image arguments: %+v, want a JPEG of at most %d px", f, observeMaxSide)
+		}
+	}
+	var full ScreenshotResult
+	mustOK(t, e.call(t, t.Context(), ch, "android_screenshot", `{"marks":true}`, "", nil), &full)
+	if full.MIMEType != "image/png" || full.Marked.MIMEType != "image/png" || full.Scale != 1 || full.Marked.Width != full.Width {
+		t.Errorf("screenshot marks without image arguments: %+v, want full-size PNGs", full)
 	}
 	if a := e.call(t, t.Context(), ch, "android_observe", `{"elements":"none","marks":true}`, "", nil); a.Err == nil || a.Err.Code != "invalid_arguments" {
 		t.Errorf("marks with elements none: %+v", a.Err)

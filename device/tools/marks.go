@@ -1,7 +1,6 @@
 package tools
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -66,15 +65,13 @@ func (f *frame) release() {
 	}
 }
 
-// storeMarked encodes f as a asks, plain and with es marked, and stores
-// both.
-func (t *Tools) storeMarked(ctx context.Context, inv *invocation, a screenshotArgs, f *frame, s *screen, es []Element) (ScreenshotResult, error) {
-	format, quality := cmp.Or(a.Format, imageproc.FormatPNG), DefaultJPEGQuality
-	if a.Quality != nil {
-		quality = *a.Quality
-	}
+// storeMarked encodes f as a asks, the tool's defaults d filling what it
+// leaves unset (android_observe's 1024 px JPEG unless told otherwise),
+// plain and with es marked, and stores both.
+func (t *Tools) storeMarked(ctx context.Context, inv *invocation, a screenshotArgs, d shotDefaults, f *frame, s *screen, es []element) (ScreenshotResult, error) {
+	maxSide, format, quality := a.resolve(d)
 	t.metrics.screenshotCaptures.WithLabelValues(f.shot.Mode.String()).Inc()
-	img, w, h, scale, err := imageproc.Encode(f.img, a.MaxSide, format, quality)
+	img, w, h, scale, err := imageproc.Encode(f.img, maxSide, format, quality)
 	if err != nil {
 		return ScreenshotResult{}, imageError(err)
 	}
@@ -86,7 +83,7 @@ func (t *Tools) storeMarked(ctx context.Context, inv *invocation, a screenshotAr
 	for i, e := range es {
 		marks[i] = imageproc.Mark{Box: image.Rect(e.Bounds[0], e.Bounds[1], e.Bounds[2], e.Bounds[3]), Label: e.Ref}
 	}
-	img, w, h, _, err = imageproc.EncodeMarked(f.img, marks, a.MaxSide, format, quality)
+	img, w, h, _, err = imageproc.EncodeMarked(f.img, marks, maxSide, format, quality)
 	if err != nil {
 		return ScreenshotResult{}, imageError(err)
 	}
@@ -101,7 +98,7 @@ func (t *Tools) storeMarked(ctx context.Context, inv *invocation, a screenshotAr
 // imageError is an encoding error as the tools report it.
 func imageError(err error) error {
 	if errors.Is(err, imageproc.ErrInvalidArgument) {
-		return &ArgError{Reason: "format or quality not supported"}
+		return &argError{Reason: "format or quality not supported"}
 	}
 	return fmt.Errorf("screenshot: %w", err)
 }
@@ -121,8 +118,9 @@ func (t *Tools) storeImage(ctx context.Context, inv *invocation, what, format st
 }
 
 // runMarkedScreenshot is android_screenshot with marks: one capture and
-// one dump at once, the meaningful elements marked.
-func (t *Tools) runMarkedScreenshot(ctx context.Context, inv *invocation, a screenshotArgs) (any, error) {
+// one dump at once, the meaningful elements marked, the images as a and
+// the tool's defaults d say.
+func (t *Tools) runMarkedScreenshot(ctx context.Context, inv *invocation, a screenshotArgs, d shotDefaults) (any, error) {
 	var (
 		f *frame
 		s *screen
@@ -134,7 +132,7 @@ func (t *Tools) runMarkedScreenshot(ctx context.Context, inv *invocation, a scre
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	es, _ := s.elements(FilterMeaningful, "", DefaultMaxElements)
+	es, _ := s.elements(filterMeaningful, "", defaultMaxElements)
 	t.sent.put(inv.call.Channel.ID, inv.meta.Key, s, nil)
-	return t.storeMarked(ctx, inv, a, f, s, es)
+	return t.storeMarked(ctx, inv, a, d, f, s, es)
 }

@@ -22,10 +22,10 @@ func tokensOf(b []byte) int { return (len(b) + 3) / 4 }
 func listingBytes(t testing.TB, tl *Tools, s *screen, v elementViewArgs) []byte {
 	t.Helper()
 	inv := &invocation{call: connector.ToolCall{Channel: connector.Channel{ID: "cch_tokens"}}, meta: Meta{Key: "dev"}}
-	es, omitted := s.elements(FilterMeaningful, "", DefaultMaxElements)
-	base := UIElementsResult{Screen: UIScreen{Width: 1080, Height: 2400}, Foreground: StatusForeground{Package: "com.android.settings", Activity: "com.android.settings.Settings$NetworkDashboardActivity"},
+	es, omitted := s.elements(filterMeaningful, "", defaultMaxElements)
+	base := uiElementsResult{Screen: uiScreen{Width: 1080, Height: 2400}, Foreground: statusForeground{Package: "com.android.settings", Activity: "com.android.settings.Settings$NetworkDashboardActivity"},
 		Elements: es, Omitted: omitted, ScreenID: s.id}
-	res, err := tl.shapeElements(inv, v, base, s, es, listing{FilterMeaningful, "", DefaultMaxElements})
+	res, err := tl.shapeElements(inv, v, base, s, es, listing{filterMeaningful, "", defaultMaxElements})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestElementTokens(t *testing.T) {
 		if !strings.Contains(string(since), `"changes"`) {
 			t.Fatalf("%s: since not applied: %s", path, since)
 		}
-		es, _ := s.elements(FilterMeaningful, "", DefaultMaxElements)
+		es, _ := s.elements(filterMeaningful, "", defaultMaxElements)
 		sumObj += len(obj)
 		sumLines += len(lines)
 		rows = append(rows, fmt.Sprintf("%-36s %4d el  objects %6d B %5d tok  lines %6d B %5d tok (%.2fx)  since %4d B %4d tok (%.2fx of lines)",
@@ -116,10 +116,10 @@ func TestChangesRebuildListing(t *testing.T) {
 		return s
 	}
 	for name, now := range map[string]*screen{"toggle": oneChange(old), "removed node": remove(len(old.nodes) / 2), "text edit": edit()} {
-		was, _ := old.elements(FilterMeaningful, "", DefaultMaxElements)
-		is, _ := now.elements(FilterMeaningful, "", DefaultMaxElements)
+		was, _ := old.elements(filterMeaningful, "", defaultMaxElements)
+		is, _ := now.elements(filterMeaningful, "", defaultMaxElements)
 		added, changed, removed := diffElements(old, was, now, is)
-		held := map[string]Element{}
+		held := map[string]element{}
 		for _, e := range was {
 			held[e.Ref] = e
 		}
@@ -129,7 +129,7 @@ func TestChangesRebuildListing(t *testing.T) {
 		for _, e := range append(added, changed...) {
 			held[e.Ref] = e
 		}
-		want := map[string]Element{}
+		want := map[string]element{}
 		for _, e := range is {
 			want[e.Ref] = e
 		}
@@ -147,7 +147,7 @@ func TestChangesRebuildListing(t *testing.T) {
 		// Unchanged refs name the same element on both screens.
 		for r, e := range want {
 			k, _ := refIndex(r)
-			if slices.ContainsFunc(append(added, changed...), func(x Element) bool { return x.Ref == r }) {
+			if slices.ContainsFunc(append(added, changed...), func(x element) bool { return x.Ref == r }) {
 				continue
 			}
 			if !sameIdentity(&old.nodes[k], &now.nodes[k]) || held[r] != e {

@@ -48,9 +48,12 @@ type Scenario struct {
 	// build (Config.Rooted).
 	Rooted bool `json:"rooted,omitempty"`
 	// NoGzip: the phone has no gzip, gunzip or zcat (Config.NoGzip).
-	NoGzip  bool `json:"no_gzip,omitempty"`
-	files   fs.FS
-	screens map[string]*ScreenDef
+	NoGzip bool `json:"no_gzip,omitempty"`
+	// UiAutomationHeld: another owner holds the UiAutomation slot
+	// (Config.UiAutomationHeld).
+	UiAutomationHeld bool `json:"uiautomation_held,omitempty"`
+	files            fs.FS
+	screens          map[string]*ScreenDef
 }
 
 // ScreenSpec is the physical display in portrait orientation.

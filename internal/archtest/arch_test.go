@@ -34,6 +34,8 @@ type rule struct {
 
 var rules = []rule{
 	{why: "only package store imports the SQLite driver", forbid: []string{"modernc.org/"}, except: []string{"store"}, tests: true},
+	{why: "only sshtunnel imports x/crypto/ssh", forbid: []string{"golang.org/x/crypto/ssh"}, except: []string{"sshtunnel"}, tests: true},
+	{why: "sshtunnel is transport only: it knows no adb protocol, xAgent or Profile outside its tests", from: "sshtunnel", forbid: []string{module + "/"}, allow: []string{module + "/sshtunnel", module + "/internal/tcpopt"}},
 	{why: "only adb/ imports gadb", forbid: []string{"github.com/electricbubble/gadb"}, except: []string{"adb"}, tests: true},
 	{why: "connector knows nothing of Android", from: "connector", forbid: []string{module + "/adb", module + "/device", module + "/files"}, tests: true},
 	{why: "adb knows nothing of xAgent", from: "adb", forbid: []string{module + "/connector", module + "/device", module + "/files", module + "/store"}, tests: true},
