@@ -5,8 +5,6 @@ import (
 	"image"
 	"strconv"
 	"strings"
-
-	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
 // cmdWm: `wm size [WxH|reset]`, `wm density [N|reset]`. Output as on
@@ -68,22 +66,45 @@ func cmdWm(c *cmdCtx) int {
 // applyPinnedDisplay makes the display what a scenario's pinned `wm size`
 // and `wm density` outputs say, so screenshots and dump bounds agree with
 // them: the physical values become the screen, the override values the
-// boot-time overrides. Pins are read with the host's parsers
-// (adb/parse.WMSize, WMDensity); one that does not parse is only replayed.
+// boot-time overrides. The phone reads its pins itself ("Physical size:
+// WxH", "Override density: N" lines, WindowManagerShellCommand); a pin
+// without a physical value is only replayed.
 func (d *Device) applyPinnedDisplay() {
 	if p, ok := d.sc.pinned("wm size"); ok {
-		if sz, err := parse.WMSize(string(p.data)); err == nil {
-			d.screen.Width, d.screen.Height = sz.Physical.W, sz.Physical.H
-			if sz.Override != nil {
-				d.bootWmSize = image.Pt(sz.Override.W, sz.Override.H)
+		if phys, ok := pinnedValue(p.data, "Physical size"); ok {
+			if w, h, ok := parseWxH(phys); ok {
+				d.screen.Width, d.screen.Height = w, h
+				if over, ok := pinnedValue(p.data, "Override size"); ok {
+					if w, h, ok := parseWxH(over); ok {
+						d.bootWmSize = image.Pt(w, h)
+					}
+				}
 			}
 		}
 	}
 	if p, ok := d.sc.pinned("wm density"); ok {
-		if dens, err := parse.WMDensity(string(p.data)); err == nil && dens.Physical > 0 {
-			d.screen.Density, d.bootWmDens = dens.Physical, dens.Override
+		if phys, ok := pinnedValue(p.data, "Physical density"); ok {
+			if n, err := strconv.Atoi(phys); err == nil && n > 0 {
+				d.screen.Density, d.bootWmDens = n, 0
+				if over, ok := pinnedValue(p.data, "Override density"); ok {
+					if n, err := strconv.Atoi(over); err == nil && n > 0 {
+						d.bootWmDens = n
+					}
+				}
+			}
 		}
 	}
+}
+
+// pinnedValue is the trimmed value of the "key: value" line of out.
+func pinnedValue(out []byte, key string) (string, bool) {
+	for line := range strings.Lines(string(out)) {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && k == key {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
 }
 
 func parseWxH(s string) (w, h int, ok bool) {

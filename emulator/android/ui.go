@@ -2,14 +2,13 @@ package android
 
 import (
 	"bytes"
+	"encoding/xml"
 	"fmt"
 	"image"
 	"image/color"
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
 // uiNode is a resolved UI element: what `uiautomator dump` prints and the
@@ -109,40 +108,102 @@ func writeDump(w io.Writer, root *uiNode, rotation int, extra bool) {
 	w.Write(b.Bytes())
 }
 
-// parseDump reads a `uiautomator dump` XML file from a real phone, with
-// the host's parser (adb/parse.UIDump: its limits and strictness), and
+// dumpFile is the shape of a `uiautomator dump` file as AOSP's
+// AccessibilityNodeInfoDumper writes it (frameworks/base cmds/uiautomator
+// .../AccessibilityNodeInfoDumper.java): a <hierarchy rotation> holding
+// <node> elements whose attributes are the node's properties.
+type dumpFile struct {
+	Rotation int        `xml:"rotation,attr"`
+	Nodes    []dumpNode `xml:"node"`
+}
+
+type dumpNode struct {
+	Text          string     `xml:"text,attr"`
+	ResourceID    string     `xml:"resource-id,attr"`
+	Class         string     `xml:"class,attr"`
+	Package       string     `xml:"package,attr"`
+	ContentDesc   string     `xml:"content-desc,attr"`
+	Hint          string     `xml:"hint,attr"`
+	Bounds        string     `xml:"bounds,attr"`
+	Checkable     bool       `xml:"checkable,attr"`
+	Checked       bool       `xml:"checked,attr"`
+	Clickable     bool       `xml:"clickable,attr"`
+	Enabled       bool       `xml:"enabled,attr"`
+	Focusable     bool       `xml:"focusable,attr"`
+	Focused       bool       `xml:"focused,attr"`
+	Scrollable    bool       `xml:"scrollable,attr"`
+	LongClickable bool       `xml:"long-clickable,attr"`
+	Password      bool       `xml:"password,attr"`
+	Selected      bool       `xml:"selected,attr"`
+	Nodes         []dumpNode `xml:"node"`
+}
+
+// parseDump reads a `uiautomator dump` XML file from a real phone and
 // returns its tree and its <hierarchy rotation>. Several top-level windows
-// are wrapped in a synthetic root.
+// are wrapped in a synthetic root. The phone reads dumps with its own
+// reader, never the host's parser, so the two can disagree and the tests
+// that cross-check them mean something. Text around the XML (the tty
+// variant's "UI hierchary dumped to: /dev/tty") is skipped.
 func parseDump(data []byte) (*uiNode, int, error) {
-	h, err := parse.UIDump(data)
+	start := bytes.Index(data, []byte("<hierarchy"))
+	end := bytes.LastIndex(data, []byte("</hierarchy>"))
+	if start < 0 || end < start {
+		return nil, 0, fmt.Errorf("no <hierarchy> element in dump")
+	}
+	var f dumpFile
+	if err := xml.Unmarshal(data[start:end+len("</hierarchy>")], &f); err != nil {
+		return nil, 0, fmt.Errorf("dump: %w", err)
+	}
+	if f.Rotation < 0 || f.Rotation > 3 {
+		return nil, 0, fmt.Errorf("dump: bad rotation %d", f.Rotation)
+	}
+	if len(f.Nodes) == 0 {
+		return nil, 0, fmt.Errorf("no <node> in dump")
+	}
+	root, err := fromDump(&f.Nodes[0], 1)
 	if err != nil {
 		return nil, 0, err
 	}
-	if len(h.Children) == 0 {
-		return nil, 0, fmt.Errorf("no <node> in dump")
-	}
-	root := fromParsed(h.Children[0])
-	for _, w := range h.Children[1:] {
-		n := fromParsed(w)
+	for i := range f.Nodes[1:] {
+		n, err := fromDump(&f.Nodes[i+1], 1)
+		if err != nil {
+			return nil, 0, err
+		}
 		root = &uiNode{Class: "android.widget.FrameLayout", Enabled: true, B: root.B.Union(n.B), Children: []*uiNode{root, n}}
 	}
-	return root, h.Rotation, nil
+	return root, f.Rotation, nil
 }
 
-// fromParsed converts a parsed dump node and its subtree.
-func fromParsed(p *parse.UINode) *uiNode {
+// maxDumpDepth bounds recursion over a scenario's dump file; real
+// hierarchies are a few dozen levels deep.
+const maxDumpDepth = 256
+
+// fromDump converts a dump node and its subtree. Bounds are
+// "[left,top][right,bottom]" (Rect.toShortString).
+func fromDump(p *dumpNode, depth int) (*uiNode, error) {
+	if depth > maxDumpDepth {
+		return nil, fmt.Errorf("dump: tree deeper than %d", maxDumpDepth)
+	}
+	var l, t, r, b int
+	if _, err := fmt.Sscanf(p.Bounds, "[%d,%d][%d,%d]", &l, &t, &r, &b); err != nil {
+		return nil, fmt.Errorf("dump: bad bounds %q", p.Bounds)
+	}
 	n := &uiNode{
 		Class: p.Class, ResourceID: p.ResourceID, Text: p.Text, ContentDesc: p.ContentDesc, Package: p.Package, Hint: p.Hint,
-		B:         image.Rect(p.Bounds.Left, p.Bounds.Top, p.Bounds.Right, p.Bounds.Bottom),
+		B:         image.Rect(l, t, r, b),
 		Clickable: p.Clickable, LongClickable: p.LongClickable, Scrollable: p.Scrollable, Focusable: p.Focusable,
 		Focused: p.Focused, Checkable: p.Checkable, Checked: p.Checked, Password: p.Password, Selected: p.Selected,
 		Enabled: p.Enabled,
 	}
 	n.field = strings.Contains(n.Class, "EditText")
-	for _, c := range p.Children {
-		n.Children = append(n.Children, fromParsed(c))
+	for i := range p.Nodes {
+		c, err := fromDump(&p.Nodes[i], depth+1)
+		if err != nil {
+			return nil, err
+		}
+		n.Children = append(n.Children, c)
 	}
-	return n
+	return n, nil
 }
 
 // clone deep-copies the tree (dump screens are shared by devices).
