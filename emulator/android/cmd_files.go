@@ -8,6 +8,7 @@ import (
 	"syscall"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
 // errPerm is EPERM, what the shell user gets for privileged calls.
@@ -24,9 +25,9 @@ func errText(err error) string {
 		return "Operation not permitted" // bionic's strerror(EPERM)
 	case errors.Is(err, fs.ErrPermission):
 		return "Permission denied"
-	case errors.Is(err, errIsDir):
+	case errors.Is(err, vfs.ErrIsDir):
 		return "Is a directory"
-	case errors.Is(err, errNotDir):
+	case errors.Is(err, vfs.ErrNotDir):
 		return "Not a directory"
 	case errors.Is(err, syscall.ENOTEMPTY):
 		return "Directory not empty"
@@ -114,9 +115,9 @@ func cmdRm(c *cmdCtx) int {
 			status = 1
 			continue
 		}
-		if _, ok := linkAt(c.dir, p); ok {
+		if _, ok := vfs.LinkAt(c.dir, p); ok {
 			// rm removes the link itself, which lives on the read-only root.
-			c.toyPerror(shellMay(c.abs(p)), "%s", p)
+			c.toyPerror(vfs.ShellMay(c.abs(p)), "%s", p)
 			status = 1
 			continue
 		}
@@ -130,7 +131,7 @@ func cmdRm(c *cmdCtx) int {
 			continue
 		}
 		if isDir(fi) && !a.has('r') && !a.has('R') {
-			c.toyPerror(errIsDir, "%s", p) // unlinkat without AT_REMOVEDIR
+			c.toyPerror(vfs.ErrIsDir, "%s", p) // unlinkat without AT_REMOVEDIR
 			status = 1
 			continue
 		}
@@ -157,7 +158,7 @@ func (c *cmdCtx) rmTree(name, p string, fi adbd.FileInfo, verbose bool) bool {
 			return false
 		}
 	}
-	err := shellMay(p)
+	err := vfs.ShellMay(p)
 	if err == nil {
 		err = c.d.fs.Remove(p, true)
 	}
@@ -240,7 +241,7 @@ func (c *cmdCtx) mayCreate(p string, parents bool) error {
 	} else if _, err := c.d.fs.Stat(path.Dir(p)); err != nil {
 		return nil // the missing parent is the error mkdir reports
 	}
-	return shellMay(p)
+	return vfs.ShellMay(p)
 }
 
 // writeFile writes command output to a device file (screencap FILE, ...).

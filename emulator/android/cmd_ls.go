@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
 // cmdLs is toybox ls (toys/posix/ls.c, ls_main and listfiles). adb shell
@@ -42,8 +43,8 @@ func cmdLs(c *cmdCtx) int {
 	// (without -L or -H) ask about the link itself (ls_main's "sym").
 	follow := !(a.has('l') || a.has('d') || a.has('F')) || a.has('L') || a.has('H')
 	for _, p := range operands {
-		if target, ok := linkAt(c.dir, p); ok && !follow {
-			top = append(top, lsEntry{name: p, path: "/", fi: linkInfo(path.Base(p), target), link: target})
+		if target, ok := vfs.LinkAt(c.dir, p); ok && !follow {
+			top = append(top, lsEntry{name: p, path: "/", fi: vfs.LinkInfo(path.Base(p), target), link: target})
 			continue
 		}
 		fi, err := c.d.fs.Stat(c.abs(p))
@@ -120,7 +121,7 @@ func (l *lister) sort(es []lsEntry) {
 }
 
 func (l *lister) owner(e lsEntry) (user, group string) {
-	u, uid, g, gid := owner(e.path)
+	u, uid, g, gid := vfs.Owner(e.path)
 	if e.link != "" {
 		u, uid, g, gid = "root", 0, "root", 0
 	}
@@ -137,7 +138,7 @@ func (l *lister) widths(es []lsEntry) lsWidths {
 		w.links = max(w.links, len(strconv.Itoa(l.nlink(e))))
 		w.user = max(w.user, len(u))
 		w.group = max(w.group, len(g))
-		if major, _, ok := charDevice(e.path); ok && e.link == "" {
+		if major, _, ok := vfs.CharDevice(e.path); ok && e.link == "" {
 			// "cheating slightly": minor numbers are taken as 3 digits
 			w.size = max(w.size, len(strconv.Itoa(major))+5)
 		} else {
@@ -154,14 +155,14 @@ func (l *lister) mode(e lsEntry) uint32 {
 	if e.link != "" {
 		return e.fi.Mode
 	}
-	return shownMode(e.path, e.fi.Mode)
+	return vfs.ShownMode(e.path, e.fi.Mode)
 }
 
 func (l *lister) nlink(e lsEntry) int {
 	if e.link != "" {
 		return 1
 	}
-	return l.c.d.fs.nlink(e.path)
+	return l.c.d.fs.Nlink(e.path)
 }
 
 // size is print_with_h: a number of units as is, or with -h the bytes it
@@ -222,7 +223,7 @@ func (l *lister) entry(e lsEntry, w lsWidths) {
 		fmt.Fprintf(&b, "%-*s ", w.label, fileLabel(e.path))
 	}
 	if l.long {
-		if major, minor, ok := charDevice(e.path); ok && e.link == "" {
+		if major, minor, ok := vfs.CharDevice(e.path); ok && e.link == "" {
 			fmt.Fprintf(&b, "% *d,% 4d", w.size-4, major, minor)
 		} else {
 			fmt.Fprintf(&b, " %*s", w.size, l.size(e.fi.Size, 1))
@@ -286,8 +287,8 @@ func (l *lister) listDir(dir lsEntry, titled bool) {
 			continue
 		}
 		e := lsEntry{name: fi.Name, path: path.Join(dir.path, fi.Name), fi: fi}
-		if target, ok := linkAt(dir.path, fi.Name); ok {
-			e.fi, e.link = linkInfo(fi.Name, target), target
+		if target, ok := vfs.LinkAt(dir.path, fi.Name); ok {
+			e.fi, e.link = vfs.LinkInfo(fi.Name, target), target
 		}
 		es = append(es, e)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
 // mvcp is toybox mv and cp (toys/posix/cp.c, cp_main and cp_node): the
@@ -65,12 +66,12 @@ func mvcp(c *cmdCtx, mv bool) int {
 			// rename(2); toybox copies and deletes only on EXDEV, which
 			// one file system never returns. mv -v prints nothing here
 			// (only cp_node prints, and it does not run).
-			err := shellMay(c.abs(src))
+			err := vfs.ShellMay(c.abs(src))
 			if _, serr := c.d.fs.Stat(c.abs(src)); serr != nil {
 				err = serr
 			}
 			if err == nil {
-				err = shellMay(c.abs(target))
+				err = vfs.ShellMay(c.abs(target))
 			}
 			if err == nil {
 				err = c.d.fs.Rename(c.abs(src), c.abs(target))
@@ -114,8 +115,8 @@ func (c *cmdCtx) copyTree(src, target string, recursive bool, a toyArgs) error {
 			return err
 		}
 		if tfi, err := c.d.fs.Stat(c.abs(target)); err == nil && isDir(tfi) {
-			c.toyPerror(errIsDir, "%s", target)
-			return errIsDir
+			c.toyPerror(vfs.ErrIsDir, "%s", target)
+			return vfs.ErrIsDir
 		}
 		if _, err := c.d.fs.Stat(path.Dir(c.abs(target))); err != nil {
 			c.toyPerror(err, "%s", target)
@@ -125,7 +126,7 @@ func (c *cmdCtx) copyTree(src, target string, recursive bool, a toyArgs) error {
 		if a.has('p') || a.has('a') {
 			mtime = fi.ModTime
 		}
-		err = shellMay(c.abs(target))
+		err = vfs.ShellMay(c.abs(target))
 		if err == nil {
 			err = c.d.fs.WriteFile(c.abs(target), data, fi.Mode&0o7777, mtime)
 		}
@@ -175,7 +176,7 @@ func trimSlashes(p string) string {
 	return p
 }
 
-func isDir(fi adbd.FileInfo) bool { return fi.Mode&0o170000 == modeDir }
+func isDir(fi adbd.FileInfo) bool { return fi.Mode&0o170000 == vfs.ModeDir }
 
 // cmdChmod is toybox chmod (toys/posix/chmod.c): MODE is octal or
 // symbolic (string_to_mode in lib/lib.c, "bad mode 'M'"); a mode that
@@ -207,8 +208,8 @@ func cmdChmod(c *cmdCtx) int {
 		}
 		// chmod(2) of another user's file is EPERM; a read-only mount
 		// answers EROFS first.
-		err = shellMay(c.abs(p))
-		if errors.Is(err, errAccess) {
+		err = vfs.ShellMay(c.abs(p))
+		if errors.Is(err, vfs.ErrAccess) {
 			err = errPerm
 		}
 		if err == nil {
@@ -323,7 +324,7 @@ func firstByte(s string) byte {
 func modeString(mode uint32) string {
 	b := []byte("----------")
 	switch mode & 0o170000 {
-	case modeDir:
+	case vfs.ModeDir:
 		b[0] = 'd'
 	case 0o120000:
 		b[0] = 'l'
@@ -498,8 +499,8 @@ func cmdStat(c *cmdCtx) int {
 	status := 0
 	for _, name := range a.args {
 		t := statTarget{name: name, path: c.abs(name)}
-		if target, ok := linkAt(c.dir, name); ok && !a.has('L') {
-			t.fi, t.link, t.nlink = linkInfo(path.Base(name), target), target, 1 // lstat
+		if target, ok := vfs.LinkAt(c.dir, name); ok && !a.has('L') {
+			t.fi, t.link, t.nlink = vfs.LinkInfo(path.Base(name), target), target, 1 // lstat
 		} else {
 			fi, err := c.d.fs.Stat(t.path)
 			if err != nil {
@@ -507,8 +508,8 @@ func cmdStat(c *cmdCtx) int {
 				status = 1
 				continue
 			}
-			t.fi, t.nlink = fi, c.d.fs.nlink(t.path)
-			t.fi.Mode = shownMode(t.path, fi.Mode)
+			t.fi, t.nlink = fi, c.d.fs.Nlink(t.path)
+			t.fi.Mode = vfs.ShownMode(t.path, fi.Mode)
 		}
 		var b strings.Builder
 		for i := 0; i < len(format); i++ {
@@ -551,7 +552,7 @@ func statField(conv byte, pat string, t statTarget) string {
 	pat = strings.ReplaceAll(pat, "'", "") // grouping: no effect in the C locale
 	num := func(verb string, v int64) string { return fmt.Sprintf("%"+pat+verb, v) }
 	str := func(v string) string { return fmt.Sprintf("%"+pat+"s", v) }
-	user, uid, group, gid := owner(t.path)
+	user, uid, group, gid := vfs.Owner(t.path)
 	if t.link != "" {
 		user, uid, group, gid = "root", 0, "root", 0
 	}
@@ -579,7 +580,7 @@ func statField(conv byte, pat string, t statTarget) string {
 		switch {
 		case t.link != "":
 			return str("symbolic link")
-		case fi.Mode&0o170000 == modeCharDev:
+		case fi.Mode&0o170000 == vfs.ModeCharDev:
 			return str("character device")
 		case isDir(fi):
 			return str("directory")
@@ -607,7 +608,7 @@ func statField(conv byte, pat string, t statTarget) string {
 	case 's':
 		return num("d", fi.Size)
 	case 't', 'T':
-		major, minor, _ := charDevice(p)
+		major, minor, _ := vfs.CharDevice(p)
 		if conv == 'T' {
 			return num("x", int64(minor))
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
 // Config describes one virtual device. The zero value is usable: a
@@ -85,7 +86,7 @@ type Device struct {
 	cfg   Config
 	log   *slog.Logger
 	now   func() time.Time
-	fs    *FS
+	fs    *vfs.FS
 	props map[string]string // immutable after New
 	sc    *Scenario
 	prof  Profile // timing profile (immutable)
@@ -163,8 +164,8 @@ func New(cfg Config) (*Device, error) {
 		return nil, fmt.Errorf("android: %w", err)
 	}
 	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc, prof: prof, encodeEv: cfg.EncodeEveryCapture}
-	d.fs = newFS(cfg.Now)
-	d.fs.addInputNodes()
+	d.fs = vfs.New(cfg.Now)
+	d.fs.AddInputNodes()
 	d.screen = sc.Screen
 	if cfg.Screen.Width > 0 && cfg.Screen.Height > 0 {
 		d.screen.Width, d.screen.Height = cfg.Screen.Width, cfg.Screen.Height
@@ -193,7 +194,7 @@ func (d *Device) Identity() adbd.Identity {
 func (d *Device) Files() adbd.FileSystem { return d.fs }
 
 // FS returns the device file system with its shell-side extras.
-func (d *Device) FS() *FS { return d.fs }
+func (d *Device) FS() *vfs.FS { return d.fs }
 
 // Serial returns ro.serialno.
 func (d *Device) Serial() string { return d.props["ro.serialno"] }

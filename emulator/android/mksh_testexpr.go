@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
 // This is mksh's test/[ builtin (mksh R59 funcs.c: c_test, test_parse,
@@ -237,7 +239,7 @@ func (te *testEnv) eval(op, a, b string) bool {
 		if err != nil {
 			return 0, 0, false
 		}
-		return shownMode(te.c.abs(p), fi.Mode), fi.Size, true
+		return vfs.ShownMode(te.c.abs(p), fi.Mode), fi.Size, true
 	}
 	mode, size, ok := stat(a)
 	typ := mode & 0o170000
@@ -249,9 +251,9 @@ func (te *testEnv) eval(op, a, b string) bool {
 	case "-a", "-e":
 		return ok
 	case "-f":
-		return ok && typ == modeFile
+		return ok && typ == vfs.ModeFile
 	case "-d":
-		return ok && typ == modeDir
+		return ok && typ == vfs.ModeDir
 	case "-s":
 		return ok && size > 0
 	case "-r":
@@ -259,7 +261,7 @@ func (te *testEnv) eval(op, a, b string) bool {
 	case "-w":
 		return ok && writableByShell(te.c.abs(a))
 	case "-x":
-		return ok && (typ == modeDir || mode&0o111 != 0)
+		return ok && (typ == vfs.ModeDir || mode&0o111 != 0)
 	case "-u":
 		return ok && mode&0o4000 != 0
 	case "-g":
@@ -267,7 +269,7 @@ func (te *testEnv) eval(op, a, b string) bool {
 	case "-k":
 		return ok && mode&0o1000 != 0
 	case "-O", "-G":
-		user, _, group, _ := owner(te.c.abs(a))
+		user, _, group, _ := vfs.Owner(te.c.abs(a))
 		return ok && (op == "-O" && user == "shell" || op == "-G" && group == "shell")
 	case "-t":
 		if _, err := strconv.Atoi(a); err != nil {
@@ -275,10 +277,10 @@ func (te *testEnv) eval(op, a, b string) bool {
 		}
 		return false // adb shell with a command has no terminal
 	case "-h", "-L":
-		_, link := linkAt(te.c.dir, a)
+		_, link := vfs.LinkAt(te.c.dir, a)
 		return link
 	case "-c":
-		return ok && typ == modeCharDev
+		return ok && typ == vfs.ModeCharDev
 	case "-b", "-p", "-S", "-H", "-o", "-v":
 		return false // no devices, FIFOs or sockets here; -o/-v: shell state
 	case "=", "==":

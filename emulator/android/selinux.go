@@ -29,14 +29,6 @@ import (
 // writing input_device nodes (Android 10).
 const sdkInputReadOnly = 29
 
-// uinputNodes are the user-space input nodes the shell may always write,
-// with their misc minors (Linux Documentation/admin-guide/devices.txt:
-// 223 uinput, 239 uhid); ueventd.rc makes both 0660 uhid uhid.
-var uinputNodes = map[string]int{"/dev/uinput": 223, "/dev/uhid": 239}
-
-// gidUhid is AID_UHID (AOSP android_filesystem_config.h).
-const gidUhid = 3011
-
 // shellGroup is one supplementary group of the adb shell: minSDK is the
 // release that added it to adbd's drop_privileges list (AOSP
 // packages/modules/adb daemon/main.cpp).

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
@@ -43,7 +44,7 @@ func (c *cmdCtx) printf(format string, a ...any) { fmt.Fprintf(c.stdout, format,
 func (c *cmdCtx) errorf(format string, a ...any) { fmt.Fprintf(c.stderr, format, a...) }
 
 // abs resolves p against the shell's current directory.
-func (c *cmdCtx) abs(p string) string { return cleanPath(c.dir, p) }
+func (c *cmdCtx) abs(p string) string { return vfs.CleanPath(c.dir, p) }
 
 type commandFunc func(c *cmdCtx) int
 
@@ -461,40 +462,40 @@ func exitErr(status int) error {
 }
 
 func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
-	return d.openShellFile(ctx, cleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
+	return d.openShellFile(ctx, vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
 }
 
 // openShellFile opens the absolute path p as the shell's redirects and
 // commands do: device nodes as such, the rest in the file system.
 func (d *Device) openShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
-	if inputNodes[p] != 0 || uinputNodes[p] != 0 {
+	if vfs.InputNodes[p] != 0 || vfs.UinputNodes[p] != 0 {
 		return d.openInputNode(ctx, p, flag)
 	}
-	return d.fs.openFile(p, flag)
+	return d.fs.OpenFile(p, flag)
 }
 
 func (d *Device) readDirHandler(ctx context.Context, p string) ([]fs.DirEntry, error) {
-	infos, err := d.fs.ReadDir(cleanPath(interp.HandlerCtx(ctx).Dir, p))
+	infos, err := d.fs.ReadDir(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]fs.DirEntry, len(infos))
 	for i, fi := range infos {
-		out[i] = fs.FileInfoToDirEntry(fileInfo{fi})
+		out[i] = fs.FileInfoToDirEntry(vfs.FileInfo{Info: fi})
 	}
 	return out, nil
 }
 
 func (d *Device) statHandler(ctx context.Context, p string, _ bool) (fs.FileInfo, error) {
-	fi, err := d.fs.Stat(cleanPath(interp.HandlerCtx(ctx).Dir, p))
+	fi, err := d.fs.Stat(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
 	if err != nil {
 		return nil, err
 	}
-	return fileInfo{fi}, nil
+	return vfs.FileInfo{Info: fi}, nil
 }
 
 func (d *Device) accessHandler(ctx context.Context, p string, _ interp.AccessMode) error {
-	_, err := d.fs.Stat(cleanPath(interp.HandlerCtx(ctx).Dir, p))
+	_, err := d.fs.Stat(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
 	return err
 }
 

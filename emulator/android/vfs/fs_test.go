@@ -1,17 +1,21 @@
-package android
+package vfs
 
 import (
 	"errors"
 	"io/fs"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
 	"github.com/google/go-cmp/cmp"
 )
 
+// fixedNow is the clock of these tests, so times compare exactly.
+func fixedNow() time.Time { return time.Date(2026, 12, 2, 9, 41, 7, 123e6, time.UTC) }
+
 func TestFS(t *testing.T) {
-	f := newFS(fixedNow)
+	f := New(fixedNow)
 	if err := f.WriteFile("/sdcard/dir/a.bin", []byte("abc"), 0o100644, fixedNow()); err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package android
+package vfs
 
 import (
 	"io/fs"
@@ -17,7 +17,7 @@ import (
 // Rename moves oldp to newp as rename(2) does: it replaces an existing
 // file, or an empty directory with a directory.
 func (f *FS) Rename(oldp, newp string) error {
-	oldp, newp = cleanPath("/", oldp), cleanPath("/", newp)
+	oldp, newp = CleanPath("/", oldp), CleanPath("/", newp)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	src, ok := f.nodes[oldp]
@@ -29,7 +29,7 @@ func (f *FS) Rename(oldp, newp string) error {
 	case !ok:
 		return pathErr("rename", newp, fs.ErrNotExist)
 	case !parent.dir:
-		return pathErr("rename", newp, errNotDir)
+		return pathErr("rename", newp, ErrNotDir)
 	case oldp == newp:
 		return nil
 	case oldp == "/" || oldp == "/dev/null" || newp == "/dev/null":
@@ -40,9 +40,9 @@ func (f *FS) Rename(oldp, newp string) error {
 	if dst, ok := f.nodes[newp]; ok {
 		switch {
 		case src.dir && !dst.dir:
-			return pathErr("rename", newp, errNotDir)
+			return pathErr("rename", newp, ErrNotDir)
 		case !src.dir && dst.dir:
-			return pathErr("rename", newp, errIsDir)
+			return pathErr("rename", newp, ErrIsDir)
 		case dst.dir && f.hasChildrenLocked(newp):
 			return pathErr("rename", newp, syscall.ENOTEMPTY)
 		}
@@ -72,7 +72,7 @@ func (f *FS) hasChildrenLocked(dir string) bool {
 
 // Chmod sets the permission bits (07777) of p.
 func (f *FS) Chmod(p string, perm uint32) error {
-	p = cleanPath("/", p)
+	p = CleanPath("/", p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, ok := f.nodes[p]
@@ -90,7 +90,7 @@ func (f *FS) Chmod(p string, perm uint32) error {
 // created empty with mode 0666 (toybox touch opens with 0666; the model
 // applies no umask).
 func (f *FS) Touch(p string, mtime time.Time, create bool) error {
-	p = cleanPath("/", p)
+	p = CleanPath("/", p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if n, ok := f.nodes[p]; ok {
@@ -107,7 +107,7 @@ func (f *FS) Touch(p string, mtime time.Time, create bool) error {
 		return pathErr("open", p, fs.ErrNotExist)
 	}
 	if !parent.dir {
-		return pathErr("open", p, errNotDir)
+		return pathErr("open", p, ErrNotDir)
 	}
 	f.nodes[p] = &fsNode{perm: 0o666, mtime: mtime}
 	return nil
@@ -127,9 +127,9 @@ var rootLinks = map[string]string{
 // stamps them 2009-01-01 00:00:00 UTC.
 var linkTime = time.Date(2009, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// linkAt reports whether operand (relative to cwd) names one of the
+// LinkAt reports whether operand (relative to cwd) names one of the
 // rootLinks itself, not a path through it ("/sdcard/" follows the link).
-func linkAt(cwd, operand string) (target string, ok bool) {
+func LinkAt(cwd, operand string) (target string, ok bool) {
 	if strings.HasSuffix(operand, "/") {
 		return "", false
 	}
@@ -141,25 +141,25 @@ func linkAt(cwd, operand string) (target string, ok bool) {
 	return target, ok
 }
 
-// linkInfo describes a root link as lstat(2) does: lrw-r--r--, root's,
+// LinkInfo describes a root link as lstat(2) does: lrw-r--r--, root's,
 // its size the length of its target.
-func linkInfo(name, target string) adbd.FileInfo {
+func LinkInfo(name, target string) adbd.FileInfo {
 	return adbd.FileInfo{Name: name, Mode: 0o120644, Size: int64(len(target)), ModTime: linkTime}
 }
 
 // Errors of writes the shell user may not make.
 var (
-	errAccess   error = syscall.EACCES
-	errReadOnly error = syscall.EROFS
+	ErrAccess   error = syscall.EACCES
+	ErrReadOnly error = syscall.EROFS
 )
 
-// shellMay reports whether the adb shell user (uid 2000) may create,
+// ShellMay reports whether the adb shell user (uid 2000) may create,
 // remove or rename the entry p: anything below /sdcard and
 // /data/local/tmp, and inside an app's /data/user/0/PKG (reached through
 // run-as, whose app uid is not modelled). The root file system and
 // /system are mounted read-only (EROFS); the rest belongs to root or
 // system (EACCES).
-func shellMay(p string) error {
+func ShellMay(p string) error {
 	below := func(dir string) bool { return strings.HasPrefix(p, dir+"/") }
 	switch {
 	case below("/sdcard"), below("/data/local/tmp"):
@@ -167,15 +167,15 @@ func shellMay(p string) error {
 	case below("/data/user/0") && strings.Count(p, "/") >= 5:
 		return nil
 	case p == "/" || path.Dir(p) == "/" || p == "/system" || below("/system"):
-		return pathErr("write", p, errReadOnly)
+		return pathErr("write", p, ErrReadOnly)
 	}
-	return pathErr("write", p, errAccess)
+	return pathErr("write", p, ErrAccess)
 }
 
 // nlink is the link count ls -l and stat show: a directory has one for
 // itself, one for its entry in the parent and one per subdirectory's "..".
-func (f *FS) nlink(p string) int {
-	p = cleanPath("/", p)
+func (f *FS) Nlink(p string) int {
+	p = CleanPath("/", p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, ok := f.nodes[p]
@@ -191,59 +191,59 @@ func (f *FS) nlink(p string) int {
 	return links
 }
 
-// modeCharDev is S_IFCHR.
-const modeCharDev = 0o020000
+// ModeCharDev is S_IFCHR.
+const ModeCharDev = 0o020000
 
-// charDevice reports the device number of p if it is a character device:
+// CharDevice reports the device number of p if it is a character device:
 // /dev/null is 1,3 on Linux.
-func charDevice(p string) (major, minor int, ok bool) {
+func CharDevice(p string) (major, minor int, ok bool) {
 	if p == "/dev/null" {
 		return 1, 3, true
 	}
-	if minor, ok := inputNodes[p]; ok {
+	if minor, ok := InputNodes[p]; ok {
 		return 13, minor, true
 	}
-	if minor, ok := uinputNodes[p]; ok {
+	if minor, ok := UinputNodes[p]; ok {
 		return 10, minor, true // misc devices
 	}
 	return 0, 0, false
 }
 
-// shownMode is the st_mode ls and stat show for p. Shared storage is
+// ShownMode is the st_mode ls and stat show for p. Shared storage is
 // MediaProvider's FUSE view, which presents every directory as drwxrws---
 // and every file as -rw-rw---- whatever mode it was given; elsewhere the
 // mode is the node's own.
-func shownMode(p string, mode uint32) uint32 {
-	if _, _, ok := charDevice(p); ok {
+func ShownMode(p string, mode uint32) uint32 {
+	if _, _, ok := CharDevice(p); ok {
 		if p == "/dev/null" {
-			return modeCharDev | 0o666
+			return ModeCharDev | 0o666
 		}
-		return modeCharDev | mode&0o7777
+		return ModeCharDev | mode&0o7777
 	}
 	if p != "/sdcard" && !strings.HasPrefix(p, "/sdcard/") {
 		return mode
 	}
-	if mode&0o170000 == modeDir {
-		return modeDir | 0o2770
+	if mode&0o170000 == ModeDir {
+		return ModeDir | 0o2770
 	}
-	return modeFile | 0o660
+	return ModeFile | 0o660
 }
 
-// owner is the user and group ls and stat show for p: what a phone shows
+// Owner is the user and group ls and stat show for p: what a phone shows
 // to the shell user. Shared storage (served by MediaProvider's FUSE
 // daemon) shows files the shell made as shell:media_rw (uid 2000, gid
 // 1023); /data/local/tmp and below belong to shell:shell; the rest of the
 // tree to root.
-func owner(p string) (user string, uid int, group string, gid int) {
+func Owner(p string) (user string, uid int, group string, gid int) {
 	switch {
 	case p == "/sdcard" || strings.HasPrefix(p, "/sdcard/"):
 		return "shell", 2000, "media_rw", 1023
 	case p == "/data/local/tmp" || strings.HasPrefix(p, "/data/local/tmp/"):
 		return "shell", 2000, "shell", 2000
-	case inputNodes[p] != 0:
-		return "root", 0, "input", gidInput
-	case uinputNodes[p] != 0:
-		return "uhid", gidUhid, "uhid", gidUhid
+	case InputNodes[p] != 0:
+		return "root", 0, "input", GIDInput
+	case UinputNodes[p] != 0:
+		return "uhid", GIDUhid, "uhid", GIDUhid
 	}
 	return "root", 0, "root", 0
 }

@@ -1,4 +1,4 @@
-package android
+package vfs
 
 import (
 	"bytes"
@@ -17,8 +17,8 @@ import (
 
 // Unix st_mode type bits, as adbd.FileInfo carries them.
 const (
-	modeDir  = 0o040000
-	modeFile = 0o100000
+	ModeDir  = 0o040000
+	ModeFile = 0o100000
 )
 
 // FS is the device's in-memory file system. It implements adbd.FileSystem;
@@ -39,7 +39,7 @@ type fsNode struct {
 
 var _ adbd.FileSystem = (*FS)(nil)
 
-func newFS(now func() time.Time) *FS {
+func New(now func() time.Time) *FS {
 	f := &FS{nodes: map[string]*fsNode{}, now: now}
 	for _, d := range []string{"/", "/sdcard", "/storage", "/storage/emulated", "/storage/self", "/mnt",
 		"/data", "/data/local", "/data/local/tmp", "/system", "/system/bin", "/dev", "/proc"} {
@@ -49,18 +49,18 @@ func newFS(now func() time.Time) *FS {
 	return f
 }
 
-// addInputNodes creates /dev/input and its event nodes (inputNodes),
-// crw-rw---- root input, and /dev/uinput and /dev/uhid (uinputNodes),
+// AddInputNodes creates /dev/input and its event nodes (InputNodes),
+// crw-rw---- root input, and /dev/uinput and /dev/uhid (UinputNodes),
 // crw-rw---- uhid uhid (AOSP system/core rootdir/ueventd.rc). Mode bits
 // let the shell write all of them; SELinux decides (selinux.go).
-func (f *FS) addInputNodes() {
+func (f *FS) AddInputNodes() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.nodes["/dev/input"] = &fsNode{dir: true, perm: 0o755, mtime: f.now()}
-	for p := range inputNodes {
+	for p := range InputNodes {
 		f.nodes[p] = &fsNode{perm: 0o660, mtime: f.now()}
 	}
-	for p := range uinputNodes {
+	for p := range UinputNodes {
 		f.nodes[p] = &fsNode{perm: 0o660, mtime: f.now()}
 	}
 }
@@ -70,9 +70,9 @@ func (f *FS) addInputNodes() {
 // /sdcard.
 var sdcardAliases = []string{"/storage/emulated/0", "/storage/self/primary", "/mnt/sdcard", "/mnt/user/0/primary"}
 
-// cleanPath makes p absolute (relative to cwd), cleans it and maps the
+// CleanPath makes p absolute (relative to cwd), cleans it and maps the
 // shared-storage aliases to /sdcard.
-func cleanPath(cwd, p string) string {
+func CleanPath(cwd, p string) string {
 	if !strings.HasPrefix(p, "/") {
 		p = cwd + "/" + p
 	}
@@ -89,7 +89,7 @@ func pathErr(op, p string, err error) error { return &fs.PathError{Op: op, Path:
 
 // Stat describes path.
 func (f *FS) Stat(p string) (adbd.FileInfo, error) {
-	p = cleanPath("/", p)
+	p = CleanPath("/", p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, ok := f.nodes[p]
@@ -101,14 +101,14 @@ func (f *FS) Stat(p string) (adbd.FileInfo, error) {
 
 func (n *fsNode) info(name string) adbd.FileInfo {
 	if n.dir {
-		return adbd.FileInfo{Name: name, Mode: modeDir | n.perm, Size: 4096, ModTime: n.mtime}
+		return adbd.FileInfo{Name: name, Mode: ModeDir | n.perm, Size: 4096, ModTime: n.mtime}
 	}
-	return adbd.FileInfo{Name: name, Mode: modeFile | n.perm, Size: int64(len(n.data)), ModTime: n.mtime}
+	return adbd.FileInfo{Name: name, Mode: ModeFile | n.perm, Size: int64(len(n.data)), ModTime: n.mtime}
 }
 
 // ReadDir lists the directory at path, sorted by name.
 func (f *FS) ReadDir(p string) ([]adbd.FileInfo, error) {
-	p = cleanPath("/", p)
+	p = CleanPath("/", p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, ok := f.nodes[p]
@@ -116,7 +116,7 @@ func (f *FS) ReadDir(p string) ([]adbd.FileInfo, error) {
 		return nil, pathErr("readdir", p, fs.ErrNotExist)
 	}
 	if !n.dir {
-		return nil, pathErr("readdir", p, errNotDir)
+		return nil, pathErr("readdir", p, ErrNotDir)
 	}
 	prefix := p + "/"
 	if p == "/" {
@@ -135,7 +135,7 @@ func (f *FS) ReadDir(p string) ([]adbd.FileInfo, error) {
 
 // ReadFile returns a copy of the file's content.
 func (f *FS) ReadFile(p string) ([]byte, error) {
-	p = cleanPath("/", p)
+	p = CleanPath("/", p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, ok := f.nodes[p]
@@ -143,21 +143,21 @@ func (f *FS) ReadFile(p string) ([]byte, error) {
 		return nil, pathErr("open", p, fs.ErrNotExist)
 	}
 	if n.dir {
-		return nil, pathErr("read", p, errIsDir)
+		return nil, pathErr("read", p, ErrIsDir)
 	}
 	return bytes.Clone(n.data), nil
 }
 
 // WriteFile creates or replaces path, creating parent directories.
 func (f *FS) WriteFile(p string, data []byte, perm uint32, mtime time.Time) error {
-	p = cleanPath("/", p)
+	p = CleanPath("/", p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := f.mkdirAllLocked(path.Dir(p)); err != nil {
 		return err
 	}
 	if n, ok := f.nodes[p]; ok && n.dir {
-		return pathErr("write", p, errIsDir)
+		return pathErr("write", p, ErrIsDir)
 	}
 	if p == "/dev/null" {
 		return nil
@@ -175,7 +175,7 @@ func (f *FS) newDir() *fsNode {
 func (f *FS) mkdirAllLocked(p string) error {
 	if n, ok := f.nodes[p]; ok {
 		if !n.dir {
-			return pathErr("mkdir", p, errNotDir)
+			return pathErr("mkdir", p, ErrNotDir)
 		}
 		return nil
 	}
@@ -188,7 +188,7 @@ func (f *FS) mkdirAllLocked(p string) error {
 
 // Mkdir creates one directory (parents too when all is set).
 func (f *FS) Mkdir(p string, all bool) error {
-	p = cleanPath("/", p)
+	p = CleanPath("/", p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if n, ok := f.nodes[p]; ok {
@@ -205,7 +205,7 @@ func (f *FS) Mkdir(p string, all bool) error {
 		return pathErr("mkdir", p, fs.ErrNotExist)
 	}
 	if !parent.dir {
-		return pathErr("mkdir", p, errNotDir)
+		return pathErr("mkdir", p, ErrNotDir)
 	}
 	f.nodes[p] = f.newDir()
 	return nil
@@ -213,7 +213,7 @@ func (f *FS) Mkdir(p string, all bool) error {
 
 // Remove removes a file, or a directory tree when recursive is set.
 func (f *FS) Remove(p string, recursive bool) error {
-	p = cleanPath("/", p)
+	p = CleanPath("/", p)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	n, ok := f.nodes[p]
@@ -221,7 +221,7 @@ func (f *FS) Remove(p string, recursive bool) error {
 		return pathErr("remove", p, fs.ErrNotExist)
 	}
 	if n.dir && !recursive {
-		return pathErr("remove", p, errIsDir)
+		return pathErr("remove", p, ErrIsDir)
 	}
 	if p == "/" || p == "/dev/null" {
 		return pathErr("remove", p, fs.ErrPermission)
@@ -238,21 +238,21 @@ func (f *FS) Remove(p string, recursive bool) error {
 // Errors without an io/fs sentinel are Linux errno values, so the sync
 // service can send them as they are.
 var (
-	errIsDir  error = syscall.EISDIR
-	errNotDir error = syscall.ENOTDIR
+	ErrIsDir  error = syscall.EISDIR
+	ErrNotDir error = syscall.ENOTDIR
 )
 
 // openFile opens a virtual file for the shell (redirects). Writes are
 // committed on Close.
-func (f *FS) openFile(p string, flag int) (io.ReadWriteCloser, error) {
+func (f *FS) OpenFile(p string, flag int) (io.ReadWriteCloser, error) {
 	if p == "/dev/null" {
-		return devNull{}, nil
+		return DevNull{}, nil
 	}
 	f.mu.Lock()
 	n, ok := f.nodes[p]
 	f.mu.Unlock()
 	if ok && n.dir {
-		return nil, pathErr("open", p, errIsDir)
+		return nil, pathErr("open", p, ErrIsDir)
 	}
 	write := flag&(os.O_WRONLY|os.O_RDWR) != 0
 	if !write {
@@ -318,8 +318,8 @@ func (v *vfile) Close() error {
 	return err
 }
 
-type devNull struct{}
+type DevNull struct{}
 
-func (devNull) Read([]byte) (int, error)    { return 0, io.EOF }
-func (devNull) Write(p []byte) (int, error) { return len(p), nil }
-func (devNull) Close() error                { return nil }
+func (DevNull) Read([]byte) (int, error)    { return 0, io.EOF }
+func (DevNull) Write(p []byte) (int, error) { return len(p), nil }
+func (DevNull) Close() error                { return nil }
