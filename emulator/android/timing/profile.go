@@ -1,26 +1,15 @@
-package android
+package timing
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
 )
-
-// Timing profiles make the virtual phone cost what a real one costs:
-// adbd's shell start per stream, the start of each command (a Java VM for
-// some, a `cmd` binder call for others, by Android version), screen
-// capture and PNG encoding, uiautomator's idle wait, screenrecord's real
-// time, and the cable or network (adbd.Link). Every number comes from a
-// published measurement or is a labelled estimate; docs/phone-timings.md
-// gives the source, the range found and the value chosen. The default profile, "instant", costs nothing, so unit
-// tests run as fast as the machine allows.
 
 // ErrUnknownProfile is returned for a timing profile name that is not one
 // of ProfileNames.
@@ -246,34 +235,4 @@ func deflateLevelFactor(level int) (num, den int64) {
 func (p Profile) DeflateCost(n int64, level int) time.Duration {
 	num, den := deflateLevelFactor(level)
 	return time.Duration(n * int64(p.DeflatePerMB) / 1_000_000 * num / den)
-}
-
-// Profile returns the device's timing profile.
-func (d *Device) Profile() Profile { return d.prof }
-
-// charges accumulates the modelled time one command line spent; nested
-// shells share it. Safe for concurrent pipeline stages.
-type charges struct {
-	mu    sync.Mutex
-	total time.Duration
-}
-
-// charge waits dur (the phone's cost of what runs) and records it. It
-// reports false when ctx ended first: the command was canceled.
-func (c *cmdCtx) charge(dur time.Duration) bool { return c.sess.charge(c.ctx, dur) }
-
-func (s *session) charge(ctx context.Context, dur time.Duration) bool {
-	if dur <= 0 {
-		return true
-	}
-	s.costs.mu.Lock()
-	s.costs.total += dur
-	s.costs.mu.Unlock()
-	return sleepCtx(ctx, dur)
-}
-
-func (s *session) charged() time.Duration {
-	s.costs.mu.Lock()
-	defer s.costs.mu.Unlock()
-	return s.costs.total
 }

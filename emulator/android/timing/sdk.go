@@ -1,4 +1,4 @@
-package android
+package timing
 
 import (
 	"path"

@@ -1,0 +1,59 @@
+package android
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/timing"
+)
+
+// The timing model lives in package timing; these names keep the
+// phone's API (Config.Profile, the emulator command's --profile) in one
+// place for its users.
+
+// Profile is the timing model of one kind of phone and link (timing.Profile).
+type Profile = timing.Profile
+
+// DefaultProfile is the profile a device gets when none is named.
+const DefaultProfile = timing.DefaultProfile
+
+// ErrUnknownProfile is returned for a timing profile name that is not one
+// of ProfileNames.
+var ErrUnknownProfile = timing.ErrUnknownProfile
+
+// ProfileNames returns the names of the timing profiles, DefaultProfile first.
+func ProfileNames() []string { return timing.ProfileNames() }
+
+// ProfileByName returns the named timing profile; "" is DefaultProfile.
+func ProfileByName(name string) (Profile, error) { return timing.ProfileByName(name) }
+
+// Profile returns the device's timing profile.
+func (d *Device) Profile() Profile { return d.prof }
+
+// charges accumulates the modelled time one command line spent; nested
+// shells share it. Safe for concurrent pipeline stages.
+type charges struct {
+	mu    sync.Mutex
+	total time.Duration
+}
+
+// charge waits dur (the phone's cost of what runs) and records it. It
+// reports false when ctx ended first: the command was canceled.
+func (c *cmdCtx) charge(dur time.Duration) bool { return c.sess.charge(c.ctx, dur) }
+
+func (s *session) charge(ctx context.Context, dur time.Duration) bool {
+	if dur <= 0 {
+		return true
+	}
+	s.costs.mu.Lock()
+	s.costs.total += dur
+	s.costs.mu.Unlock()
+	return sleepCtx(ctx, dur)
+}
+
+func (s *session) charged() time.Duration {
+	s.costs.mu.Lock()
+	defer s.costs.mu.Unlock()
+	return s.costs.total
+}
