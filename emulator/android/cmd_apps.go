@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // cmdAm: `am start [-W] [-S] (-n PKG/ACT | -a ACTION [-d URL] [-c CAT] [PKG])`,
@@ -94,13 +96,13 @@ func cmdAm(c *cmdCtx) int {
 	switch {
 	case comp != "":
 		p, act, ok := strings.Cut(comp, "/")
-		app, found := d.sc.app(p)
-		if !ok || !found || !d.hasActivity(app, fullActivity(p, act)) {
-			c.errorf("Error type 3\nError: Activity class {%s/%s} does not exist.\n", p, fullActivity(p, act))
+		app, found := d.sc.AppByPackage(p)
+		if !ok || !found || !d.hasActivity(app, ui.FullActivity(p, act)) {
+			c.errorf("Error type 3\nError: Activity class {%s/%s} does not exist.\n", p, ui.FullActivity(p, act))
 			return 1
 		}
 		target = p
-		screen = d.screenForActivity(p, fullActivity(p, act))
+		screen = d.screenForActivity(p, ui.FullActivity(p, act))
 	case action == "android.intent.action.VIEW" && data != "":
 		scheme, _, _ := strings.Cut(data, ":")
 		for _, a := range d.sc.Apps {
@@ -110,7 +112,7 @@ func cmdAm(c *cmdCtx) int {
 			}
 		}
 	case pkg != "":
-		if a, ok := d.sc.app(pkg); ok && !a.NoLauncher {
+		if a, ok := d.sc.AppByPackage(pkg); ok && !a.NoLauncher {
 			target = pkg
 		}
 	}
@@ -139,7 +141,7 @@ func cmdAm(c *cmdCtx) int {
 		if cold {
 			state = "COLD"
 		}
-		c.printf("Status: ok\nLaunchState: %s\nActivity: %s\nTotalTime: 312\nWaitTime: 318\nComplete\n", state, shortActivity(target, act))
+		c.printf("Status: ok\nLaunchState: %s\nActivity: %s\nTotalTime: 312\nWaitTime: 318\nComplete\n", state, ui.ShortActivity(target, act))
 	}
 	return 0
 }
@@ -158,12 +160,12 @@ func redactURL(u string) string {
 	return u
 }
 
-func (d *Device) hasActivity(a *App, act string) bool {
-	if fullActivity(a.Package, a.Activity) == act {
+func (d *Device) hasActivity(a *ui.App, act string) bool {
+	if ui.FullActivity(a.Package, a.Activity) == act {
 		return true
 	}
 	for _, s := range d.sc.Screens {
-		if s.Package == a.Package && s.Activity != "" && fullActivity(a.Package, s.Activity) == act {
+		if s.Package == a.Package && s.Activity != "" && ui.FullActivity(a.Package, s.Activity) == act {
 			return true
 		}
 	}
@@ -172,7 +174,7 @@ func (d *Device) hasActivity(a *App, act string) bool {
 
 func (d *Device) screenForActivity(pkg, act string) string {
 	for _, s := range d.sc.Screens {
-		if s.Package == pkg && s.Activity != "" && fullActivity(pkg, s.Activity) == act {
+		if s.Package == pkg && s.Activity != "" && ui.FullActivity(pkg, s.Activity) == act {
 			return s.ID
 		}
 	}
@@ -199,7 +201,7 @@ func cmdMonkey(c *cmdCtx) int {
 	d := c.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	app, ok := d.sc.app(pkg)
+	app, ok := d.sc.AppByPackage(pkg)
 	if !ok || app.NoLauncher {
 		c.printf("** No activities found to run, monkey aborted.\n")
 		return 252
@@ -214,7 +216,7 @@ func cmdMonkey(c *cmdCtx) int {
 	return 0
 }
 
-func apkPath(a *App) string {
+func apkPath(a *ui.App) string {
 	if a.System {
 		name := a.Label
 		if name == "" {

@@ -1,6 +1,10 @@
 package android
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
+)
 
 // cmdDumpsys prints the services the connector reads. Formats follow
 // Android 12-13 (SDK 31-33); where older releases differ, the SDK set in
@@ -67,7 +71,7 @@ func (d *Device) dumpBattery(c *cmdCtx) {
 func (d *Device) activityRecord() (rec string, pkg, act string, taskID int) {
 	t := d.top()
 	pkg, act = d.foreground()
-	return fmt.Sprintf("ActivityRecord{%s u0 %s t%d}", objID("ar", t.id, act), shortActivity(pkg, act), t.id), pkg, act, t.id
+	return fmt.Sprintf("ActivityRecord{%s u0 %s t%d}", objID("ar", t.id, act), ui.ShortActivity(pkg, act), t.id), pkg, act, t.id
 }
 
 // dumpWindow: WindowManagerService. Sections "policy", "displays",
@@ -189,12 +193,12 @@ func (d *Device) dumpActivity(c *cmdCtx) {
 			s := d.screenDef(t.screens[j])
 			act := s.Activity
 			if act == "" {
-				if a, ok := d.sc.app(t.pkg); ok {
+				if a, ok := d.sc.AppByPackage(t.pkg); ok {
 					act = a.Activity
 				}
 			}
 			c.printf("    * Hist  #%d: ActivityRecord{%s u0 %s t%d}\n      packageName=%s processName=%s\n",
-				j, objID("ar", t.id, fullActivity(t.pkg, act)), shortActivity(t.pkg, act), t.id, t.pkg, t.pkg)
+				j, objID("ar", t.id, ui.FullActivity(t.pkg, act)), ui.ShortActivity(t.pkg, act), t.id, t.pkg, t.pkg)
 		}
 		if d.cfg.SDK < 31 && top {
 			c.printf("    mResumedActivity: %s\n", rec)
@@ -241,7 +245,7 @@ func (d *Device) dumpPower(c *cmdCtx) {
 	c.printf("\nDisplay Power: state=%s\n", state)
 }
 
-func plugType(b BatterySpec) int {
+func plugType(b ui.BatterySpec) int {
 	switch {
 	case b.ACPowered:
 		return 1

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // The ADB Keyboard IME (package com.android.adbkeyboard) is how labs type
@@ -33,7 +35,7 @@ const (
 // imeInstalled returns the installed input method ids (immutable).
 func (d *Device) imeInstalled() []string {
 	ids := []string{latinIME}
-	if _, ok := d.sc.app("com.android.adbkeyboard"); ok {
+	if _, ok := d.sc.AppByPackage("com.android.adbkeyboard"); ok {
 		ids = append(ids, adbIME)
 	}
 	return ids
@@ -44,7 +46,7 @@ func (d *Device) imeEnabled() []string {
 	v, ok := d.st.settings[settingEnabledIME]
 	if !ok {
 		v = d.st.settings[settingIME]
-		if _, adb := d.sc.app("com.android.adbkeyboard"); adb && v != adbIME {
+		if _, adb := d.sc.AppByPackage("com.android.adbkeyboard"); adb && v != adbIME {
 			v += ":" + adbIME
 		}
 	}
@@ -175,7 +177,7 @@ func imeInfoDump(c *cmdCtx, id, prefix string) {
 	c.printf("%smIsDefaultResId=0x0\n%sService:\n", prefix, prefix)
 	c.printf("%s  priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n%s  ServiceInfo:\n", prefix, prefix)
 	c.printf("%s    name=%s\n%s    packageName=%s\n%s    enabled=true exported=true directBootAware=false\n%s    permission=android.permission.BIND_INPUT_METHOD\n",
-		prefix, fullActivity(pkg, cls), prefix, pkg, prefix, prefix)
+		prefix, ui.FullActivity(pkg, cls), prefix, pkg, prefix, prefix)
 }
 
 // imeChange is handleShellCommandEnableDisableInputMethod and
@@ -270,7 +272,7 @@ func (d *Device) dumpInputMethod(c *cmdCtx) {
 	c.printf("  mSettings:\n    mCurrentUserId=0\n    mCurrentProfileIds=[0]\n    mCopyOnWrite=false\n")
 	c.printf("    mEnabledInputMethodsStrCache=%s\n", strings.Join(enabled, ":"))
 	imePkg, imeCls, _ := strings.Cut(cur, "/")
-	c.printf("\nInput method service state for %s@%s:\n", fullActivity(imePkg, imeCls), objID("ims", cur))
+	c.printf("\nInput method service state for %s@%s:\n", ui.FullActivity(imePkg, imeCls), objID("ims", cur))
 	c.printf("  mWindowCreated=true mWindowAdded=true\n  mWindowVisible=%t mWindowWasVisible=%t mInShowWindow=false\n", shown, shown)
 	c.printf("  mInputStarted=true mInputViewStarted=%t mCandidatesViewStarted=false\n", shown)
 	c.printf("  mShowInputRequested=%t mLastShowInputRequested=%t mShowInputFlags=0x0\n", shown, shown)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // cmdPm is /system/bin/pm, a script running `cmd package "$@"` since
@@ -151,7 +153,7 @@ func pmListFeatures(c *cmdCtx) {
 
 // appUID is the app's Linux uid: 10000 + its app id, in scenario order.
 func appUID(d *Device, pkg string) int {
-	return 10100 + slices.IndexFunc(d.sc.Apps, func(a App) bool { return a.Package == pkg })
+	return 10100 + slices.IndexFunc(d.sc.Apps, func(a ui.App) bool { return a.Package == pkg })
 }
 
 // pmListPackages is runListPackages (Android 13: one user, the system user
@@ -235,7 +237,7 @@ func pmListPackages(c *cmdCtx, s *shellArgs) int {
 
 // appVersionCode: system apps carry the platform's version code style of
 // their builds, other apps 1.
-func appVersionCode(a *App) int {
+func appVersionCode(a *ui.App) int {
 	if a.System {
 		return 33
 	}
@@ -272,7 +274,7 @@ func pmPath(c *cmdCtx, s *shellArgs) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	a, ok := c.d.sc.app(pkg)
+	a, ok := c.d.sc.AppByPackage(pkg)
 	if !ok {
 		return 1, nil
 	}

@@ -29,7 +29,7 @@ func pmClear(c *cmdCtx, s *shellArgs) int {
 		return 1
 	}
 	d := c.d
-	if _, known := d.sc.app(pkg); !known {
+	if _, known := d.sc.AppByPackage(pkg); !known {
 		c.printf("Failed\n")
 		return 1
 	}

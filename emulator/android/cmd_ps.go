@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // process is one entry of the phone's process table, as ps and pidof see
@@ -85,7 +87,7 @@ func (d *Device) processes() []process {
 // per scenario position, so repeated ps/pidof calls agree. Settings shares
 // the system uid (android.uid.system), as on a phone.
 func (d *Device) appIDs(pkg string) (pid, uid int) {
-	idx := slices.IndexFunc(d.sc.Apps, func(a App) bool { return a.Package == pkg })
+	idx := slices.IndexFunc(d.sc.Apps, func(a ui.App) bool { return a.Package == pkg })
 	if idx < 0 {
 		idx = len(d.sc.Apps)
 	}

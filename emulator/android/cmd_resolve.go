@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // intentArgs is what Intent.parseCommandArgs (frameworks/base/core/java/
@@ -143,11 +145,11 @@ type resolved struct {
 func (d *Device) resolveActivity(in intentArgs) (resolved, bool) {
 	if in.comp != "" {
 		pkg, act, _ := strings.Cut(in.comp, "/")
-		a, ok := d.sc.app(pkg)
-		if !ok || !d.hasActivity(a, fullActivity(pkg, act)) {
+		a, ok := d.sc.AppByPackage(pkg)
+		if !ok || !d.hasActivity(a, ui.FullActivity(pkg, act)) {
 			return resolved{}, false
 		}
-		return resolved{pkg: pkg, activity: fullActivity(pkg, act)}, true
+		return resolved{pkg: pkg, activity: ui.FullActivity(pkg, act)}, true
 	}
 	// IntentFilter.match: MATCH_CATEGORY_EMPTY or _SCHEME plus
 	// MATCH_ADJUSTMENT_NORMAL.
@@ -169,7 +171,7 @@ func (d *Device) resolveActivity(in intentArgs) (resolved, bool) {
 		if in.pkg != "" && a.Package != in.pkg {
 			continue
 		}
-		act := fullActivity(a.Package, a.Activity)
+		act := ui.FullActivity(a.Package, a.Activity)
 		switch {
 		case in.data == "" && (in.action == "" || in.action == actionMain) && a.Package == d.homePkg() && has(categoryHome, categoryDefault) && slices.Contains(in.cats, categoryHome):
 			hits = append(hits, resolved{a.Package, act, matchEmpty, true})
@@ -217,7 +219,7 @@ func pmResolveActivity(c *cmdCtx, s *shellArgs) (int, error) {
 		c.printf("No activity found\n")
 		return 0, nil
 	}
-	comp := shortActivity(r.pkg, r.activity)
+	comp := ui.ShortActivity(r.pkg, r.activity)
 	if r.activity == "" {
 		comp = "android/com.android.internal.app.ResolverActivity"
 	}
@@ -230,7 +232,7 @@ func pmResolveActivity(c *cmdCtx, s *shellArgs) (int, error) {
 	default:
 		pkg, name, _ := strings.Cut(comp, "/")
 		c.printf("%s\nActivityInfo:\n  name=%s\n  packageName=%s\n  enabled=true exported=true directBootAware=false\n",
-			summary, fullActivity(pkg, name), pkg)
+			summary, ui.FullActivity(pkg, name), pkg)
 	}
 	return 0, nil
 }

@@ -31,7 +31,7 @@ func cmdRunAs(c *cmdCtx) int {
 		}
 		args = args[2:]
 	}
-	app, ok := c.d.sc.app(pkg)
+	app, ok := c.d.sc.AppByPackage(pkg)
 	if !ok || user != 0 {
 		c.errorf("run-as: unknown package: %s\n", pkg)
 		return 1

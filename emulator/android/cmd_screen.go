@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // cmdScreencap: `screencap [-p] [-d ID] [FILE]`. Raw output is a header of
@@ -136,13 +138,13 @@ func (d *Device) dumpLocked() (b []byte, ok bool) {
 		return nil, false
 	}
 	if s := d.dumpScreen(); s != nil && d.st.anr == "" && d.pristine(s.ID) {
-		return s.raw, true
+		return s.Raw, true
 	}
 	if d.st.anr != "" && !d.st.locked {
 		root = d.mapToDisplay(d.anrDialog())
 	}
 	var buf bytes.Buffer
-	writeDump(&buf, root, d.st.rotation, d.cfg.SDK >= 30)
+	ui.WriteDump(&buf, root, d.st.rotation, d.cfg.SDK >= 30)
 	return buf.Bytes(), true
 }
 

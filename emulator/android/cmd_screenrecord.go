@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	xdraw "golang.org/x/image/draw"
 )
 
@@ -94,7 +95,7 @@ func cmdScreenrecord(c *cmdCtx) int {
 	if len(frames) == 0 {
 		return exitCanceled
 	}
-	if err := c.writeFile(file, encodeMP4(frames, frameSize.X, frameSize.Y)); err != nil {
+	if err := c.writeFile(file, ui.EncodeMP4(frames, frameSize.X, frameSize.Y)); err != nil {
 		c.errorf("Unable to open '%s': %s\n", file, errText(err))
 		return 1
 	}

@@ -70,11 +70,11 @@ func cmdWm(c *cmdCtx) int {
 // WxH", "Override density: N" lines, WindowManagerShellCommand); a pin
 // without a physical value is only replayed.
 func (d *Device) applyPinnedDisplay() {
-	if p, ok := d.sc.pinned("wm size"); ok {
-		if phys, ok := pinnedValue(p.data, "Physical size"); ok {
+	if p, ok := d.sc.PinFor("wm size"); ok {
+		if phys, ok := pinnedValue(p.Data, "Physical size"); ok {
 			if w, h, ok := parseWxH(phys); ok {
 				d.screen.Width, d.screen.Height = w, h
-				if over, ok := pinnedValue(p.data, "Override size"); ok {
+				if over, ok := pinnedValue(p.Data, "Override size"); ok {
 					if w, h, ok := parseWxH(over); ok {
 						d.bootWmSize = image.Pt(w, h)
 					}
@@ -82,11 +82,11 @@ func (d *Device) applyPinnedDisplay() {
 			}
 		}
 	}
-	if p, ok := d.sc.pinned("wm density"); ok {
-		if phys, ok := pinnedValue(p.data, "Physical density"); ok {
+	if p, ok := d.sc.PinFor("wm density"); ok {
+		if phys, ok := pinnedValue(p.Data, "Physical density"); ok {
 			if n, err := strconv.Atoi(phys); err == nil && n > 0 {
 				d.screen.Density, d.bootWmDens = n, 0
-				if over, ok := pinnedValue(p.data, "Override density"); ok {
+				if over, ok := pinnedValue(p.Data, "Override density"); ok {
 					if n, err := strconv.Atoi(over); err == nil && n > 0 {
 						d.bootWmDens = n
 					}

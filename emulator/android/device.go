@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
@@ -38,7 +39,7 @@ type Config struct {
 	// (portrait); the scenario's layout is scaled to it. Zero fields keep
 	// the scenario's values. A scenario's pinned `wm size` or `wm density`
 	// output wins over both, so the pixels agree with what it prints.
-	Screen ScreenSpec
+	Screen ui.ScreenSpec
 	// Properties are extra or overriding getprop values. Precedence, lowest
 	// first: defaults, the scenario's properties, the fields above when set,
 	// Properties.
@@ -88,11 +89,11 @@ type Device struct {
 	now   func() time.Time
 	fs    *vfs.FS
 	props map[string]string // immutable after New
-	sc    *Scenario
+	sc    *ui.Scenario
 	prof  Profile // timing profile (immutable)
 	// screen is the physical display; scenario layouts (in sc.Screen
 	// coordinates) are scaled to it.
-	screen ScreenSpec
+	screen ui.ScreenSpec
 	// bootWmSize and bootWmDens are the `wm size`/`wm density` overrides
 	// in force at boot (from pinned outputs), zero when none.
 	bootWmSize image.Point
@@ -148,7 +149,7 @@ func New(cfg Config) (*Device, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	sc, err := LoadScenario(cfg.Scenario)
+	sc, err := ui.LoadScenario(cfg.Scenario)
 	if err != nil {
 		return nil, fmt.Errorf("android: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
@@ -73,7 +74,7 @@ func touches(d *Device) []Touch {
 	return out
 }
 
-func center(t *testing.T, d *Device, pred func(*uiNode) bool) image.Point {
+func center(t *testing.T, d *Device, pred func(*ui.Element) bool) image.Point {
 	t.Helper()
 	n := findNode(t, d, pred)
 	if n == nil {

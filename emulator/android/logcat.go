@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // logID is a log buffer, liblog's log_id_t (system/logging/liblog/include/
@@ -115,7 +117,7 @@ func (d *Device) logWaiter() <-chan struct{} {
 // foreground activity.
 func (d *Device) logActivityStart() {
 	pkg, act := d.foreground()
-	d.logf('I', "ActivityTaskManager", "START u0 {flg=0x10000000 cmp=%s} from uid 2000", shortActivity(pkg, act))
+	d.logf('I', "ActivityTaskManager", "START u0 {flg=0x10000000 cmp=%s} from uid 2000", ui.ShortActivity(pkg, act))
 }
 
 // Log appends a line to the device log as an app would: the main buffer,

@@ -4,12 +4,14 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // buildProps returns the device's system properties: defaults derived from
 // cfg, then the scenario's, then the explicitly set Config fields, then
 // cfg.Properties.
-func buildProps(cfg Config, sc *Scenario, screen ScreenSpec, explicit map[string]string) map[string]string {
+func buildProps(cfg Config, sc *ui.Scenario, screen ui.ScreenSpec, explicit map[string]string) map[string]string {
 	p := map[string]string{
 		"ro.product.model":                cfg.Model,
 		"ro.product.name":                 cfg.Product,

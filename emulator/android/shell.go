@@ -226,13 +226,13 @@ func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, 
 		entry.Exit = status
 		return status
 	}
-	if p, ok := d.sc.pinned(line); ok {
+	if p, ok := d.sc.PinFor(line); ok {
 		// A replayed output still costs what running the command would.
 		if !sess.charge(ctx, d.prof.CommandCost(d.cfg.SDK, strings.Fields(line)...)) {
 			entry.Exit = exitCanceled
 			return entry.Exit
 		}
-		entry.Exit = p.write(stdout, stderr)
+		entry.Exit = p.Write(stdout, stderr)
 		return entry.Exit
 	}
 	var argvMu sync.Mutex
@@ -444,8 +444,8 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	if d.prof.Start != nil && !c.charge(d.prof.CommandCost(d.cfg.SDK, append([]string{name}, args[1:]...)...)) {
 		return exitErr(exitCanceled)
 	}
-	if p, ok := d.sc.pinned(strings.Join(args, " ")); ok {
-		return exitErr(p.write(c.stdout, c.stderr))
+	if p, ok := d.sc.PinFor(strings.Join(args, " ")); ok {
+		return exitErr(p.Write(c.stdout, c.stderr))
 	}
 	status := fn(c)
 	if ctx.Err() != nil && status == 0 {

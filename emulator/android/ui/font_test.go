@@ -1,31 +1,29 @@
-package android
+package ui
 
 import (
 	"image"
 	"testing"
 )
 
-// TestTextRendersInAnyScript renders a screen of Cyrillic, CJK, Arabic,
+// TestTextRendersInAnyScript draws a screen (as the phone renders it) of Cyrillic, CJK, Arabic,
 // Hangul and emoji text and reads every character cell back from the
 // screenshot: each must hold ink and differ from the fallback box; a
 // private-use character (no font has it) must be the box.
 func TestTextRendersInAnyScript(t *testing.T) {
 	t.Parallel()
 	texts := []string{"Привет, мир", "设置 網絡 日本語", "مرحبا بالعالم", "안녕하세요", "😀🚀", "\ue000"}
-	var children []any
+	root := &Element{Class: "android.widget.FrameLayout", B: image.Rect(0, 0, 720, 1280)}
 	for i, s := range texts {
-		children = append(children, map[string]any{"class": "android.widget.TextView", "text": s, "bounds": []int{0, i * 100, 720, i*100 + 100}})
+		root.Children = append(root.Children, &Element{Class: "android.widget.TextView", Text: s, B: image.Rect(0, i*100, 720, i*100+100)})
 	}
-	dir := scenarioWith(t, map[string]any{"start": "scripts", "screens": append(launcherScreens(t), map[string]any{
-		"id": "scripts", "package": "com.example.list",
-		"root": map[string]any{"class": "android.widget.FrameLayout", "bounds": []int{0, 0, 720, 1280}, "children": children},
-	})}, nil)
-	d := newDevice(t, Config{Scenario: dir}) // 720x1280 at 320 dpi: font pixels are 2x2
-	shot := d.Screenshot()
+	// 720x1280 at 320 dpi, as the phone draws it: font pixels are 2x2.
+	shot := image.NewRGBA(image.Rect(0, 0, 720, 1280))
+	fill(shot, shot.Rect, White)
+	DrawNode(shot, root, 2)
 	const s = 2
 	for i, text := range texts {
 		b := image.Rect(0, i*100, 720, i*100+100)
-		x, y := b.Min.X+8*s, b.Min.Y+(b.Dy()-glyphH*s)/2
+		x, y := b.Min.X+8*s, b.Min.Y+(b.Dy()-GlyphH*s)/2
 		for _, r := range visualOrder(text) {
 			_, wide, mark := unifont().glyph(r)
 			w := advance(wide, mark)
@@ -52,8 +50,8 @@ func TestTextRendersInAnyScript(t *testing.T) {
 // readCell reads a w-wide glyph cell at x, y of a screenshot drawn at
 // scale s: bit 15 is the leftmost pixel; dark pixels are ink.
 func readCell(img *image.RGBA, x, y, w, s int) []uint16 {
-	rows := make([]uint16, glyphH)
-	for gy := range glyphH {
+	rows := make([]uint16, GlyphH)
+	for gy := range GlyphH {
 		for gx := range w {
 			if c := img.RGBAAt(x+gx*s, y+gy*s); int(c.R)+int(c.G)+int(c.B) < 3*0x80 {
 				rows[gy] |= 1 << (15 - gx)
@@ -91,7 +89,7 @@ func launcherScreens(t *testing.T) []any {
 // screenshots promise.
 func TestFontDecodes(t *testing.T) {
 	t.Parallel()
-	f, err := decodeFont(unifontGz)
+	f, err := DecodeFont(UnifontGz)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +98,7 @@ func TestFontDecodes(t *testing.T) {
 			t.Errorf("%q has no glyph", r)
 		}
 	}
-	if _, err := decodeFont(unifontGz[:len(unifontGz)/2]); err == nil {
+	if _, err := DecodeFont(UnifontGz[:len(UnifontGz)/2]); err == nil {
 		t.Error("a truncated font decoded")
 	}
 	// A font that failed to decode is empty: text draws as boxes, nothing panics.

@@ -1,4 +1,4 @@
-package android
+package ui
 
 import (
 	"bytes"
@@ -20,7 +20,7 @@ import (
 // Hangul and emoji, so screenshots show what the dump says.
 //
 //go:embed fontdata/unifont.bin.gz
-var unifontGz []byte
+var UnifontGz []byte
 
 // FontNotice is the copyright notice and licence (SIL OFL 1.1) of the font
 // screenshots are drawn with; the licence asks that it ship with the font.
@@ -29,7 +29,7 @@ var unifontGz []byte
 var FontNotice string
 
 // glyphH is the height of every glyph; widths are 8 or 16.
-const glyphH = 16
+const GlyphH = 16
 
 // bitmapFont is the decoded font: code points (bit 31: 16 wide; bit 30: a
 // combining mark, drawn over the previous character) in ascending order,
@@ -43,14 +43,14 @@ type bitmapFont struct {
 // unifont decodes the embedded font once, on the first text drawn (about
 // 2 MiB). A damaged font leaves an empty one: every character is a box.
 var unifont = sync.OnceValue(func() *bitmapFont {
-	f, err := decodeFont(unifontGz)
+	f, err := DecodeFont(UnifontGz)
 	if err != nil {
 		return &bitmapFont{}
 	}
 	return f
 })
 
-func decodeFont(gz []byte) (*bitmapFont, error) {
+func DecodeFont(gz []byte) (*bitmapFont, error) {
 	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil, err
@@ -71,9 +71,9 @@ func decodeFont(gz []byte) (*bitmapFont, error) {
 	for i := range n {
 		e := binary.BigEndian.Uint32(raw[12+4*i:])
 		f.cps[i], f.offs[i] = e, off
-		off += glyphH
+		off += GlyphH
 		if e>>31 == 1 {
-			off += glyphH
+			off += GlyphH
 		}
 	}
 	f.bits = raw[12+4*n:]
@@ -96,7 +96,7 @@ func (f *bitmapFont) glyph(r rune) (rows []byte, wide, mark bool) {
 		return boxGlyph, false, false
 	}
 	wide, mark = f.cps[i]>>31 == 1, f.cps[i]>>30&1 == 1
-	n := uint32(glyphH)
+	n := uint32(GlyphH)
 	if wide {
 		n *= 2
 	}
@@ -115,7 +115,7 @@ func advance(wide, mark bool) int {
 }
 
 // textWidth is the width of text in font pixels (before scaling).
-func textWidth(text string) int {
+func TextWidth(text string) int {
 	f := unifont()
 	w := 0
 	for _, r := range text {
@@ -202,7 +202,7 @@ func shapeArabic(rs []rune) []rune {
 
 // drawText draws text with the bitmap font scaled by s at x, y (top left),
 // clipped to clip.
-func drawText(img *image.RGBA, x, y, s int, c color.RGBA, text string, clip image.Rectangle) {
+func DrawText(img *image.RGBA, x, y, s int, c color.RGBA, text string, clip image.Rectangle) {
 	f := unifont()
 	clip = clip.Intersect(img.Rect)
 	for _, r := range visualOrder(text) {
@@ -218,7 +218,7 @@ func drawText(img *image.RGBA, x, y, s int, c color.RGBA, text string, clip imag
 				gx0 = x - 16*s
 			}
 		}
-		for gy := range glyphH {
+		for gy := range GlyphH {
 			var bits uint16
 			if wide {
 				bits = uint16(rows[2*gy])<<8 | uint16(rows[2*gy+1])

@@ -1,4 +1,4 @@
-package android
+package ui
 
 import (
 	"hash/fnv"
@@ -38,7 +38,7 @@ func badPicture(n *Node) string {
 }
 
 // drawPicture paints the picture kind into r, seeded by key.
-func drawPicture(img *image.RGBA, r image.Rectangle, kind, key string) {
+func DrawPicture(img *image.RGBA, r image.Rectangle, kind, key string) {
 	h := fnv.New32a()
 	h.Write([]byte(key))
 	seed := h.Sum32()

@@ -1,4 +1,4 @@
-package android
+package ui
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 // uiNode is a resolved UI element: what `uiautomator dump` prints and the
 // renderer draws, plus the behaviour a tap triggers.
-type uiNode struct {
+type Element struct {
 	Class, ResourceID, Text, ContentDesc, Package, Hint string
 
 	B                                               image.Rectangle
@@ -21,24 +21,24 @@ type uiNode struct {
 	Focused, Checkable, Checked, Password, Selected bool
 	Enabled                                         bool
 
-	color    color.RGBA
-	hasColor bool
-	picture  string // generated content (Node.Picture)
-	key      string // state key: screen id + resource-id or tree path
-	onTap    *Action
-	onEnter  *Action
-	setting  string
-	field    bool // a text field (EditText)
-	contentH int  // scrollable: height of the content in portrait pixels
-	Children []*uiNode
+	Color    color.RGBA
+	HasColor bool
+	Picture  string // generated content (Node.Picture)
+	Key      string // state key: screen id + resource-id or tree path
+	OnTap    *Action
+	OnEnter  *Action
+	Setting  string
+	Field    bool // a text field (EditText)
+	ContentH int  // scrollable: height of the content in portrait pixels
+	Children []*Element
 }
 
-func (n *uiNode) walk(f func(*uiNode) bool) bool {
+func (n *Element) Walk(f func(*Element) bool) bool {
 	if !f(n) {
 		return false
 	}
 	for _, c := range n.Children {
-		if !c.walk(f) {
+		if !c.Walk(f) {
 			return false
 		}
 	}
@@ -75,11 +75,11 @@ func xmlEscape(s string) string {
 // InfoDumper): one line, no trailing newline, attributes in this order.
 //
 // Android 11+ (extra set) appends drawing-order and hint.
-func writeDump(w io.Writer, root *uiNode, rotation int, extra bool) {
+func WriteDump(w io.Writer, root *Element, rotation int, extra bool) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "<?xml version='1.0' encoding='UTF-8' standalone='yes' ?><hierarchy rotation=\"%d\">", rotation)
-	var rec func(n *uiNode, idx, order int)
-	rec = func(n *uiNode, idx, order int) {
+	var rec func(n *Element, idx, order int)
+	rec = func(n *Element, idx, order int) {
 		text := n.Text
 		if n.Password && text != "" {
 			text = strings.Repeat("•", len([]rune(text)))
@@ -144,7 +144,7 @@ type dumpNode struct {
 // reader, never the host's parser, so the two can disagree and the tests
 // that cross-check them mean something. Text around the XML (the tty
 // variant's "UI hierchary dumped to: /dev/tty") is skipped.
-func parseDump(data []byte) (*uiNode, int, error) {
+func ParseDump(data []byte) (*Element, int, error) {
 	start := bytes.Index(data, []byte("<hierarchy"))
 	end := bytes.LastIndex(data, []byte("</hierarchy>"))
 	if start < 0 || end < start {
@@ -169,7 +169,7 @@ func parseDump(data []byte) (*uiNode, int, error) {
 		if err != nil {
 			return nil, 0, err
 		}
-		root = &uiNode{Class: "android.widget.FrameLayout", Enabled: true, B: root.B.Union(n.B), Children: []*uiNode{root, n}}
+		root = &Element{Class: "android.widget.FrameLayout", Enabled: true, B: root.B.Union(n.B), Children: []*Element{root, n}}
 	}
 	return root, f.Rotation, nil
 }
@@ -180,7 +180,7 @@ const maxDumpDepth = 256
 
 // fromDump converts a dump node and its subtree. Bounds are
 // "[left,top][right,bottom]" (Rect.toShortString).
-func fromDump(p *dumpNode, depth int) (*uiNode, error) {
+func fromDump(p *dumpNode, depth int) (*Element, error) {
 	if depth > maxDumpDepth {
 		return nil, fmt.Errorf("dump: tree deeper than %d", maxDumpDepth)
 	}
@@ -188,14 +188,14 @@ func fromDump(p *dumpNode, depth int) (*uiNode, error) {
 	if _, err := fmt.Sscanf(p.Bounds, "[%d,%d][%d,%d]", &l, &t, &r, &b); err != nil {
 		return nil, fmt.Errorf("dump: bad bounds %q", p.Bounds)
 	}
-	n := &uiNode{
+	n := &Element{
 		Class: p.Class, ResourceID: p.ResourceID, Text: p.Text, ContentDesc: p.ContentDesc, Package: p.Package, Hint: p.Hint,
 		B:         image.Rect(l, t, r, b),
 		Clickable: p.Clickable, LongClickable: p.LongClickable, Scrollable: p.Scrollable, Focusable: p.Focusable,
 		Focused: p.Focused, Checkable: p.Checkable, Checked: p.Checked, Password: p.Password, Selected: p.Selected,
 		Enabled: p.Enabled,
 	}
-	n.field = strings.Contains(n.Class, "EditText")
+	n.Field = strings.Contains(n.Class, "EditText")
 	for i := range p.Nodes {
 		c, err := fromDump(&p.Nodes[i], depth+1)
 		if err != nil {
@@ -207,11 +207,11 @@ func fromDump(p *dumpNode, depth int) (*uiNode, error) {
 }
 
 // clone deep-copies the tree (dump screens are shared by devices).
-func (n *uiNode) clone() *uiNode {
+func (n *Element) Clone() *Element {
 	c := *n
-	c.Children = make([]*uiNode, len(n.Children))
+	c.Children = make([]*Element, len(n.Children))
 	for i, ch := range n.Children {
-		c.Children[i] = ch.clone()
+		c.Children[i] = ch.Clone()
 	}
 	return &c
 }
@@ -219,20 +219,20 @@ func (n *uiNode) clone() *uiNode {
 // hit returns the deepest node containing p whose tap does something
 // (clickable, a field, checkable, or with an action), searching children
 // last-drawn first; nil when nothing actionable is there.
-func hit(n *uiNode, p image.Point) *uiNode {
-	return deepestAt(n, p, func(n *uiNode) bool {
-		return n.Enabled && (n.Clickable || n.field || n.Checkable || n.onTap != nil)
+func Hit(n *Element, p image.Point) *Element {
+	return deepestAt(n, p, func(n *Element) bool {
+		return n.Enabled && (n.Clickable || n.Field || n.Checkable || n.OnTap != nil)
 	})
 }
 
 // scrollerAt returns the deepest scrollable node containing p.
-func scrollerAt(n *uiNode, p image.Point) *uiNode {
-	return deepestAt(n, p, func(n *uiNode) bool { return n.Scrollable })
+func ScrollerAt(n *Element, p image.Point) *Element {
+	return deepestAt(n, p, func(n *Element) bool { return n.Scrollable })
 }
 
 // deepestAt returns the deepest node under n containing p for which match
 // holds, searching children last-drawn first; nil when there is none.
-func deepestAt(n *uiNode, p image.Point, match func(*uiNode) bool) *uiNode {
+func deepestAt(n *Element, p image.Point, match func(*Element) bool) *Element {
 	if !p.In(n.B) {
 		return nil
 	}
@@ -247,7 +247,7 @@ func deepestAt(n *uiNode, p image.Point, match func(*uiNode) bool) *uiNode {
 	return nil
 }
 
-func parseColor(s string) (color.RGBA, bool) {
+func ParseColor(s string) (color.RGBA, bool) {
 	s = strings.TrimPrefix(s, "#")
 	if len(s) != 6 {
 		return color.RGBA{}, false

@@ -1,4 +1,4 @@
-package android
+package ui
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // second. ffmpeg/ffprobe read it as mjpeg in an mp4 container. It is not
 // what a phone's screenrecord writes (H.264), but it is a valid MP4 file of
 // the right duration and size, showing the screen.
-func encodeMP4(frames [][]byte, w, h int) []byte {
+func EncodeMP4(frames [][]byte, w, h int) []byte {
 	const timescale = 1000
 	n := uint32(len(frames))
 	dur := n * timescale

@@ -1,9 +1,9 @@
 // Command fontgen builds the bitmap font the virtual phone draws text with
-// (emulator/android/fontdata/unifont.bin.gz) from GNU Unifont's OpenType
+// (emulator/android/ui/fontdata/unifont.bin.gz) from GNU Unifont's OpenType
 // files, as Debian's fonts-unifont package installs them:
 //
 //	apt-get install fonts-unifont
-//	go run ./emulator/android/internal/fontgen -o emulator/android/fontdata/unifont.bin.gz
+//	go run ./emulator/android/ui/internal/fontgen -o emulator/android/ui/fontdata/unifont.bin.gz
 //
 // Unifont draws every glyph on a 16-pixel grid (8 or 16 wide), so
 // rasterising it at 16 pixels per em gives its bitmaps exactly. The Basic
