@@ -1,10 +1,6 @@
 package android
 
 import (
-	"context"
-	"sync"
-	"time"
-
 	"github.com/adb-connector/adb-connector/emulator/android/timing"
 )
 
@@ -30,30 +26,3 @@ func ProfileByName(name string) (Profile, error) { return timing.ProfileByName(n
 
 // Profile returns the device's timing profile.
 func (d *Device) Profile() Profile { return d.prof }
-
-// charges accumulates the modelled time one command line spent; nested
-// shells share it. Safe for concurrent pipeline stages.
-type charges struct {
-	mu    sync.Mutex
-	total time.Duration
-}
-
-// charge waits dur (the phone's cost of what runs) and records it. It
-// reports false when ctx ended first: the command was canceled.
-func (c *cmdCtx) charge(dur time.Duration) bool { return c.sess.charge(c.ctx, dur) }
-
-func (s *session) charge(ctx context.Context, dur time.Duration) bool {
-	if dur <= 0 {
-		return true
-	}
-	s.costs.mu.Lock()
-	s.costs.total += dur
-	s.costs.mu.Unlock()
-	return sleepCtx(ctx, dur)
-}
-
-func (s *session) charged() time.Duration {
-	s.costs.mu.Lock()
-	defer s.costs.mu.Unlock()
-	return s.costs.total
-}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
@@ -193,7 +194,7 @@ func (d *Device) resolveActivity(in intentArgs) (resolved, bool) {
 // pmResolveActivity is runResolveActivity with printResolveInfo: --brief
 // prints the ResolveInfo summary and the short component, --components only
 // the component; otherwise ResolveInfo.dump's leading lines.
-func pmResolveActivity(c *cmdCtx, s *shellArgs) (int, error) {
+func pmResolveActivity(c *shell.Ctx, s *shellArgs) (int, error) {
 	var brief, components bool
 	in, err := parseIntent(s, func(opt string) (bool, error) {
 		switch opt {
@@ -212,11 +213,11 @@ func pmResolveActivity(c *cmdCtx, s *shellArgs) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	c.d.mu.Lock()
-	r, ok := c.d.resolveActivity(in)
-	c.d.mu.Unlock()
+	dev(c).mu.Lock()
+	r, ok := dev(c).resolveActivity(in)
+	dev(c).mu.Unlock()
 	if !ok {
-		c.printf("No activity found\n")
+		c.Printf("No activity found\n")
 		return 0, nil
 	}
 	comp := ui.ShortActivity(r.pkg, r.activity)
@@ -226,12 +227,12 @@ func pmResolveActivity(c *cmdCtx, s *shellArgs) (int, error) {
 	summary := fmt.Sprintf("priority=0 preferredOrder=0 match=0x%x specificIndex=-1 isDefault=%t", r.match, r.isDefault)
 	switch {
 	case components:
-		c.printf("%s\n", comp)
+		c.Printf("%s\n", comp)
 	case brief:
-		c.printf("%s\n%s\n", summary, comp)
+		c.Printf("%s\n%s\n", summary, comp)
 	default:
 		pkg, name, _ := strings.Cut(comp, "/")
-		c.printf("%s\nActivityInfo:\n  name=%s\n  packageName=%s\n  enabled=true exported=true directBootAware=false\n",
+		c.Printf("%s\nActivityInfo:\n  name=%s\n  packageName=%s\n  enabled=true exported=true directBootAware=false\n",
 			summary, ui.FullActivity(pkg, name), pkg)
 	}
 	return 0, nil

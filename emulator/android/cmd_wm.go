@@ -5,59 +5,61 @@ import (
 	"image"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // cmdWm: `wm size [WxH|reset]`, `wm density [N|reset]`. Output as on
 // Android 7+: "Physical size: WxH" plus "Override size: WxH" when set.
-func cmdWm(c *cmdCtx) int {
-	d := c.d
-	if len(c.args) < 2 {
-		c.errorf("usage: wm [size|density] ...\n")
+func cmdWm(c *shell.Ctx) int {
+	d := dev(c)
+	if len(c.Args) < 2 {
+		c.Errorf("usage: wm [size|density] ...\n")
 		return 1
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	switch c.args[1] {
+	switch c.Args[1] {
 	case "size":
-		if len(c.args) == 2 {
-			c.printf("Physical size: %dx%d\n", d.screen.Width, d.screen.Height)
+		if len(c.Args) == 2 {
+			c.Printf("Physical size: %dx%d\n", d.screen.Width, d.screen.Height)
 			if d.st.wmSize != (image.Point{}) {
-				c.printf("Override size: %dx%d\n", d.st.wmSize.X, d.st.wmSize.Y)
+				c.Printf("Override size: %dx%d\n", d.st.wmSize.X, d.st.wmSize.Y)
 			}
 			return 0
 		}
-		if c.args[2] == "reset" {
+		if c.Args[2] == "reset" {
 			d.st.wmSize = image.Point{}
 			d.changed()
 			return 0
 		}
-		w, h, ok := parseWxH(c.args[2])
+		w, h, ok := parseWxH(c.Args[2])
 		if !ok {
-			c.errorf("Error: bad size %s\n", c.args[2])
+			c.Errorf("Error: bad size %s\n", c.Args[2])
 			return 255
 		}
 		d.st.wmSize = image.Pt(w, h)
 		d.changed()
 	case "density":
-		if len(c.args) == 2 {
-			c.printf("Physical density: %d\n", d.screen.Density)
+		if len(c.Args) == 2 {
+			c.Printf("Physical density: %d\n", d.screen.Density)
 			if d.st.wmDens != 0 {
-				c.printf("Override density: %d\n", d.st.wmDens)
+				c.Printf("Override density: %d\n", d.st.wmDens)
 			}
 			return 0
 		}
-		if c.args[2] == "reset" {
+		if c.Args[2] == "reset" {
 			d.st.wmDens = 0
 			return 0
 		}
-		n, err := strconv.Atoi(c.args[2])
+		n, err := strconv.Atoi(c.Args[2])
 		if err != nil || n < 72 || n > 1000 {
-			c.errorf("Error: bad number %s\n", c.args[2])
+			c.Errorf("Error: bad number %s\n", c.Args[2])
 			return 255
 		}
 		d.st.wmDens = n
 	default:
-		c.errorf("Error: unknown command '%s'\n", c.args[1])
+		c.Errorf("Error: unknown command '%s'\n", c.Args[1])
 		return 255
 	}
 	return 0

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
@@ -156,15 +157,15 @@ func (d *Device) applyFaults(ctx context.Context, line string, stderr io.Writer)
 	}
 	hang := d.hangs(line)
 	d.mu.Unlock()
-	if !sleepCtx(ctx, lat) {
-		return exitCanceled, true
+	if !shell.SleepCtx(ctx, lat) {
+		return shell.ExitCanceled, true
 	}
 	if hang {
 		<-ctx.Done()
-		return exitCanceled, true
+		return shell.ExitCanceled, true
 	}
 	if fail {
-		fmt.Fprintf(stderr, "%s: injected failure\n", shellName)
+		fmt.Fprintf(stderr, "%s: injected failure\n", shell.ShellName)
 		return code, true
 	}
 	return 0, false

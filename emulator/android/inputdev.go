@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
@@ -78,7 +79,7 @@ func (d *Device) openInputNode(ctx context.Context, p string, flag int) (io.Read
 		return vfs.DevNull{}, nil
 	}
 	if !d.inputWritable() {
-		return nil, &fs.PathError{Op: shellName + ": can't create", Path: p, Err: errPermissionDenied}
+		return nil, &fs.PathError{Op: shell.ShellName + ": can't create", Path: p, Err: errPermissionDenied}
 	}
 	if p != vfs.TouchNode {
 		return vfs.DevNull{}, nil // key nodes: accepted and ignored
@@ -113,7 +114,7 @@ func (w *evdevWriter) Write(p []byte) (int, error) {
 	w.d.mu.Lock()
 	lat := w.d.latency
 	w.d.mu.Unlock()
-	if !sleepCtx(w.ctx, lat) {
+	if !shell.SleepCtx(w.ctx, lat) {
 		return 0, w.ctx.Err()
 	}
 	w.mu.Lock()

@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"bytes"
@@ -14,30 +14,30 @@ import (
 // g G x { }. Inputs form one stream (per file with -i/-s). A script it
 // cannot parse is "sed: bad pattern 'COMMAND'@POS (CHAR)", as
 // parse_pattern reports it.
-func cmdSed(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "e:f:inErsz", attached: "i", long: map[string]rune{"null-data": 'z', "version": 0x1, "help": 0x2, "tarxform": 0x3}, max: -1})
+func Sed(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "e:f:inErsz", Attached: "i", Long: map[string]rune{"null-data": 'z', "version": 0x1, "help": 0x2, "tarxform": 0x3}, Max: -1})
 	if !ok {
 		return st
 	}
-	if a.has(0x1) {
+	if a.Has(0x1) {
 		// sed_main: "Lie to autoconf when it asks stupid questions".
-		c.printf("This is not GNU sed version 9.0\n")
+		c.Printf("This is not GNU sed version 9.0\n")
 		return 0
 	}
-	ere := a.has('E') || a.has('r')
-	scripts := a.vals['e']
-	for _, f := range a.vals['f'] {
-		b, err := c.d.fs.ReadFile(c.abs(f))
+	ere := a.Has('E') || a.Has('r')
+	scripts := a.Vals['e']
+	for _, f := range a.Vals['f'] {
+		b, err := c.Phone.FS().ReadFile(c.Abs(f))
 		if err != nil {
-			c.toyPerror(err, "%s", f)
+			c.ToyPerror(err, "%s", f)
 			return 1
 		}
 		scripts = append(scripts, string(b))
 	}
-	files := a.args
+	files := a.Operands
 	if len(scripts) == 0 {
 		if len(files) == 0 {
-			c.toyErr("no pattern")
+			c.ToyErr("no pattern")
 			return 1
 		}
 		scripts, files = files[:1], files[1:]
@@ -46,42 +46,42 @@ func cmdSed(c *cmdCtx) int {
 	for _, s := range scripts {
 		cmds, err := parseSed(s, ere)
 		if err != "" {
-			c.toyErr("%s", err)
+			c.ToyErr("%s", err)
 			return 1
 		}
 		prog = append(prog, cmds...)
 	}
 	if depth := sedDepth(prog); depth != 0 {
-		c.toyErr("no }")
+		c.ToyErr("no }")
 		return 1
 	}
-	inPlace := a.has('i')
+	inPlace := a.Has('i')
 	ins, ok := c.loopFiles(files)
 	run := func(data []byte) []byte {
 		var out bytes.Buffer
-		e := &sedRun{prog: prog, quiet: a.has('n'), out: &out}
+		e := &sedRun{prog: prog, quiet: a.Has('n'), out: &out}
 		e.run(splitLines(data))
 		return out.Bytes()
 	}
-	if inPlace || a.has('s') {
+	if inPlace || a.Has('s') {
 		for _, in := range ins {
 			res := run(in.data)
 			if inPlace && in.name != "-" {
-				fi, _ := c.d.fs.Stat(c.abs(in.name))
-				if suffix := a.val('i'); suffix != "" {
-					c.d.fs.WriteFile(c.abs(in.name+suffix), in.data, fi.Mode&0o7777, fi.ModTime)
+				fi, _ := c.Phone.FS().Stat(c.Abs(in.name))
+				if suffix := a.Val('i'); suffix != "" {
+					c.Phone.FS().WriteFile(c.Abs(in.name+suffix), in.data, fi.Mode&0o7777, fi.ModTime)
 				}
-				c.d.fs.WriteFile(c.abs(in.name), res, fi.Mode&0o7777, c.d.now())
+				c.Phone.FS().WriteFile(c.Abs(in.name), res, fi.Mode&0o7777, c.Phone.Now())
 				continue
 			}
-			c.stdout.Write(res)
+			c.Stdout.Write(res)
 		}
 	} else {
 		var all []byte
 		for _, in := range ins {
 			all = append(all, in.data...)
 		}
-		c.stdout.Write(run(all))
+		c.Stdout.Write(run(all))
 	}
 	if !ok {
 		return 1
@@ -166,17 +166,17 @@ func parseSed(s string, ere bool) ([]*sedCmd, string) {
 			}
 			ad := &cmd.addr[n]
 			switch {
-			case n == 1 && i+1 < len(s) && s[i] == '+' && isDigit(s[i+1]):
+			case n == 1 && i+1 < len(s) && s[i] == '+' && IsDigit(s[i+1]):
 				j := i + 1
-				for j < len(s) && isDigit(s[j]) {
+				for j < len(s) && IsDigit(s[j]) {
 					j++
 				}
 				ad.plus, _ = strconv.Atoi(s[i+1 : j])
 				ad.plus++
 				i = j
-			case i < len(s) && isDigit(s[i]):
+			case i < len(s) && IsDigit(s[i]):
 				j := i
-				for j < len(s) && isDigit(s[j]) {
+				for j < len(s) && IsDigit(s[j]) {
 					j++
 				}
 				ad.line, _ = strconv.Atoi(s[i:j])
@@ -236,7 +236,7 @@ func parseSed(s string, ere bool) ([]*sedCmd, string) {
 				i++
 			}
 			j := i
-			for j < len(s) && isDigit(s[j]) {
+			for j < len(s) && IsDigit(s[j]) {
 				j++
 			}
 			cmd.exit, _ = strconv.Atoi(s[i:j])
@@ -308,7 +308,7 @@ func parseSed(s string, ere bool) ([]*sedCmd, string) {
 	return cmds, ""
 }
 
-func isDigit(b byte) bool { return b >= '0' && b <= '9' }
+func IsDigit(b byte) bool { return b >= '0' && b <= '9' }
 
 // sedDelimited reads a delimited string starting at s[i] (the delimiter),
 // unescaping an escaped delimiter and "\n"; it returns the string and the
@@ -564,7 +564,7 @@ func sedSubstitute(c *sedCmd, line string) (string, bool) {
 			case ch == '\\' && j+1 < len(c.repl):
 				j++
 				d := c.repl[j]
-				if isDigit(d) {
+				if IsDigit(d) {
 					k := int(d - '0')
 					if 2*k+1 < len(m) && m[2*k] >= 0 {
 						b.WriteString(line[m[2*k]:m[2*k+1]])

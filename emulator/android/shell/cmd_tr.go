@@ -1,4 +1,4 @@
-package android
+package shell
 
 import "strings"
 
@@ -6,13 +6,13 @@ import "strings"
 // SET2's (the last one repeating), -d deletes SET1, -s squeezes runs of
 // the result's SET (SET2, or SET1 alone), -c complements SET1. Sets take
 // ranges a-z, classes [:alpha:] and backslash escapes.
-func cmdTr(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "Ccsd", min: 1, max: 2, stopEarly: true})
+func Tr(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "Ccsd", Min: 1, Max: 2, StopEarly: true})
 	if !ok {
 		return st
 	}
-	set1 := expandSet(a.args[0])
-	if a.has('c') || a.has('C') {
+	set1 := expandSet(a.Operands[0])
+	if a.Has('c') || a.Has('C') {
 		in := map[byte]bool{}
 		for _, b := range set1 {
 			in[b] = true
@@ -25,12 +25,12 @@ func cmdTr(c *cmdCtx) int {
 		}
 	}
 	var set2 []byte
-	if len(a.args) > 1 {
-		if a.args[1] == "" {
-			c.toyErr("set2 can't be empty string")
+	if len(a.Operands) > 1 {
+		if a.Operands[1] == "" {
+			c.ToyErr("set2 can't be empty string")
 			return 1
 		}
-		set2 = expandSet(a.args[1])
+		set2 = expandSet(a.Operands[1])
 	}
 	var mapping [256]int
 	for i := range mapping {
@@ -38,7 +38,7 @@ func cmdTr(c *cmdCtx) int {
 	}
 	var del, squeeze [256]bool
 	switch {
-	case a.has('d'):
+	case a.Has('d'):
 		for _, b := range set1 {
 			del[b] = true
 		}
@@ -66,13 +66,13 @@ func cmdTr(c *cmdCtx) int {
 			continue
 		}
 		m := byte(mapping[b])
-		if a.has('s') && squeeze[m] && int(m) == last {
+		if a.Has('s') && squeeze[m] && int(m) == last {
 			continue
 		}
 		out = append(out, m)
 		last = int(m)
 	}
-	c.stdout.Write(out)
+	c.Stdout.Write(out)
 	return 0
 }
 

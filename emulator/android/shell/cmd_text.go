@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"bufio"
@@ -25,20 +25,20 @@ type input struct {
 // loopFiles reads each operand, or stdin when there are none, as toybox's
 // loopfiles does: an unreadable file is reported ("NAME: FILE: strerror")
 // and skipped, and ok turns false.
-func (c *cmdCtx) loopFiles(files []string) (ins []input, ok bool) {
+func (c *Ctx) loopFiles(files []string) (ins []input, ok bool) {
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
 	ok = true
 	for _, f := range files {
 		if f == "-" {
-			b, _ := io.ReadAll(io.LimitReader(c.stdin, maxInput))
+			b, _ := io.ReadAll(io.LimitReader(c.Stdin, maxInput))
 			ins = append(ins, input{name: f, data: b})
 			continue
 		}
-		b, err := c.d.fs.ReadFile(c.abs(f))
+		b, err := c.Phone.FS().ReadFile(c.Abs(f))
 		if err != nil {
-			c.toyPerror(err, "%s", f)
+			c.ToyPerror(err, "%s", f)
 			ok = false
 			continue
 		}
@@ -77,30 +77,30 @@ func splitLines(data []byte) [][]byte {
 // "--" separates groups); several files prefix matches with "FILE:"; status 0 on a match, 1
 // on none, 2 on an error (TOYFLAG_ARGFAIL(2), toys.exitval = 2 until a
 // file was searched).
-func cmdGrep(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{
-		opts: "S:M:\x03:ZzEFHIabhinorRsvwcLlqe:f:C#B#A#m#x",
-		long: map[string]rune{"count": 'c', "files-without-match": 'L', "files-with-matches": 'l', "quiet": 'q', "silent": 'q',
+func Grep(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{
+		Opts: "S:M:\x03:ZzEFHIabhinorRsvwcLlqe:f:C#B#A#m#x",
+		Long: map[string]rune{"count": 'c', "files-without-match": 'L', "files-with-matches": 'l', "quiet": 'q', "silent": 'q',
 			"no-filename": 'h', "only-matching": 'o', "byte-offset": 'b', "color": 0x1, "line-buffered": 0x2,
 			"exclude": 'S', "include": 'M', "exclude-dir": 0x3},
-		max: -1, argfail: 2,
+		Max: -1, ArgFail: 2,
 	})
 	if !ok {
 		return st
 	}
-	files := a.args
-	pats := a.vals['e']
-	for _, f := range a.vals['f'] {
-		b, err := c.d.fs.ReadFile(c.abs(f))
+	files := a.Operands
+	pats := a.Vals['e']
+	for _, f := range a.Vals['f'] {
+		b, err := c.Phone.FS().ReadFile(c.Abs(f))
 		if err != nil {
-			c.toyPerror(err, "%s", f)
+			c.ToyPerror(err, "%s", f)
 			return 2
 		}
 		pats = append(pats, strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")...)
 	}
 	if len(pats) == 0 {
 		if len(files) == 0 {
-			c.toyErr("no REGEX")
+			c.ToyErr("no REGEX")
 			return 2
 		}
 		pats, files = []string{files[0]}, files[1:]
@@ -113,52 +113,52 @@ func cmdGrep(c *cmdCtx) int {
 	for _, p := range alts {
 		expr := p
 		switch {
-		case a.has('F'):
+		case a.Has('F'):
 			expr = regexp.QuoteMeta(p)
-		case !a.has('E'):
+		case !a.Has('E'):
 			expr = breToERE(p)
 		}
-		if a.has('w') {
+		if a.Has('w') {
 			expr = `(?:^|\b)(?:` + expr + `)(?:\b|$)`
 		}
-		if a.has('x') {
+		if a.Has('x') {
 			expr = `^(?:` + expr + `)$`
 		}
-		if a.has('i') {
+		if a.Has('i') {
 			expr = "(?i)" + expr
 		}
 		re, err := regexp.Compile(expr)
 		if err != nil {
-			c.toyErr("bad regex '%s'", p)
+			c.ToyErr("bad regex '%s'", p)
 			return 2
 		}
 		res = append(res, re)
 	}
-	showName := a.has('H') || (len(files) > 1 && !a.has('h'))
-	ctxA, _ := strconv.Atoi(a.val('A'))
-	ctxB, _ := strconv.Atoi(a.val('B'))
-	if around, _ := strconv.Atoi(a.val('C')); around > 0 {
+	showName := a.Has('H') || (len(files) > 1 && !a.Has('h'))
+	ctxA, _ := strconv.Atoi(a.Val('A'))
+	ctxB, _ := strconv.Atoi(a.Val('B'))
+	if around, _ := strconv.Atoi(a.Val('C')); around > 0 {
 		ctxA, ctxB = max(ctxA, around), max(ctxB, around)
 	}
 	maxCount := -1
-	if a.has('m') {
-		maxCount, _ = strconv.Atoi(a.val('m'))
+	if a.Has('m') {
+		maxCount, _ = strconv.Atoi(a.Val('m'))
 	}
-	stderr := c.stderr
-	if a.has('s') {
-		c.stderr = io.Discard
+	stderr := c.Stderr
+	if a.Has('s') {
+		c.Stderr = io.Discard
 	}
-	if a.has('r') || a.has('R') {
+	if a.Has('r') || a.Has('R') {
 		if len(files) == 0 {
 			files = []string{"."}
 		}
-		walked := c.walkFiles(files, a.vals[0x3], a.vals['S'], a.vals['M'])
+		walked := c.walkFiles(files, a.Vals[0x3], a.Vals['S'], a.Vals['M'])
 		// "grep -r onefile" shows no name, files found in a directory do.
-		showName = showName || !slices.Equal(walked, files) && !a.has('h')
+		showName = showName || !slices.Equal(walked, files) && !a.Has('h')
 		files = walked
 	}
 	ins, readAll := c.loopFiles(files)
-	c.stderr = stderr
+	c.Stderr = stderr
 	found := false
 	for _, in := range ins {
 		name := in.name
@@ -176,7 +176,7 @@ func cmdGrep(c *cmdCtx) int {
 			if showName {
 				p = name + sep
 			}
-			if a.has('n') {
+			if a.Has('n') {
 				p += strconv.Itoa(lineNo) + sep
 			}
 			return p
@@ -187,7 +187,7 @@ func cmdGrep(c *cmdCtx) int {
 			}
 			var hits []string
 			for _, re := range res {
-				if a.has('o') {
+				if a.Has('o') {
 					for _, h := range re.FindAllString(l, -1) {
 						if h != "" {
 							hits = append(hits, h)
@@ -198,12 +198,12 @@ func cmdGrep(c *cmdCtx) int {
 					break
 				}
 			}
-			if (len(hits) > 0) == a.has('v') {
+			if (len(hits) > 0) == a.Has('v') {
 				discard := after > 0 || ctxB > 0
 				if after > 0 {
 					after--
 					if after > 0 {
-						c.printf("%s%s\n", prefix(i+1, "-"), l)
+						c.Printf("%s%s\n", prefix(i+1, "-"), l)
 						discard = false
 					}
 				}
@@ -226,41 +226,41 @@ func cmdGrep(c *cmdCtx) int {
 			}
 			n++
 			found = true
-			if a.has('q') {
+			if a.Has('q') {
 				return 0
 			}
-			if a.has('c') || a.has('l') || a.has('L') {
+			if a.Has('c') || a.Has('l') || a.Has('L') {
 				continue
 			}
 			if bars {
-				c.printf("--\n")
+				c.Printf("--\n")
 				bars = false
 			}
 			for j, b := range before {
-				c.printf("%s%s\n", prefix(beforeAt+j, "-"), b)
+				c.Printf("%s%s\n", prefix(beforeAt+j, "-"), b)
 			}
 			before = before[:0]
-			if a.has('o') && !a.has('v') {
+			if a.Has('o') && !a.Has('v') {
 				for _, h := range hits {
-					c.printf("%s%s\n", prefix(i+1, ":"), h)
+					c.Printf("%s%s\n", prefix(i+1, ":"), h)
 				}
 			} else {
-				c.printf("%s%s\n", prefix(i+1, ":"), l)
+				c.Printf("%s%s\n", prefix(i+1, ":"), l)
 			}
 			if ctxA > 0 {
 				after = ctxA + 1
 			}
 		}
 		switch {
-		case a.has('l') && n > 0:
-			c.printf("%s\n", name)
-		case a.has('L') && n == 0:
-			c.printf("%s\n", name)
-		case a.has('c') && !a.has('l') && !a.has('L'):
+		case a.Has('l') && n > 0:
+			c.Printf("%s\n", name)
+		case a.Has('L') && n == 0:
+			c.Printf("%s\n", name)
+		case a.Has('c') && !a.Has('l') && !a.Has('L'):
 			if showName {
-				c.printf("%s:", name)
+				c.Printf("%s:", name)
 			}
-			c.printf("%d\n", n)
+			c.Printf("%d\n", n)
 		}
 	}
 	if !readAll {
@@ -276,13 +276,13 @@ func cmdGrep(c *cmdCtx) int {
 // do_grep_r visits them (dirtree: depth first; here in name order),
 // skipping directories matching --exclude-dir and files matching
 // --exclude (-S) or, with --include (-M), matching none of those.
-func (c *cmdCtx) walkFiles(names, excludeDirs, exclude, include []string) []string {
+func (c *Ctx) walkFiles(names, excludeDirs, exclude, include []string) []string {
 	matches := func(globs []string, name string) bool {
 		return slices.ContainsFunc(globs, func(g string) bool { ok, _ := path.Match(g, name); return ok })
 	}
 	var out []string
 	for _, n := range names {
-		fi, err := c.d.fs.Stat(c.abs(n))
+		fi, err := c.Phone.FS().Stat(c.Abs(n))
 		if err != nil || !isDir(fi) {
 			base := path.Base(n)
 			if !matches(exclude, base) && (len(include) == 0 || matches(include, base)) {
@@ -293,7 +293,7 @@ func (c *cmdCtx) walkFiles(names, excludeDirs, exclude, include []string) []stri
 		if matches(excludeDirs, path.Base(n)) {
 			continue
 		}
-		ents, _ := c.d.fs.ReadDir(c.abs(n))
+		ents, _ := c.Phone.FS().ReadDir(c.Abs(n))
 		for _, e := range ents {
 			out = append(out, c.walkFiles([]string{strings.TrimSuffix(n, "/") + "/" + e.Name}, excludeDirs, exclude, include)...)
 		}
@@ -349,37 +349,37 @@ func breToERE(p string) string {
 // cmdHead is toybox head (toys/posix/head.c): -n lines (default 10), -c
 // bytes, the old "-N" form; several files get "==> FILE <==" headers
 // separated by a blank line (-q none, -v always).
-func cmdHead(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "n#c#qv", long: map[string]rune{"lines": 'n', "bytes": 'c'}, max: -1, passUnknown: true})
+func Head(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "n#c#qv", Long: map[string]rune{"lines": 'n', "bytes": 'c'}, Max: -1, PassUnknown: true})
 	if !ok {
 		return st
 	}
-	n, _ := strconv.ParseInt(a.val('n'), 10, 64)
-	if !a.has('n') {
+	n, _ := strconv.ParseInt(a.Val('n'), 10, 64)
+	if !a.Has('n') {
 		n = 10
 	}
-	files := a.args
+	files := a.Operands
 	if len(files) > 0 && len(files[0]) > 1 && files[0][0] == '-' && isNumber(files[0][1:]) {
 		n, _ = strconv.ParseInt(files[0][1:], 10, 64)
 		files = files[1:]
 	}
-	bytesMode := a.has('c')
-	nbytes, _ := atolx(a.val('c'))
+	bytesMode := a.Has('c')
+	nbytes, _ := atolx(a.Val('c'))
 	ins, ok := c.loopFiles(files)
 	for i, in := range ins {
-		if (len(files) > 1 && !a.has('q')) || a.has('v') {
+		if (len(files) > 1 && !a.Has('q')) || a.Has('v') {
 			if i > 0 {
-				c.printf("\n")
+				c.Printf("\n")
 			}
-			c.printf("==> %s <==\n", displayName(in.name))
+			c.Printf("==> %s <==\n", displayName(in.name))
 		}
 		if bytesMode {
-			c.stdout.Write(in.data[:min(int64(len(in.data)), nbytes)])
+			c.Stdout.Write(in.data[:min(int64(len(in.data)), nbytes)])
 			continue
 		}
 		ls := splitLines(in.data)
 		for _, l := range ls[:min(int64(len(ls)), n)] {
-			c.stdout.Write(l)
+			c.Stdout.Write(l)
 		}
 	}
 	if !ok {
@@ -398,18 +398,18 @@ func displayName(name string) string {
 // cmdTail is toybox tail (toys/posix/tail.c): -n N the last N lines, -n +N
 // from line N, -c likewise for bytes, the old "-N"/"+N" form, headers as
 // head; -f waits (nothing more ever arrives) until the stream closes.
-func cmdTail(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "fFs:c:n:", long: map[string]rune{"lines": 'n', "bytes": 'c'}, max: -1, passUnknown: true})
+func Tail(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "fFs:c:n:", Long: map[string]rune{"lines": 'n', "bytes": 'c'}, Max: -1, PassUnknown: true})
 	if !ok {
 		return st
 	}
-	files := a.args
+	files := a.Operands
 	spec, bytesMode := "10", false
 	switch {
-	case a.has('n'):
-		spec = a.val('n')
-	case a.has('c'):
-		spec, bytesMode = a.val('c'), true
+	case a.Has('n'):
+		spec = a.Val('n')
+	case a.Has('c'):
+		spec, bytesMode = a.Val('c'), true
 	case len(files) > 0 && len(files[0]) > 1 && (files[0][0] == '-' || files[0][0] == '+'):
 		spec, files = files[0], files[1:]
 		if spec[0] == '-' {
@@ -419,22 +419,22 @@ func cmdTail(c *cmdCtx) int {
 	fromStart := strings.HasPrefix(spec, "+")
 	n, err := atolx(strings.TrimLeft(spec, "+-"))
 	if err != nil {
-		c.toyErr("%v", err)
+		c.ToyErr("%v", err)
 		return 1
 	}
 	ins, ok := c.loopFiles(files)
 	for i, in := range ins {
 		if len(files) > 1 {
 			if i > 0 {
-				c.printf("\n")
+				c.Printf("\n")
 			}
-			c.printf("==> %s <==\n", displayName(in.name))
+			c.Printf("==> %s <==\n", displayName(in.name))
 		}
 		if bytesMode {
 			if fromStart {
-				c.stdout.Write(in.data[min(max(n-1, 0), int64(len(in.data))):])
+				c.Stdout.Write(in.data[min(max(n-1, 0), int64(len(in.data))):])
 			} else {
-				c.stdout.Write(in.data[max(int64(len(in.data))-n, 0):])
+				c.Stdout.Write(in.data[max(int64(len(in.data))-n, 0):])
 			}
 			continue
 		}
@@ -445,12 +445,12 @@ func cmdTail(c *cmdCtx) int {
 			ls = ls[max(int64(len(ls))-n, 0):]
 		}
 		for _, l := range ls {
-			c.stdout.Write(l)
+			c.Stdout.Write(l)
 		}
 	}
-	if a.has('f') || a.has('F') {
-		<-c.ctx.Done()
-		return exitCanceled
+	if a.Has('f') || a.Has('F') {
+		<-c.Context.Done()
+		return ExitCanceled
 	}
 	if !ok {
 		return 1
@@ -462,15 +462,15 @@ func cmdTail(c *cmdCtx) int {
 // bytes (-l -w -c, -m characters) in that order; one count of one input
 // is printed bare, otherwise each count in a 7-wide column; files add
 // their name, several a "total" line.
-func cmdWc(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "mcwl", max: -1})
+func Wc(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "mcwl", Max: -1})
 	if !ok {
 		return st
 	}
 	order := []rune{'l', 'w', 'c', 'm'}
 	var want []rune
 	for _, r := range order {
-		if a.has(r) {
+		if a.Has(r) {
 			want = append(want, r)
 		}
 	}
@@ -478,7 +478,7 @@ func cmdWc(c *cmdCtx) int {
 		want = []rune{'l', 'w', 'c'}
 	}
 	space := 7
-	if (len(a.args) == 0 && len(want) == 1) || len(a.args) == 1 {
+	if (len(a.Operands) == 0 && len(want) == 1) || len(a.Operands) == 1 {
 		space = 0
 	}
 	totals := map[rune]int{}
@@ -490,12 +490,12 @@ func cmdWc(c *cmdCtx) int {
 			}
 			fmt.Fprintf(&b, "%*d", space, counts[r])
 		}
-		if len(a.args) > 0 {
+		if len(a.Operands) > 0 {
 			b.WriteString(" " + name)
 		}
-		c.printf("%s\n", b.String())
+		c.Printf("%s\n", b.String())
 	}
-	ins, ok := c.loopFiles(a.args)
+	ins, ok := c.loopFiles(a.Operands)
 	for _, in := range ins {
 		counts := map[rune]int{
 			'l': bytes.Count(in.data, []byte("\n")),
@@ -508,7 +508,7 @@ func cmdWc(c *cmdCtx) int {
 		}
 		show(counts, in.name)
 	}
-	if len(a.args) > 1 {
+	if len(a.Operands) > 1 {
 		show(totals, "total")
 	}
 	if !ok {

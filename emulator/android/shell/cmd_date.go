@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"fmt"
@@ -13,46 +13,46 @@ import (
 // %N and %:z; -u, -d DATE, -r FILE, -I[dhmsn]. The shell user may not set
 // the clock: "date: cannot set date: Operation not permitted" (status 1),
 // after which the date is printed anyway.
-func cmdDate(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "d:D:Ir:s:u", attached: "I", long: map[string]rune{"utc": 'u', "iso-8601": 'I'}, max: -1})
+func Date(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "d:D:Ir:s:u", Attached: "I", Long: map[string]rune{"utc": 'u', "iso-8601": 'I'}, Max: -1})
 	if !ok {
 		return st
 	}
-	t := c.d.now().UTC()
+	t := c.Phone.Now().UTC()
 	format := "%a %b %e %H:%M:%S %Z %Y"
-	if a.has('I') {
-		i := strings.IndexByte("dhmsn", firstOr(a.val('I'), 'd'))
+	if a.Has('I') {
+		i := strings.IndexByte("dhmsn", firstOr(a.Val('I'), 'd'))
 		if i < 0 {
-			c.toyUsage("bad -I: %s", a.val('I'))
+			c.ToyUsage("bad -I: %s", a.Val('I'))
 			return 1
 		}
 		format = []string{"%F", "%FT%H%:z", "%FT%R%:z", "%FT%T%:z", "%FT%T,%N%:z"}[i]
 	}
 	switch {
-	case a.has('d'):
-		d, ok := parseDate(a.val('d'), t)
+	case a.Has('d'):
+		d, ok := parseDate(a.Val('d'), t)
 		if !ok {
-			c.toyErr("bad date '%s'", a.val('d'))
+			c.ToyErr("bad date '%s'", a.Val('d'))
 			return 1
 		}
 		t = d
-	case a.has('r'):
-		fi, err := c.d.fs.Stat(c.abs(a.val('r')))
+	case a.Has('r'):
+		fi, err := c.Phone.FS().Stat(c.Abs(a.Val('r')))
 		if err != nil {
-			c.toyPerror(err, "%s", a.val('r'))
+			c.ToyPerror(err, "%s", a.Val('r'))
 			return 1
 		}
 		t = fi.ModTime.UTC()
 	}
 	setdate := ""
-	if a.has('s') {
-		if len(a.args) > 0 {
-			c.toyUsage("can't set two dates at once")
+	if a.Has('s') {
+		if len(a.Operands) > 0 {
+			c.ToyUsage("can't set two dates at once")
 			return 1
 		}
-		setdate = a.val('s')
-	} else if len(a.args) > 0 {
-		setdate = a.args[0]
+		setdate = a.Val('s')
+	} else if len(a.Operands) > 0 {
+		setdate = a.Operands[0]
 	}
 	status := 0
 	switch {
@@ -61,14 +61,14 @@ func cmdDate(c *cmdCtx) int {
 	case setdate != "":
 		d, ok := parseDate(setdate, t)
 		if !ok {
-			c.toyErr("bad date '%s'", setdate)
+			c.ToyErr("bad date '%s'", setdate)
 			return 1
 		}
 		t = d
-		c.toyPerror(errPerm, "cannot set date")
+		c.ToyPerror(errPerm, "cannot set date")
 		status = 1
 	}
-	c.printf("%s\n", strftime(format, t))
+	c.Printf("%s\n", strftime(format, t))
 	return status
 }
 
@@ -90,7 +90,7 @@ func strftime(format string, t time.Time) string {
 		}
 		i++
 		ch := format[i]
-		if isDigit(ch) && i+1 < len(format) && format[i+1] == 'N' {
+		if IsDigit(ch) && i+1 < len(format) && format[i+1] == 'N' {
 			n := int(ch - '0')
 			b.WriteString(fmt.Sprintf("%09d", t.Nanosecond())[:n])
 			i++

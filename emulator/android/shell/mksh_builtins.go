@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"io"
@@ -14,40 +14,40 @@ import (
 // status 1. /system/bin/NAME by path runs the toybox tool instead.
 
 // shErr prints a builtin's error as mksh's bi_errorf does.
-func (c *cmdCtx) shErr(name, format string, a ...any) {
-	c.errorf("%s: %s: "+format+"\n", append([]any{shellName, name}, a...)...)
+func (c *Ctx) shErr(name, format string, a ...any) {
+	c.Errorf("%s: %s: "+format+"\n", append([]any{ShellName, name}, a...)...)
 }
 
 // cmdMkshCat is mksh's c_cat: files in order ("-" or none: stdin), an
 // unreadable one reported as "cat: FILE: strerror". Any option other
 // than "-"/"--" makes mksh run toybox cat instead.
-func cmdMkshCat(c *cmdCtx) int {
-	args := c.args[1:]
+func MkshCat(c *Ctx) int {
+	args := c.Args[1:]
 	if len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && args[0] != "--" {
 		sub := *c
-		sub.args = append([]string{"cat"}, args...)
-		return cmdCat(&sub)
+		sub.Args = append([]string{"cat"}, args...)
+		return Cat(&sub)
 	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		io.Copy(c.stdout, c.stdin)
+		io.Copy(c.Stdout, c.Stdin)
 		return 0
 	}
 	status := 0
 	for _, f := range args {
 		if f == "-" {
-			io.Copy(c.stdout, c.stdin)
+			io.Copy(c.Stdout, c.Stdin)
 			continue
 		}
-		data, err := c.d.fs.ReadFile(c.abs(f))
+		data, err := c.Phone.FS().ReadFile(c.Abs(f))
 		if err != nil {
-			c.shErr("cat", "%s: %s", f, errText(err))
+			c.shErr("cat", "%s: %s", f, ErrText(err))
 			status = 1
 			continue
 		}
-		c.stdout.Write(data)
+		c.Stdout.Write(data)
 	}
 	return status
 }
@@ -56,8 +56,8 @@ func cmdMkshCat(c *cmdCtx) int {
 // optional decimal fraction (parse_usec in mksh's syn.c; no unit
 // suffixes); otherwise "sleep: syntax error[: strerror 'ARG']". It ends
 // early (status 130) when the stream closes.
-func cmdMkshSleep(c *cmdCtx) int {
-	args := c.args[1:]
+func MkshSleep(c *Ctx) int {
+	args := c.Args[1:]
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
@@ -70,8 +70,8 @@ func cmdMkshSleep(c *cmdCtx) int {
 		c.shErr("sleep", "syntax error: %s '%s'", errno, args[0])
 		return 1
 	}
-	if !sleepCtx(c.ctx, d) {
-		return exitCanceled
+	if !SleepCtx(c.Context, d) {
+		return ExitCanceled
 	}
 	return 0
 }
@@ -81,7 +81,7 @@ func cmdMkshSleep(c *cmdCtx) int {
 func parseUsec(s string) (time.Duration, string) {
 	i := 0
 	var secs int64
-	for i < len(s) && isDigit(s[i]) {
+	for i < len(s) && IsDigit(s[i]) {
 		secs = secs*10 + int64(s[i]-'0')
 		if secs > 1<<31 {
 			return 0, "Value too large for defined data type" // EOVERFLOW

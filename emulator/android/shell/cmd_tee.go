@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"io"
@@ -10,24 +10,24 @@ import (
 // and skipped), then every read of stdin (at most 4096 bytes, toybuf) is
 // written to each file and then to stdout. The touch path relies on that
 // order: the stdout copy tells the host the node has the events.
-func cmdTee(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "ia", max: -1})
+func Tee(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "ia", Max: -1})
 	if !ok {
 		return st
 	}
 	flag := os.O_RDWR | os.O_CREATE | os.O_TRUNC
-	if a.has('a') {
+	if a.Has('a') {
 		flag = os.O_RDWR | os.O_CREATE | os.O_APPEND
 	}
 	status := 0
 	var outs []io.WriteCloser
-	for _, name := range a.args {
+	for _, name := range a.Operands {
 		if name == "-" {
 			continue
 		}
-		f, err := c.d.openShellFile(c.ctx, c.abs(name), flag)
+		f, err := c.Phone.OpenShellFile(c.Context, c.Abs(name), flag)
 		if err != nil {
-			c.toyPerror(err, "%s", name)
+			c.ToyPerror(err, "%s", name)
 			status = 1
 			continue
 		}
@@ -40,14 +40,14 @@ func cmdTee(c *cmdCtx) int {
 	}()
 	buf := make([]byte, 4096)
 	for {
-		n, err := c.stdin.Read(buf)
+		n, err := c.Stdin.Read(buf)
 		if n > 0 {
 			for _, f := range outs {
 				if w, err := f.Write(buf[:n]); err != nil || w != n {
 					status = 1
 				}
 			}
-			if _, err := c.stdout.Write(buf[:n]); err != nil {
+			if _, err := c.Stdout.Write(buf[:n]); err != nil {
 				status = 1
 			}
 		}

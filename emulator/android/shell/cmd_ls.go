@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"cmp"
@@ -20,20 +20,20 @@ import (
 // order, -R recursion, -d, -a/-A. Operands
 // that are files are listed first, then each directory under a "DIR:"
 // title, unless a single directory was named alone.
-func cmdLs(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{
-		opts: "ZgoACFHLNRSabcdfhiklmnpqrstuw#x1",
-		long: map[string]rune{"color": 0x1, "full-time": 0x2, "show-control-chars": 0x3},
-		max:  -1,
+func Ls(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{
+		Opts: "ZgoACFHLNRSabcdfhiklmnpqrstuw#x1",
+		Long: map[string]rune{"color": 0x1, "full-time": 0x2, "show-control-chars": 0x3},
+		Max:  -1,
 	})
 	if !ok {
 		return st
 	}
-	if a.has('d') {
-		a.flags['R'] = false
+	if a.Has('d') {
+		a.Flags['R'] = false
 	}
-	l := &lister{c: c, a: a, long: a.has('l') || a.has('o') || a.has('n') || a.has('g')}
-	operands := a.args
+	l := &lister{c: c, a: a, long: a.Has('l') || a.Has('o') || a.Has('n') || a.Has('g')}
+	operands := a.Operands
 	if len(operands) == 0 {
 		operands = []string{"."}
 	}
@@ -41,35 +41,35 @@ func cmdLs(c *cmdCtx) int {
 	var top []lsEntry
 	// Operands that are symbolic links are followed unless -l, -d or -F
 	// (without -L or -H) ask about the link itself (ls_main's "sym").
-	follow := !(a.has('l') || a.has('d') || a.has('F')) || a.has('L') || a.has('H')
+	follow := !(a.Has('l') || a.Has('d') || a.Has('F')) || a.Has('L') || a.Has('H')
 	for _, p := range operands {
-		if target, ok := vfs.LinkAt(c.dir, p); ok && !follow {
+		if target, ok := vfs.LinkAt(c.Dir, p); ok && !follow {
 			top = append(top, lsEntry{name: p, path: "/", fi: vfs.LinkInfo(path.Base(p), target), link: target})
 			continue
 		}
-		fi, err := c.d.fs.Stat(c.abs(p))
+		fi, err := c.Phone.FS().Stat(c.Abs(p))
 		if err != nil {
-			c.toyPerror(err, "%s", p) // perror_msg_raw(*s)
+			c.ToyPerror(err, "%s", p) // perror_msg_raw(*s)
 			status = 1
 			continue
 		}
-		top = append(top, lsEntry{name: p, path: c.abs(p), fi: fi})
+		top = append(top, lsEntry{name: p, path: c.Abs(p), fi: fi})
 	}
-	if len(top) == 1 && isDir(top[0].fi) && !a.has('d') {
-		l.listDir(top[0], a.has('R'))
+	if len(top) == 1 && isDir(top[0].fi) && !a.Has('d') {
+		l.listDir(top[0], a.Has('R'))
 		l.flush()
 		return status
 	}
 	l.sort(top)
 	w := l.widths(top)
 	for _, e := range top {
-		if isDir(e.fi) && !a.has('d') {
+		if isDir(e.fi) && !a.Has('d') {
 			continue
 		}
 		l.entry(e, w)
 	}
 	l.flush()
-	if !a.has('d') {
+	if !a.Has('d') {
 		for _, e := range top {
 			if isDir(e.fi) {
 				l.listDir(e, true)
@@ -89,8 +89,8 @@ type lsEntry struct {
 
 // lister carries ls's output state across directories.
 type lister struct {
-	c       *cmdCtx
-	a       toyArgs
+	c       *Ctx
+	a       ToyArgs
 	long    bool
 	titled  bool // something was printed: later titles get a blank line
 	line    strings.Builder
@@ -104,16 +104,16 @@ type lsWidths struct{ inode, blocks, links, user, group, size, label int }
 func (l *lister) sort(es []lsEntry) {
 	slices.SortStableFunc(es, func(x, y lsEntry) int {
 		r := 0
-		if l.a.has('S') {
+		if l.a.Has('S') {
 			r = cmp.Compare(y.fi.Size, x.fi.Size)
 		}
-		if l.a.has('t') && r == 0 {
+		if l.a.Has('t') && r == 0 {
 			r = y.fi.ModTime.Compare(x.fi.ModTime)
 		}
 		if r == 0 {
 			r = strings.Compare(x.name, y.name)
 		}
-		if l.a.has('r') {
+		if l.a.Has('r') {
 			r = -r
 		}
 		return r
@@ -125,7 +125,7 @@ func (l *lister) owner(e lsEntry) (user, group string) {
 	if e.link != "" {
 		u, uid, g, gid = "root", 0, "root", 0
 	}
-	if l.a.has('n') {
+	if l.a.Has('n') {
 		return strconv.Itoa(uid), strconv.Itoa(gid)
 	}
 	return u, g
@@ -146,7 +146,7 @@ func (l *lister) widths(es []lsEntry) lsWidths {
 		}
 		w.inode = max(w.inode, len(strconv.FormatUint(inode(e.path), 10)))
 		w.blocks = max(w.blocks, len(l.size(blocks(e.fi), 1024)))
-		w.label = max(w.label, len(fileLabel(e.path)))
+		w.label = max(w.label, len(vfs.FileLabel(e.path)))
 	}
 	return w
 }
@@ -162,14 +162,14 @@ func (l *lister) nlink(e lsEntry) int {
 	if e.link != "" {
 		return 1
 	}
-	return l.c.d.fs.Nlink(e.path)
+	return l.c.Phone.FS().Nlink(e.path)
 }
 
 // size is print_with_h: a number of units as is, or with -h the bytes it
 // stands for in human_readable() form (a 512-byte block count is taken
 // for kilobytes there, as toybox does).
 func (l *lister) size(n int64, unit int64) string {
-	if l.a.has('h') {
+	if l.a.Has('h') {
 		return humanReadable(uint64(n * unit))
 	}
 	return strconv.FormatInt(n, 10)
@@ -199,28 +199,28 @@ func humanReadable(num uint64) string {
 // entry prints one listing entry (listfiles' output loop).
 func (l *lister) entry(e lsEntry, w lsWidths) {
 	var b strings.Builder
-	if l.a.has('i') {
+	if l.a.Has('i') {
 		fmt.Fprintf(&b, "%*d ", w.inode, inode(e.path))
 	}
-	if l.a.has('s') {
+	if l.a.Has('s') {
 		fmt.Fprintf(&b, "%*s ", w.blocks, l.size(blocks(e.fi), 1024))
 	}
 	if l.long {
 		u, g := l.owner(e)
 		fmt.Fprintf(&b, "%s %*d", modeString(l.mode(e)), w.links, l.nlink(e))
-		if !l.a.has('g') {
+		if !l.a.Has('g') {
 			fmt.Fprintf(&b, " %-*s", w.user, u)
 		}
-		if !l.a.has('o') {
+		if !l.a.Has('o') {
 			fmt.Fprintf(&b, " %-*s", w.group, g)
 		}
 	}
 	// -Z: the SELinux label, " LABEL " in a long listing, "LABEL " before
 	// the name otherwise (toybox ls.c: printf(" %-*s "+!FLAG(l), ...)).
-	if l.a.has('Z') && l.a.has('l') {
-		fmt.Fprintf(&b, " %-*s ", w.label, fileLabel(e.path))
-	} else if l.a.has('Z') {
-		fmt.Fprintf(&b, "%-*s ", w.label, fileLabel(e.path))
+	if l.a.Has('Z') && l.a.Has('l') {
+		fmt.Fprintf(&b, " %-*s ", w.label, vfs.FileLabel(e.path))
+	} else if l.a.Has('Z') {
+		fmt.Fprintf(&b, "%-*s ", w.label, vfs.FileLabel(e.path))
 	}
 	if l.long {
 		if major, minor, ok := vfs.CharDevice(e.path); ok && e.link == "" {
@@ -235,17 +235,17 @@ func (l *lister) entry(e lsEntry, w lsWidths) {
 		b.WriteString(" -> " + e.link)
 	}
 	switch {
-	case (l.a.has('F') || l.a.has('p')) && isDir(e.fi):
+	case (l.a.Has('F') || l.a.Has('p')) && isDir(e.fi):
 		b.WriteByte('/')
-	case l.a.has('F') && e.link != "":
+	case l.a.Has('F') && e.link != "":
 		b.WriteByte('@')
-	case l.a.has('F') && e.fi.Mode&0o111 != 0:
+	case l.a.Has('F') && e.fi.Mode&0o111 != 0:
 		b.WriteByte('*')
 	}
 	l.titled = true
 	s := b.String()
-	if !l.a.has('m') || l.long {
-		l.c.printf("%s\n", s)
+	if !l.a.Has('m') || l.long {
+		l.c.Printf("%s\n", s)
 		return
 	}
 	// -m: "a, b, c", wrapping before an entry that would pass column 80.
@@ -267,7 +267,7 @@ func (l *lister) entry(e lsEntry, w lsWidths) {
 // flush ends an -m line.
 func (l *lister) flush() {
 	if l.line.Len() > 0 {
-		l.c.printf("%s\n", l.line.String())
+		l.c.Printf("%s\n", l.line.String())
 	}
 	l.line.Reset()
 	l.lineLen, l.count = 0, 0
@@ -276,14 +276,14 @@ func (l *lister) flush() {
 // listDir lists one directory, with its "DIR:" title when titled, and
 // recurses with -R.
 func (l *lister) listDir(dir lsEntry, titled bool) {
-	infos, _ := l.c.d.fs.ReadDir(dir.path)
+	infos, _ := l.c.Phone.FS().ReadDir(dir.path)
 	var es []lsEntry
-	if l.a.has('a') || l.a.has('f') {
-		parent, _ := l.c.d.fs.Stat(path.Dir(dir.path))
+	if l.a.Has('a') || l.a.Has('f') {
+		parent, _ := l.c.Phone.FS().Stat(path.Dir(dir.path))
 		es = append(es, lsEntry{name: ".", path: dir.path, fi: dir.fi}, lsEntry{name: "..", path: path.Dir(dir.path), fi: parent})
 	}
 	for _, fi := range infos {
-		if strings.HasPrefix(fi.Name, ".") && !l.a.has('a') && !l.a.has('A') && !l.a.has('f') {
+		if strings.HasPrefix(fi.Name, ".") && !l.a.Has('a') && !l.a.Has('A') && !l.a.Has('f') {
 			continue
 		}
 		e := lsEntry{name: fi.Name, path: path.Join(dir.path, fi.Name), fi: fi}
@@ -294,25 +294,25 @@ func (l *lister) listDir(dir lsEntry, titled bool) {
 	}
 	if titled {
 		if l.titled {
-			l.c.printf("\n")
+			l.c.Printf("\n")
 		}
-		l.c.printf("%s:\n", dir.name)
+		l.c.Printf("%s:\n", dir.name)
 		l.titled = true
 	}
 	l.sort(es)
 	w := l.widths(es)
-	if l.long || l.a.has('s') {
+	if l.long || l.a.Has('s') {
 		var total int64
 		for _, e := range es {
 			total += blocks(e.fi)
 		}
-		l.c.printf("total %s\n", l.size(total, 1024))
+		l.c.Printf("total %s\n", l.size(total, 1024))
 	}
 	for _, e := range es {
 		l.entry(e, w)
 	}
 	l.flush()
-	if !l.a.has('R') {
+	if !l.a.Has('R') {
 		return
 	}
 	for _, e := range es {

@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 var errPerm error = syscall.EPERM
 
 // errText renders an FS error the way toybox prints it: bionic's strerror.
-func errText(err error) string {
+func ErrText(err error) string {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return "No such file or directory"
@@ -48,20 +48,20 @@ func errText(err error) string {
 // stdin for none or "-"; -v shows control characters as ^X and high bytes
 // as M-X, -t also tabs, -e marks line ends with $; an unreadable file is
 // "cat: NAME: strerror" (loopfiles).
-func cmdCat(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "uvte", max: -1})
+func Cat(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "uvte", Max: -1})
 	if !ok {
 		return st
 	}
-	ins, ok := c.loopFiles(a.args)
+	ins, ok := c.loopFiles(a.Operands)
 	for _, in := range ins {
-		if !a.has('v') && !a.has('t') && !a.has('e') {
-			c.stdout.Write(in.data)
+		if !a.Has('v') && !a.Has('t') && !a.Has('e') {
+			c.Stdout.Write(in.data)
 			continue
 		}
 		var b bytes.Buffer
 		for _, ch := range in.data {
-			if ch > 126 && a.has('v') {
+			if ch > 126 && a.Has('v') {
 				if ch > 127 {
 					b.WriteString("M-")
 					ch -= 128
@@ -73,10 +73,10 @@ func cmdCat(c *cmdCtx) int {
 			}
 			if ch < 32 {
 				if ch == '\n' {
-					if a.has('e') {
+					if a.Has('e') {
 						b.WriteByte('$')
 					}
-				} else if ch == '\t' && a.has('t') || ch != '\t' && a.has('v') {
+				} else if ch == '\t' && a.Has('t') || ch != '\t' && a.Has('v') {
 					b.WriteByte('^')
 					b.WriteByte(ch + '@')
 					continue
@@ -84,7 +84,7 @@ func cmdCat(c *cmdCtx) int {
 			}
 			b.WriteByte(ch)
 		}
-		c.stdout.Write(b.Bytes())
+		c.Stdout.Write(b.Bytes())
 	}
 	if !ok {
 		return 1
@@ -94,48 +94,48 @@ func cmdCat(c *cmdCtx) int {
 
 // cmdRm is toybox rm (toys/posix/rm.c): -f ignores missing files, -r/-R
 // removes trees, -v names what it removed ("rm 'F'", "rmdir 'D'").
-func cmdRm(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "fiRrv", long: map[string]rune{"force": 'f'}, max: -1})
+func Rm(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "fiRrv", Long: map[string]rune{"force": 'f'}, Max: -1})
 	if !ok {
 		return st
 	}
-	if len(a.args) == 0 && !a.has('f') {
-		c.toyUsage("Needs 1 argument") // rm_main: "<1" would refuse "rm -f"
+	if len(a.Operands) == 0 && !a.Has('f') {
+		c.ToyUsage("Needs 1 argument") // rm_main: "<1" would refuse "rm -f"
 		return 1
 	}
 	status := 0
-	for _, p := range a.args {
+	for _, p := range a.Operands {
 		if p == "/" {
-			c.toyErr("rm /. if you mean it")
+			c.ToyErr("rm /. if you mean it")
 			status = 1
 			continue
 		}
 		if path.Base(p) == ".." {
-			c.toyErr("bad path %s", p)
+			c.ToyErr("bad path %s", p)
 			status = 1
 			continue
 		}
-		if _, ok := vfs.LinkAt(c.dir, p); ok {
+		if _, ok := vfs.LinkAt(c.Dir, p); ok {
 			// rm removes the link itself, which lives on the read-only root.
-			c.toyPerror(vfs.ShellMay(c.abs(p)), "%s", p)
+			c.ToyPerror(vfs.ShellMay(c.Abs(p)), "%s", p)
 			status = 1
 			continue
 		}
-		fi, err := c.d.fs.Stat(c.abs(p))
+		fi, err := c.Phone.FS().Stat(c.Abs(p))
 		if err != nil {
-			if a.has('f') && errors.Is(err, fs.ErrNotExist) {
+			if a.Has('f') && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			c.toyPerror(err, "%s", p)
+			c.ToyPerror(err, "%s", p)
 			status = 1
 			continue
 		}
-		if isDir(fi) && !a.has('r') && !a.has('R') {
-			c.toyPerror(vfs.ErrIsDir, "%s", p) // unlinkat without AT_REMOVEDIR
+		if isDir(fi) && !a.Has('r') && !a.Has('R') {
+			c.ToyPerror(vfs.ErrIsDir, "%s", p) // unlinkat without AT_REMOVEDIR
 			status = 1
 			continue
 		}
-		if !c.rmTree(p, c.abs(p), fi, a.has('v')) {
+		if !c.rmTree(p, c.Abs(p), fi, a.Has('v')) {
 			status = 1
 		}
 	}
@@ -147,9 +147,9 @@ func cmdRm(c *cmdCtx) int {
 // 'NAME'" with verbose. A failure is reported for the entry itself; the
 // directories above it then fail silently (not empty), as toybox marks
 // them. It reports whether p is gone.
-func (c *cmdCtx) rmTree(name, p string, fi adbd.FileInfo, verbose bool) bool {
+func (c *Ctx) rmTree(name, p string, fi adbd.FileInfo, verbose bool) bool {
 	if isDir(fi) {
-		ents, _ := c.d.fs.ReadDir(p)
+		ents, _ := c.Phone.FS().ReadDir(p)
 		gone := true
 		for _, e := range ents {
 			gone = c.rmTree(name+"/"+e.Name, p+"/"+e.Name, e, verbose) && gone
@@ -160,10 +160,10 @@ func (c *cmdCtx) rmTree(name, p string, fi adbd.FileInfo, verbose bool) bool {
 	}
 	err := vfs.ShellMay(p)
 	if err == nil {
-		err = c.d.fs.Remove(p, true)
+		err = c.Phone.FS().Remove(p, true)
 	}
 	if err != nil {
-		c.toyPerror(err, "%s", name)
+		c.ToyPerror(err, "%s", name)
 		return false
 	}
 	if verbose {
@@ -171,7 +171,7 @@ func (c *cmdCtx) rmTree(name, p string, fi adbd.FileInfo, verbose bool) bool {
 		if isDir(fi) {
 			kind = "rmdir"
 		}
-		c.printf("%s '%s'\n", kind, name)
+		c.Printf("%s '%s'\n", kind, name)
 	}
 	return true
 }
@@ -179,49 +179,49 @@ func (c *cmdCtx) rmTree(name, p string, fi adbd.FileInfo, verbose bool) bool {
 // cmdMkdir is toybox mkdir (toys/posix/mkdir.c, mkpathat in lib/lib.c):
 // "mkdir: 'DIR': strerror"; -p makes parents and accepts existing
 // directories; -v reports each directory made on stderr; -m sets the mode.
-func cmdMkdir(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "vpm:Z:", long: map[string]rune{"parent": 'p', "parents": 'p'}, min: 1, max: -1})
+func Mkdir(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "vpm:Z:", Long: map[string]rune{"parent": 'p', "parents": 'p'}, Min: 1, Max: -1})
 	if !ok {
 		return st
 	}
 	var mode uint32
-	if a.has('m') {
-		m, ok := stringToMode(a.val('m'), 0o777, true)
+	if a.Has('m') {
+		m, ok := stringToMode(a.Val('m'), 0o777, true)
 		if !ok {
-			c.toyErr("bad mode '%s'", a.val('m'))
+			c.ToyErr("bad mode '%s'", a.Val('m'))
 			return 1
 		}
 		mode = m
 	}
 	status := 0
-	for _, p := range a.args {
+	for _, p := range a.Operands {
 		var made []string
-		if a.has('p') {
-			for q := c.abs(p); q != "/"; q = path.Dir(q) {
-				if _, err := c.d.fs.Stat(q); err == nil {
+		if a.Has('p') {
+			for q := c.Abs(p); q != "/"; q = path.Dir(q) {
+				if _, err := c.Phone.FS().Stat(q); err == nil {
 					break
 				}
 				made = append([]string{q}, made...)
 			}
 		}
-		err := c.mayCreate(c.abs(p), a.has('p'))
+		err := c.mayCreate(c.Abs(p), a.Has('p'))
 		if err == nil {
-			err = c.d.fs.Mkdir(c.abs(p), a.has('p'))
+			err = c.Phone.FS().Mkdir(c.Abs(p), a.Has('p'))
 		}
 		if err != nil {
-			c.toyPerror(err, "'%s'", p)
+			c.ToyPerror(err, "'%s'", p)
 			status = 1
 			continue
 		}
-		if a.has('m') {
-			c.d.fs.Chmod(c.abs(p), mode)
+		if a.Has('m') {
+			c.Phone.FS().Chmod(c.Abs(p), mode)
 		}
-		if a.has('v') {
-			if !a.has('p') {
+		if a.Has('v') {
+			if !a.Has('p') {
 				made = []string{p}
 			}
 			for _, m := range made {
-				c.errorf("mkdir: created directory '%s'\n", m)
+				c.Errorf("mkdir: created directory '%s'\n", m)
 			}
 		}
 	}
@@ -230,25 +230,25 @@ func cmdMkdir(c *cmdCtx) int {
 
 // mayCreate checks that the shell user may create p (and, with parents,
 // each missing directory above it): the first it may not is the error.
-func (c *cmdCtx) mayCreate(p string, parents bool) error {
-	if _, err := c.d.fs.Stat(p); err == nil {
+func (c *Ctx) mayCreate(p string, parents bool) error {
+	if _, err := c.Phone.FS().Stat(p); err == nil {
 		return nil
 	}
 	if parents && p != "/" {
 		if err := c.mayCreate(path.Dir(p), true); err != nil {
 			return err
 		}
-	} else if _, err := c.d.fs.Stat(path.Dir(p)); err != nil {
+	} else if _, err := c.Phone.FS().Stat(path.Dir(p)); err != nil {
 		return nil // the missing parent is the error mkdir reports
 	}
 	return vfs.ShellMay(p)
 }
 
 // writeFile writes command output to a device file (screencap FILE, ...).
-func (c *cmdCtx) writeFile(p string, data []byte) error {
-	p = c.abs(p)
-	if _, err := c.d.fs.Stat(path.Dir(p)); err != nil {
+func (c *Ctx) WriteFile(p string, data []byte) error {
+	p = c.Abs(p)
+	if _, err := c.Phone.FS().Stat(path.Dir(p)); err != nil {
 		return err
 	}
-	return c.d.fs.WriteFile(p, data, 0o660, c.d.now())
+	return c.Phone.FS().WriteFile(p, data, 0o660, c.Phone.Now())
 }

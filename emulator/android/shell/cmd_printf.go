@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"fmt"
@@ -11,15 +11,15 @@ import (
 // until the arguments are consumed; a number that does not parse prints
 // as far as it got and reports "printf: bad %d ARG" (status 1); an
 // unknown conversion is "printf: bad %C@POS".
-func cmdPrintf(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{min: 1, max: -1, stopEarly: true, passUnknown: true})
+func Printf(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Min: 1, Max: -1, StopEarly: true, PassUnknown: true})
 	if !ok {
 		return st
 	}
-	format, args := a.args[0], a.args[1:]
+	format, args := a.Operands[0], a.Operands[1:]
 	var out strings.Builder
 	status := 0
-	defer func() { c.printf("%s", out.String()) }()
+	defer func() { c.Printf("%s", out.String()) }()
 	for {
 		seen := false
 		f := format
@@ -125,7 +125,7 @@ func cmdPrintf(c *cmdCtx) int {
 						out.WriteString(fmt.Sprintf(spec+verb, v))
 					}
 					if bad {
-						c.toyErr("bad %%%c %s", conv, arg)
+						c.ToyErr("bad %%%c %s", conv, arg)
 						status = 1
 					}
 				case conv != 0 && strings.IndexByte("feEgG", conv) >= 0:
@@ -135,13 +135,13 @@ func cmdPrintf(c *cmdCtx) int {
 					}
 					out.WriteString(fmt.Sprintf(spec+string(conv), v))
 					if err != nil {
-						c.toyErr("bad %%%c %s", conv, arg)
+						c.ToyErr("bad %%%c %s", conv, arg)
 						status = 1
 					}
 				default:
-					c.printf("%s", out.String())
+					c.Printf("%s", out.String())
 					out.Reset()
-					c.toyErr("bad %%%c@%d", conv, j) // f has passed the conversion
+					c.ToyErr("bad %%%c@%d", conv, j) // f has passed the conversion
 					return 1
 				}
 				i = j
@@ -240,12 +240,12 @@ func printfEscape(s string, posix bool) (string, int, bool) {
 // plain `echo` runs on a phone: backslash escapes are always interpreted
 // (-e is a no-op, -E turns them off), \c ends the output, -n drops the
 // newline.
-func cmdEcho(c *cmdCtx) int { return echoFlags(c, true) }
+func Echo(c *Ctx) int { return EchoFlags(c, true) }
 
 // echoFlags reads echo's -n, -e and -E (escapes on by default when esc)
 // up to the first word that is not one, then echoes the rest.
-func echoFlags(c *cmdCtx, esc bool) int {
-	args := c.args[1:]
+func EchoFlags(c *Ctx, esc bool) int {
+	args := c.Args[1:]
 	nl := true
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && strings.Trim(args[0][1:], "neE") == "" {
 		for _, r := range args[0][1:] {
@@ -265,7 +265,7 @@ func echoFlags(c *cmdCtx, esc bool) int {
 
 // echo writes s, decoding backslash escapes when esc (\c ends the
 // output, newline included), with a newline when nl.
-func (c *cmdCtx) echo(s string, esc, nl bool) int {
+func (c *Ctx) echo(s string, esc, nl bool) int {
 	if esc {
 		var b strings.Builder
 		for i := 0; i < len(s); i++ {
@@ -275,7 +275,7 @@ func (c *cmdCtx) echo(s string, esc, nl bool) int {
 			}
 			r, n, stop := printfEscape(s[i+1:], true)
 			if stop {
-				c.printf("%s", b.String())
+				c.Printf("%s", b.String())
 				return 0
 			}
 			b.WriteString(r)
@@ -286,6 +286,6 @@ func (c *cmdCtx) echo(s string, esc, nl bool) int {
 	if nl {
 		s += "\n"
 	}
-	c.printf("%s", s)
+	c.Printf("%s", s)
 	return 0
 }

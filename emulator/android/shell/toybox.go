@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"fmt"
@@ -14,46 +14,46 @@ import (
 // in both versions.
 
 // toySpec describes a command's options as its NEWTOY option string does.
-type toySpec struct {
+type ToySpec struct {
 	// opts lists the short options; a letter followed by ':' takes a
 	// string argument, by '#' a number (both as "-n 5" or "-n5").
-	opts string
+	Opts string
 	// long maps long option names to their short letter ("lines": 'n').
-	long map[string]rune
+	Long map[string]rune
 	// min and max bound the operand count ("<1", ">2"); max < 0 means
 	// no bound. Too few operands: "Needs 1 argument", too many: "Max 2
 	// arguments" (lib/args.c).
-	min, max int
+	Min, Max int
 	// stopEarly ends option parsing at the first operand ('^' in the
 	// option string: echo, printf, tr).
-	stopEarly bool
+	StopEarly bool
 	// argfail is the exit status of usage errors (TOYFLAG_ARGFAIL; grep
 	// uses 2). Default 1.
-	argfail int
+	ArgFail int
 	// passUnknown makes an argument with an unknown option an operand
 	// instead of an error ('?' in the option string: chmod's "-w" mode,
 	// head's "-5").
-	passUnknown bool
+	PassUnknown bool
 	// attached lists options whose argument is optional and only given
 	// attached ("-Iseconds"; toybox's ":;").
-	attached string
+	Attached string
 	// negative allows '#' arguments below 0 (toybox declares "#<0" for
 	// most: "-n < 0").
-	negative bool
+	Negative bool
 }
 
 // toyArgs is a parsed command line.
-type toyArgs struct {
-	flags map[rune]bool
-	vals  map[rune][]string // arguments of ':' and '#' options, in order
-	args  []string          // operands
+type ToyArgs struct {
+	Flags    map[rune]bool
+	Vals     map[rune][]string // arguments of ':' and '#' options, in order
+	Operands []string          // operands
 }
 
-func (a toyArgs) has(r rune) bool { return a.flags[r] }
+func (a ToyArgs) Has(r rune) bool { return a.Flags[r] }
 
 // val returns the last argument given to option r, or "".
-func (a toyArgs) val(r rune) string {
-	v := a.vals[r]
+func (a ToyArgs) Val(r rune) string {
+	v := a.Vals[r]
 	if len(v) == 0 {
 		return ""
 	}
@@ -63,42 +63,42 @@ func (a toyArgs) val(r rune) string {
 // toyName is the command name toybox prints in messages (toys.which->name):
 // the base name, whether run as "ls" or "/system/bin/ls".
 // (Tools the shell routes to our versions run as "__NAME".)
-func (c *cmdCtx) toyName() string { return strings.TrimPrefix(path.Base(c.args[0]), "__") }
+func (c *Ctx) ToyName() string { return strings.TrimPrefix(path.Base(c.Args[0]), "__") }
 
 // toyErr prints "NAME: MESSAGE" on stderr, as toybox's error_msg.
-func (c *cmdCtx) toyErr(format string, a ...any) {
-	c.errorf("%s: %s\n", c.toyName(), fmt.Sprintf(format, a...))
+func (c *Ctx) ToyErr(format string, a ...any) {
+	c.Errorf("%s: %s\n", c.ToyName(), fmt.Sprintf(format, a...))
 }
 
 // toyPerror prints "NAME: MESSAGE: strerror", as toybox's perror_msg.
-func (c *cmdCtx) toyPerror(err error, format string, a ...any) {
-	c.errorf("%s: %s: %s\n", c.toyName(), fmt.Sprintf(format, a...), errText(err))
+func (c *Ctx) ToyPerror(err error, format string, a ...any) {
+	c.Errorf("%s: %s: %s\n", c.ToyName(), fmt.Sprintf(format, a...), ErrText(err))
 }
 
 // toyUsage prints a usage error as toybox's help_exit does:
 // `NAME: MESSAGE (see "NAME --help")`.
-func (c *cmdCtx) toyUsage(format string, a ...any) {
-	n := c.toyName()
-	c.errorf("%s: %s (see \"%s --help\")\n", n, fmt.Sprintf(format, a...), n)
+func (c *Ctx) ToyUsage(format string, a ...any) {
+	n := c.ToyName()
+	c.Errorf("%s: %s (see \"%s --help\")\n", n, fmt.Sprintf(format, a...), n)
 }
 
 // toyParse parses c.args[1:] as toybox's get_optflags does: options may
 // follow operands (unless stopEarly), "--" ends options, "-" is an
 // operand, and a bad option or operand count is a usage error. On error it
 // has printed the message and returns ok=false with the exit status.
-func (c *cmdCtx) toyParse(spec toySpec) (a toyArgs, status int, ok bool) {
-	fail := spec.argfail
+func (c *Ctx) ToyParse(spec ToySpec) (a ToyArgs, status int, ok bool) {
+	fail := spec.ArgFail
 	if fail == 0 {
 		fail = 1
 	}
-	a = toyArgs{flags: map[rune]bool{}, vals: map[rune][]string{}}
-	args := c.args[1:]
+	a = ToyArgs{Flags: map[rune]bool{}, Vals: map[rune][]string{}}
+	args := c.Args[1:]
 	optionsDone := false
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
-		if optionsDone || len(arg) < 2 || arg[0] != '-' || (spec.passUnknown && hasUnknown(spec, arg)) {
-			a.args = append(a.args, arg)
-			if spec.stopEarly {
+		if optionsDone || len(arg) < 2 || arg[0] != '-' || (spec.PassUnknown && hasUnknown(spec, arg)) {
+			a.Operands = append(a.Operands, arg)
+			if spec.StopEarly {
 				optionsDone = true
 			}
 			continue
@@ -109,36 +109,36 @@ func (c *cmdCtx) toyParse(spec toySpec) (a toyArgs, status int, ok bool) {
 		}
 		if strings.HasPrefix(arg, "--") {
 			name, val, hasVal := strings.Cut(arg[2:], "=")
-			r, known := spec.long[name]
+			r, known := spec.Long[name]
 			if !known {
-				c.toyUsage("Unknown option '%s'", arg[2:])
+				c.ToyUsage("Unknown option '%s'", arg[2:])
 				return a, fail, false
 			}
-			a.flags[r] = true
-			if kind := optKind(spec.opts, r); kind > 0 {
+			a.Flags[r] = true
+			if kind := optKind(spec.Opts, r); kind > 0 {
 				if !hasVal {
 					if i+1 >= len(args) {
-						c.toyUsage("Missing argument to --%s", name)
+						c.ToyUsage("Missing argument to --%s", name)
 						return a, fail, false
 					}
 					i++
 					val = args[i]
 				}
-				a.vals[r] = append(a.vals[r], val)
+				a.Vals[r] = append(a.Vals[r], val)
 			}
 			continue
 		}
 		for j := 1; j < len(arg); j++ {
 			r := rune(arg[j])
-			kind := optKind(spec.opts, r)
+			kind := optKind(spec.Opts, r)
 			if kind < 0 {
-				c.toyUsage("Unknown option '%s'", arg[j:])
+				c.ToyUsage("Unknown option '%s'", arg[j:])
 				return a, fail, false
 			}
-			a.flags[r] = true
-			if strings.ContainsRune(spec.attached, r) {
+			a.Flags[r] = true
+			if strings.ContainsRune(spec.Attached, r) {
 				if j+1 < len(arg) {
-					a.vals[r] = append(a.vals[r], arg[j+1:])
+					a.Vals[r] = append(a.Vals[r], arg[j+1:])
 				}
 				break
 			}
@@ -148,7 +148,7 @@ func (c *cmdCtx) toyParse(spec toySpec) (a toyArgs, status int, ok bool) {
 			val := arg[j+1:]
 			if val == "" {
 				if i+1 >= len(args) {
-					c.toyUsage("Missing argument to -%c", r)
+					c.ToyUsage("Missing argument to -%c", r)
 					return a, fail, false
 				}
 				i++
@@ -157,31 +157,31 @@ func (c *cmdCtx) toyParse(spec toySpec) (a toyArgs, status int, ok bool) {
 			if kind == '#' {
 				n, err := atolx(val)
 				if err != nil {
-					c.toyErr("%v", err)
+					c.ToyErr("%v", err)
 					return a, fail, false
 				}
-				if n < 0 && !spec.negative {
-					c.toyUsage("-%c < 0", r)
+				if n < 0 && !spec.Negative {
+					c.ToyUsage("-%c < 0", r)
 					return a, fail, false
 				}
 			}
-			a.vals[r] = append(a.vals[r], val)
+			a.Vals[r] = append(a.Vals[r], val)
 			break
 		}
 	}
-	switch n := len(a.args); {
-	case n < spec.min:
-		if spec.min == 1 {
-			c.toyUsage("Needs 1 argument")
+	switch n := len(a.Operands); {
+	case n < spec.Min:
+		if spec.Min == 1 {
+			c.ToyUsage("Needs 1 argument")
 		} else {
-			c.toyUsage("Need %d arguments", spec.min)
+			c.ToyUsage("Need %d arguments", spec.Min)
 		}
 		return a, fail, false
-	case spec.max >= 0 && n > spec.max:
-		if spec.max == 1 {
-			c.toyUsage("Max 1 argument")
+	case spec.Max >= 0 && n > spec.Max:
+		if spec.Max == 1 {
+			c.ToyUsage("Max 1 argument")
 		} else {
-			c.toyUsage("Max %d arguments", spec.max)
+			c.ToyUsage("Max %d arguments", spec.Max)
 		}
 		return a, fail, false
 	}
@@ -190,16 +190,16 @@ func (c *cmdCtx) toyParse(spec toySpec) (a toyArgs, status int, ok bool) {
 
 // hasUnknown reports whether the short options in arg ("-abc") include
 // one spec does not declare before one that takes the rest as its value.
-func hasUnknown(spec toySpec, arg string) bool {
+func hasUnknown(spec ToySpec, arg string) bool {
 	if strings.HasPrefix(arg, "--") {
-		_, known := spec.long[strings.SplitN(arg[2:], "=", 2)[0]]
+		_, known := spec.Long[strings.SplitN(arg[2:], "=", 2)[0]]
 		return !known && arg != "--"
 	}
 	for _, r := range arg[1:] {
-		switch kind := optKind(spec.opts, r); {
+		switch kind := optKind(spec.Opts, r); {
 		case kind < 0:
 			return true
-		case kind > 0 || strings.ContainsRune(spec.attached, r):
+		case kind > 0 || strings.ContainsRune(spec.Attached, r):
 			return false
 		}
 	}

@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"bytes"
@@ -23,26 +23,26 @@ import (
 // deflate overlaps the transfer of what is already compressed, as on a
 // phone. Messages and statuses as toybox's error_msg/perror_msg: "gzip:
 // MESSAGE", status 1.
-func cmdGzip(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "ncdfk123456789", max: -1})
+func Gzip(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "ncdfk123456789", Max: -1})
 	if !ok {
 		return st
 	}
-	level := gzipLevel(c.args[1:])
-	switch c.toyName() {
+	level := gzipLevel(c.Args[1:])
+	switch c.ToyName() {
 	case "gunzip":
-		a.flags['d'] = true
+		a.Flags['d'] = true
 	case "zcat":
-		a.flags['d'], a.flags['c'] = true, true
+		a.Flags['d'], a.Flags['c'] = true, true
 	}
-	files := a.args
+	files := a.Operands
 	if len(files) == 0 {
 		files = []string{"-"}
 	}
 	status := 0
 	for _, f := range files {
 		if f == "-" {
-			if !c.gzipStream(c.stdin, c.stdout, a.has('d'), level) {
+			if !c.gzipStream(c.Stdin, c.Stdout, a.Has('d'), level) {
 				status = 1
 			}
 			continue
@@ -75,40 +75,40 @@ func gzipLevel(args []string) int {
 }
 
 // gzipFile compresses or decompresses one FILE operand as do_gzip does.
-func (c *cmdCtx) gzipFile(name string, a toyArgs, level int) bool {
-	p := c.abs(name)
-	data, err := c.d.fs.ReadFile(p)
+func (c *Ctx) gzipFile(name string, a ToyArgs, level int) bool {
+	p := c.Abs(name)
+	data, err := c.Phone.FS().ReadFile(p)
 	if err != nil {
-		c.toyPerror(err, "%s", name)
+		c.ToyPerror(err, "%s", name)
 		return false
 	}
-	if a.has('c') {
-		return c.gzipStream(bytes.NewReader(data), c.stdout, a.has('d'), level)
+	if a.Has('c') {
+		return c.gzipStream(bytes.NewReader(data), c.Stdout, a.Has('d'), level)
 	}
 	out := name + ".gz"
-	if a.has('d') {
+	if a.Has('d') {
 		base, ok := strings.CutSuffix(name, ".gz")
 		if !ok || base == "" {
-			c.toyErr("no .gz: %s", name)
+			c.ToyErr("no .gz: %s", name)
 			return false
 		}
 		out = base
 	}
-	if _, err := c.d.fs.Stat(c.abs(out)); err == nil && !a.has('f') {
-		c.toyPerror(fs.ErrExist, "%s", out)
+	if _, err := c.Phone.FS().Stat(c.Abs(out)); err == nil && !a.Has('f') {
+		c.ToyPerror(fs.ErrExist, "%s", out)
 		return false
 	}
 	var buf bytes.Buffer
-	if !c.gzipStream(bytes.NewReader(data), &buf, a.has('d'), level) {
+	if !c.gzipStream(bytes.NewReader(data), &buf, a.Has('d'), level) {
 		return false
 	}
-	if err := c.writeFile(out, buf.Bytes()); err != nil {
-		c.toyPerror(err, "%s", out)
+	if err := c.WriteFile(out, buf.Bytes()); err != nil {
+		c.ToyPerror(err, "%s", out)
 		return false
 	}
-	if !a.has('k') {
-		if err := c.d.fs.Remove(p, false); err != nil {
-			c.toyPerror(err, "unlink %s", name)
+	if !a.Has('k') {
+		if err := c.Phone.FS().Remove(p, false); err != nil {
+			c.ToyPerror(err, "unlink %s", name)
 			return false
 		}
 	}
@@ -122,13 +122,13 @@ const gzipChunk = 256 << 10
 
 // gzipStream compresses (or with dd decompresses) in to out, reporting
 // errors as do_deflate does; false on failure.
-func (c *cmdCtx) gzipStream(in io.Reader, out io.Writer, dd bool, level int) bool {
+func (c *Ctx) gzipStream(in io.Reader, out io.Writer, dd bool, level int) bool {
 	if dd {
 		return c.gunzipStream(in, out)
 	}
 	zw, err := gzip.NewWriterLevel(out, level)
 	if err != nil {
-		c.toyErr("gzdopen")
+		c.ToyErr("gzdopen")
 		return false
 	}
 	// zlib's gzdopen header: no name, no time, OS 3 (Unix).
@@ -137,11 +137,11 @@ func (c *cmdCtx) gzipStream(in io.Reader, out io.Writer, dd bool, level int) boo
 	for {
 		n, rerr := io.ReadFull(in, buf)
 		if n > 0 {
-			if !c.charge(c.d.prof.DeflateCost(int64(n), level)) {
+			if !c.Charge(c.Phone.Profile().DeflateCost(int64(n), level)) {
 				return false
 			}
 			if _, err := zw.Write(buf[:n]); err != nil {
-				c.toyPerror(err, "read") // toybox reports a short gzwrite as perror_msg("read")
+				c.ToyPerror(err, "read") // toybox reports a short gzwrite as perror_msg("read")
 				return false
 			}
 		}
@@ -149,12 +149,12 @@ func (c *cmdCtx) gzipStream(in io.Reader, out io.Writer, dd bool, level int) boo
 			break
 		}
 		if rerr != nil {
-			c.toyPerror(rerr, "read")
+			c.ToyPerror(rerr, "read")
 			return false
 		}
 	}
 	if err := zw.Close(); err != nil {
-		c.toyPerror(err, "gzclose")
+		c.ToyPerror(err, "gzclose")
 		return false
 	}
 	return true
@@ -162,7 +162,7 @@ func (c *cmdCtx) gzipStream(in io.Reader, out io.Writer, dd bool, level int) boo
 
 // gunzipStream inflates in to out; input that is not gzip is copied as
 // it is, as zlib's gzread does.
-func (c *cmdCtx) gunzipStream(in io.Reader, out io.Writer) bool {
+func (c *Ctx) gunzipStream(in io.Reader, out io.Writer) bool {
 	var head [2]byte
 	n, _ := io.ReadFull(in, head[:])
 	in = io.MultiReader(bytes.NewReader(head[:n]), in)
@@ -175,7 +175,7 @@ func (c *cmdCtx) gunzipStream(in io.Reader, out io.Writer) bool {
 		_, err = io.Copy(out, zr)
 	}
 	if err != nil {
-		c.toyErr("gzread: %s", zlibMessage(err))
+		c.ToyErr("gzread: %s", zlibMessage(err))
 		return false
 	}
 	return true

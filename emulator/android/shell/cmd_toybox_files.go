@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"errors"
@@ -6,7 +6,6 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -20,36 +19,36 @@ import (
 // last operand is the destination (or -t DIR); several sources need a
 // directory ("'DEST' not directory"); a source that cannot be renamed or
 // read is "bad 'SRC': strerror"; a failed create names the destination.
-func mvcp(c *cmdCtx, mv bool) int {
-	spec := toySpec{opts: "vnFfiTt:", long: map[string]rune{"verbose": 'v', "remove-destination": 'F'}, min: 1, max: -1}
+func MvCp(c *Ctx, mv bool) int {
+	spec := ToySpec{Opts: "vnFfiTt:", Long: map[string]rune{"verbose": 'v', "remove-destination": 'F'}, Min: 1, Max: -1}
 	if !mv {
-		spec.opts = "DRHLPprudaslvnFfiTt:"
-		spec.long = map[string]rune{"parents": 'D', "remove-destination": 'F', "preserve": 0x1}
+		spec.Opts = "DRHLPprudaslvnFfiTt:"
+		spec.Long = map[string]rune{"parents": 'D', "remove-destination": 'F', "preserve": 0x1}
 	}
-	a, st, ok := c.toyParse(spec)
+	a, st, ok := c.ToyParse(spec)
 	if !ok {
 		return st
 	}
-	srcs := a.args
-	dest := a.val('t')
+	srcs := a.Operands
+	dest := a.Val('t')
 	if dest == "" {
 		dest, srcs = srcs[len(srcs)-1], srcs[:len(srcs)-1]
 	}
 	if len(srcs) == 0 {
-		c.toyErr("Needs 2 arguments") // error_exit, not help_exit: no "(see ...)"
+		c.ToyErr("Needs 2 arguments") // error_exit, not help_exit: no "(see ...)"
 		return 1
 	}
-	fi, err := c.d.fs.Stat(c.abs(dest))
+	fi, err := c.Phone.FS().Stat(c.Abs(dest))
 	destDir := err == nil && isDir(fi)
-	if !destDir && (len(srcs) > 1 || a.has('t')) {
-		c.toyErr("'%s' not directory", dest)
+	if !destDir && (len(srcs) > 1 || a.Has('t')) {
+		c.ToyErr("'%s' not directory", dest)
 		return 1
 	}
-	if a.has('T') && destDir {
-		c.toyErr("'%s' is a directory", dest)
+	if a.Has('T') && destDir {
+		c.ToyErr("'%s' is a directory", dest)
 		return 1
 	}
-	recursive := mv || a.has('r') || a.has('R') || a.has('a')
+	recursive := mv || a.Has('r') || a.Has('R') || a.Has('a')
 	status := 0
 	for _, src := range srcs {
 		src = trimSlashes(src)
@@ -57,8 +56,8 @@ func mvcp(c *cmdCtx, mv bool) int {
 		if destDir {
 			target = dest + "/" + path.Base(src)
 		}
-		if a.has('n') {
-			if _, err := c.d.fs.Stat(c.abs(target)); err == nil {
+		if a.Has('n') {
+			if _, err := c.Phone.FS().Stat(c.Abs(target)); err == nil {
 				continue
 			}
 		}
@@ -66,18 +65,18 @@ func mvcp(c *cmdCtx, mv bool) int {
 			// rename(2); toybox copies and deletes only on EXDEV, which
 			// one file system never returns. mv -v prints nothing here
 			// (only cp_node prints, and it does not run).
-			err := vfs.ShellMay(c.abs(src))
-			if _, serr := c.d.fs.Stat(c.abs(src)); serr != nil {
+			err := vfs.ShellMay(c.Abs(src))
+			if _, serr := c.Phone.FS().Stat(c.Abs(src)); serr != nil {
 				err = serr
 			}
 			if err == nil {
-				err = vfs.ShellMay(c.abs(target))
+				err = vfs.ShellMay(c.Abs(target))
 			}
 			if err == nil {
-				err = c.d.fs.Rename(c.abs(src), c.abs(target))
+				err = c.Phone.FS().Rename(c.Abs(src), c.Abs(target))
 			}
 			if err != nil {
-				c.toyPerror(err, "bad '%s'", src)
+				c.ToyPerror(err, "bad '%s'", src)
 				status = 1
 			}
 			continue
@@ -91,47 +90,47 @@ func mvcp(c *cmdCtx, mv bool) int {
 
 // copyTree is cp_node for one source: files are copied with their mode
 // (mtime too with -p/-a), directories only with -r/-R/-a.
-func (c *cmdCtx) copyTree(src, target string, recursive bool, a toyArgs) error {
-	fi, err := c.d.fs.Stat(c.abs(src))
+func (c *Ctx) copyTree(src, target string, recursive bool, a ToyArgs) error {
+	fi, err := c.Phone.FS().Stat(c.Abs(src))
 	if err != nil {
-		c.toyPerror(err, "bad '%s'", src)
+		c.ToyPerror(err, "bad '%s'", src)
 		return err
 	}
-	if c.abs(src) == c.abs(target) {
-		c.toyErr("'%s' is '%s'", target, src)
+	if c.Abs(src) == c.Abs(target) {
+		c.ToyErr("'%s' is '%s'", target, src)
 		return fs.ErrExist
 	}
-	if tfi, err := c.d.fs.Stat(c.abs(target)); err == nil && isDir(fi) && !isDir(tfi) {
-		c.toyErr("dir at '%s'", src)
+	if tfi, err := c.Phone.FS().Stat(c.Abs(target)); err == nil && isDir(fi) && !isDir(tfi) {
+		c.ToyErr("dir at '%s'", src)
 		return fs.ErrExist
 	}
-	if a.has('v') {
-		c.printf("cp '%s'\n", src)
+	if a.Has('v') {
+		c.Printf("cp '%s'\n", src)
 	}
 	if !isDir(fi) {
-		data, err := c.d.fs.ReadFile(c.abs(src))
+		data, err := c.Phone.FS().ReadFile(c.Abs(src))
 		if err != nil {
-			c.toyPerror(err, "%s", src)
+			c.ToyPerror(err, "%s", src)
 			return err
 		}
-		if tfi, err := c.d.fs.Stat(c.abs(target)); err == nil && isDir(tfi) {
-			c.toyPerror(vfs.ErrIsDir, "%s", target)
+		if tfi, err := c.Phone.FS().Stat(c.Abs(target)); err == nil && isDir(tfi) {
+			c.ToyPerror(vfs.ErrIsDir, "%s", target)
 			return vfs.ErrIsDir
 		}
-		if _, err := c.d.fs.Stat(path.Dir(c.abs(target))); err != nil {
-			c.toyPerror(err, "%s", target)
+		if _, err := c.Phone.FS().Stat(path.Dir(c.Abs(target))); err != nil {
+			c.ToyPerror(err, "%s", target)
 			return err
 		}
-		mtime := c.d.now()
-		if a.has('p') || a.has('a') {
+		mtime := c.Phone.Now()
+		if a.Has('p') || a.Has('a') {
 			mtime = fi.ModTime
 		}
-		err = vfs.ShellMay(c.abs(target))
+		err = vfs.ShellMay(c.Abs(target))
 		if err == nil {
-			err = c.d.fs.WriteFile(c.abs(target), data, fi.Mode&0o7777, mtime)
+			err = c.Phone.FS().WriteFile(c.Abs(target), data, fi.Mode&0o7777, mtime)
 		}
 		if err != nil {
-			c.toyPerror(err, "%s", target)
+			c.ToyPerror(err, "%s", target)
 			return err
 		}
 		return nil
@@ -141,25 +140,25 @@ func (c *cmdCtx) copyTree(src, target string, recursive bool, a toyArgs) error {
 		// destination's name; errno is what the last call left: ENOENT
 		// from stat'ing a missing destination, else cp_main's EXDEV.
 		var errno error = syscall.EXDEV
-		if _, err := c.d.fs.Stat(c.abs(target)); err != nil {
+		if _, err := c.Phone.FS().Stat(c.Abs(target)); err != nil {
 			errno = fs.ErrNotExist
 		}
-		c.toyPerror(errno, "Skipped dir '%s'", target)
+		c.ToyPerror(errno, "Skipped dir '%s'", target)
 		return fs.ErrInvalid
 	}
-	if strings.HasPrefix(c.abs(target)+"/", c.abs(src)+"/") {
-		c.toyErr("'%s' is '%s'", target, src)
+	if strings.HasPrefix(c.Abs(target)+"/", c.Abs(src)+"/") {
+		c.ToyErr("'%s' is '%s'", target, src)
 		return fs.ErrInvalid
 	}
-	if err := c.mayCreate(c.abs(target), false); err != nil {
-		c.toyPerror(err, "%s", target)
+	if err := c.mayCreate(c.Abs(target), false); err != nil {
+		c.ToyPerror(err, "%s", target)
 		return err
 	}
-	if err := c.d.fs.Mkdir(c.abs(target), false); err != nil && !errors.Is(err, fs.ErrExist) {
-		c.toyPerror(err, "%s", target)
+	if err := c.Phone.FS().Mkdir(c.Abs(target), false); err != nil && !errors.Is(err, fs.ErrExist) {
+		c.ToyPerror(err, "%s", target)
 		return err
 	}
-	ents, _ := c.d.fs.ReadDir(c.abs(src))
+	ents, _ := c.Phone.FS().ReadDir(c.Abs(src))
 	var firstErr error
 	for _, e := range ents {
 		if err := c.copyTree(src+"/"+e.Name, target+"/"+e.Name, true, a); err != nil && firstErr == nil {
@@ -182,47 +181,47 @@ func isDir(fi adbd.FileInfo) bool { return fi.Mode&0o170000 == vfs.ModeDir }
 // symbolic (string_to_mode in lib/lib.c, "bad mode 'M'"); a mode that
 // looks like an option ("-w") is taken as the mode ('?' in its option
 // string); -v prints "chmod 'FILE' to MODE"; -R recurses.
-func cmdChmod(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "vfR", min: 2, max: -1, passUnknown: true})
+func Chmod(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "vfR", Min: 2, Max: -1, PassUnknown: true})
 	if !ok {
 		return st
 	}
-	flags, args := a.flags, a.args
+	flags, args := a.Flags, a.Operands
 	modeStr := args[0]
 	if _, ok := stringToMode(modeStr, 0, false); !ok {
-		c.toyErr("bad mode '%s'", modeStr)
+		c.ToyErr("bad mode '%s'", modeStr)
 		return 1
 	}
 	status := 0
 	var apply func(p string)
 	apply = func(p string) {
-		fi, err := c.d.fs.Stat(c.abs(p))
+		fi, err := c.Phone.FS().Stat(c.Abs(p))
 		if err != nil {
-			c.toyPerror(err, "%s", p)
+			c.ToyPerror(err, "%s", p)
 			status = 1
 			return
 		}
 		mode, _ := stringToMode(modeStr, fi.Mode, isDir(fi))
 		if flags['v'] {
-			c.printf("chmod '%s' to %s\n", p, modeStr)
+			c.Printf("chmod '%s' to %s\n", p, modeStr)
 		}
 		// chmod(2) of another user's file is EPERM; a read-only mount
 		// answers EROFS first.
-		err = vfs.ShellMay(c.abs(p))
+		err = vfs.ShellMay(c.Abs(p))
 		if errors.Is(err, vfs.ErrAccess) {
 			err = errPerm
 		}
 		if err == nil {
-			err = c.d.fs.Chmod(c.abs(p), mode&0o7777)
+			err = c.Phone.FS().Chmod(c.Abs(p), mode&0o7777)
 		}
 		if err != nil {
 			if !flags['f'] {
-				c.toyPerror(err, "chmod '%s' to %04o", p, mode&0o7777)
+				c.ToyPerror(err, "chmod '%s' to %04o", p, mode&0o7777)
 			}
 			status = 1
 		}
 		if flags['R'] && isDir(fi) {
-			ents, _ := c.d.fs.ReadDir(c.abs(p))
+			ents, _ := c.Phone.FS().ReadDir(c.Abs(p))
 			for _, e := range ents {
 				apply(p + "/" + e.Name)
 			}
@@ -360,43 +359,43 @@ func modeString(mode uint32) string {
 // cmdTouch is toybox touch (toys/posix/touch.c): sets the modification
 // time to now, -d DATE, -t [[CC]YY]MMDDhhmm[.ss] or -r FILE's, creating
 // missing files unless -c; failures are "touch: 'FILE': strerror".
-func cmdTouch(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "acd:fmr:t:h", min: 1, max: -1})
+func TouchFile(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "acd:fmr:t:h", Min: 1, Max: -1})
 	if !ok {
 		return st
 	}
-	when := c.d.now()
+	when := c.Phone.Now()
 	switch {
-	case a.has('r'):
-		fi, err := c.d.fs.Stat(c.abs(a.val('r')))
+	case a.Has('r'):
+		fi, err := c.Phone.FS().Stat(c.Abs(a.Val('r')))
 		if err != nil {
-			c.toyPerror(err, "%s", a.val('r')) // xstat: perror_exit_raw
+			c.ToyPerror(err, "%s", a.Val('r')) // xstat: perror_exit_raw
 			return 1
 		}
 		when = fi.ModTime
-	case a.has('d') || a.has('t'):
-		s := a.val('d')
-		if a.has('t') {
-			s = a.val('t')
+	case a.Has('d') || a.Has('t'):
+		s := a.Val('d')
+		if a.Has('t') {
+			s = a.Val('t')
 		}
-		t, ok := parseDate(s, c.d.now())
+		t, ok := parseDate(s, c.Phone.Now())
 		if !ok {
-			c.toyErr("bad date '%s'", s)
+			c.ToyErr("bad date '%s'", s)
 			return 1
 		}
 		when = t
 	}
 	status := 0
-	for _, p := range a.args {
-		err := c.mayCreate(c.abs(p), false)
+	for _, p := range a.Operands {
+		err := c.mayCreate(c.Abs(p), false)
 		if err == nil {
-			err = c.d.fs.Touch(c.abs(p), when, !a.has('c'))
+			err = c.Phone.FS().Touch(c.Abs(p), when, !a.Has('c'))
 		}
 		if err != nil {
-			if a.has('c') && errors.Is(err, fs.ErrNotExist) {
+			if a.Has('c') && errors.Is(err, fs.ErrNotExist) {
 				continue
 			}
-			c.toyPerror(err, "'%s'", p)
+			c.ToyPerror(err, "'%s'", p)
 			status = 1
 		}
 	}
@@ -481,8 +480,8 @@ func devNumber(p string) uint64 {
 // cmdStat is toybox stat (toys/other/stat.c): the default format, or -c
 // FORMAT with printf-style widths on each %-escape; a missing file is
 // "stat: 'FILE': strerror". File systems (-f) are not modelled.
-func cmdStat(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "c:fLt", long: map[string]rune{"format": 'c'}, min: 1, max: -1})
+func Stat(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "c:fLt", Long: map[string]rune{"format": 'c'}, Min: 1, Max: -1})
 	if !ok {
 		return st
 	}
@@ -490,25 +489,25 @@ func cmdStat(c *cmdCtx) int {
 		"Device: %Dh/%dd\t Inode: %i\t Links: %h\t Device type: %t,%T\n" +
 		"Access: (%04a/%A)\tUid: (%5u/%8U)\tGid: (%5g/%8G)\n" +
 		"Access: %x\nModify: %y\nChange: %z"
-	if a.has('t') {
+	if a.Has('t') {
 		format = "%n %s %b %f %u %g %D %i %h %t %T %X %Y %Z %o"
 	}
-	if a.has('c') {
-		format = a.val('c')
+	if a.Has('c') {
+		format = a.Val('c')
 	}
 	status := 0
-	for _, name := range a.args {
-		t := statTarget{name: name, path: c.abs(name)}
-		if target, ok := vfs.LinkAt(c.dir, name); ok && !a.has('L') {
+	for _, name := range a.Operands {
+		t := statTarget{name: name, path: c.Abs(name)}
+		if target, ok := vfs.LinkAt(c.Dir, name); ok && !a.Has('L') {
 			t.fi, t.link, t.nlink = vfs.LinkInfo(path.Base(name), target), target, 1 // lstat
 		} else {
-			fi, err := c.d.fs.Stat(t.path)
+			fi, err := c.Phone.FS().Stat(t.path)
 			if err != nil {
-				c.toyPerror(err, "'%s'", name)
+				c.ToyPerror(err, "'%s'", name)
 				status = 1
 				continue
 			}
-			t.fi, t.nlink = fi, c.d.fs.Nlink(t.path)
+			t.fi, t.nlink = fi, c.Phone.FS().Nlink(t.path)
 			t.fi.Mode = vfs.ShownMode(t.path, fi.Mode)
 		}
 		var b strings.Builder
@@ -527,13 +526,13 @@ func cmdStat(c *cmdCtx) int {
 				j++
 			}
 			if j == len(format) {
-				c.toyErr("bad %s", format[i:])
+				c.ToyErr("bad %s", format[i:])
 				return 1
 			}
 			b.WriteString(statField(format[j], format[i+1:j], t))
 			i = j
 		}
-		c.printf("%s\n", b.String())
+		c.Printf("%s\n", b.String())
 	}
 	return status
 }
@@ -625,53 +624,37 @@ func statField(conv byte, pat string, t statTarget) string {
 	return "?"
 }
 
-// whichPath is the directory a phone's $PATH finds each modelled command
-// in: every one of them is in /system/bin.
-func (d *Device) whichPath(name string) (string, bool) {
-	if strings.HasPrefix(name, "__") || strings.Contains(name, "/") {
-		return "", false
-	}
-	if _, ok := d.command(name); ok || slices.Contains(shellBuiltinTools, name) {
-		return "/system/bin/" + name, true
-	}
-	return "", false
-}
-
-// shellBuiltinTools are commands mksh runs as builtins that also exist as
-// toybox binaries in /system/bin (so `which` finds them).
-var shellBuiltinTools = []string{"[", "test", "pwd", "kill"}
-
 // cmdWhich is toybox which (toys/other/which.c): the first $PATH match of
 // each name, or the name itself when it has a slash and is an executable
 // file; status 1 if any is missing, with nothing on stderr.
-func cmdWhich(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "a", min: 1, max: -1})
+func Which(c *Ctx) int {
+	a, st, ok := c.ToyParse(ToySpec{Opts: "a", Min: 1, Max: -1})
 	if !ok {
 		return st
 	}
 	status := 0
-	for _, name := range a.args {
+	for _, name := range a.Operands {
 		if strings.Contains(name, "/") {
-			p := c.abs(name)
-			if fi, err := c.d.fs.Stat(p); err == nil && !isDir(fi) && fi.Mode&0o111 != 0 {
-				c.printf("%s\n", name)
+			p := c.Abs(name)
+			if fi, err := c.Phone.FS().Stat(p); err == nil && !isDir(fi) && fi.Mode&0o111 != 0 {
+				c.Printf("%s\n", name)
 				continue
 			}
 			if dir, base := path.Split(p); dir == "/system/bin/" {
-				if _, ok := c.d.whichPath(base); ok {
-					c.printf("%s\n", name)
+				if _, ok := c.Phone.WhichPath(base); ok {
+					c.Printf("%s\n", name)
 					continue
 				}
 			}
 			status = 1
 			continue
 		}
-		p, ok := c.d.whichPath(name)
+		p, ok := c.Phone.WhichPath(name)
 		if !ok {
 			status = 1
 			continue
 		}
-		c.printf("%s\n", p)
+		c.Printf("%s\n", p)
 	}
 	return status
 }

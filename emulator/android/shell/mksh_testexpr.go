@@ -1,4 +1,4 @@
-package android
+package shell
 
 import (
 	"slices"
@@ -24,7 +24,7 @@ var (
 
 // testEnv is Test_env: the operands and the read position.
 type testEnv struct {
-	c      *cmdCtx
+	c      *Ctx
 	name   string // "test" or "["
 	wp     []string
 	pos    int
@@ -62,8 +62,8 @@ func (te *testEnv) fail(ofs int, msg string) {
 }
 
 // cmdMkshTest is c_test.
-func cmdMkshTest(c *cmdCtx) int {
-	te := &testEnv{c: c, name: strings.TrimPrefix(c.args[0], "__"), wp: c.args[1:]}
+func MkshTest(c *Ctx) int {
+	te := &testEnv{c: c, name: strings.TrimPrefix(c.Args[0], "__"), wp: c.Args[1:]}
 	if te.name == "[" {
 		if len(te.wp) == 0 || te.wp[len(te.wp)-1] != "]" {
 			c.shErr("[", "missing ]")
@@ -233,13 +233,13 @@ func (te *testEnv) primary(eval bool) bool {
 
 // eval is test_eval for one operator, on the virtual file system.
 func (te *testEnv) eval(op, a, b string) bool {
-	fs := te.c.d.fs
+	fs := te.c.Phone.FS()
 	stat := func(p string) (uint32, int64, bool) {
-		fi, err := fs.Stat(te.c.abs(p))
+		fi, err := fs.Stat(te.c.Abs(p))
 		if err != nil {
 			return 0, 0, false
 		}
-		return vfs.ShownMode(te.c.abs(p), fi.Mode), fi.Size, true
+		return vfs.ShownMode(te.c.Abs(p), fi.Mode), fi.Size, true
 	}
 	mode, size, ok := stat(a)
 	typ := mode & 0o170000
@@ -259,7 +259,7 @@ func (te *testEnv) eval(op, a, b string) bool {
 	case "-r":
 		return ok
 	case "-w":
-		return ok && writableByShell(te.c.abs(a))
+		return ok && writableByShell(te.c.Abs(a))
 	case "-x":
 		return ok && (typ == vfs.ModeDir || mode&0o111 != 0)
 	case "-u":
@@ -269,7 +269,7 @@ func (te *testEnv) eval(op, a, b string) bool {
 	case "-k":
 		return ok && mode&0o1000 != 0
 	case "-O", "-G":
-		user, _, group, _ := vfs.Owner(te.c.abs(a))
+		user, _, group, _ := vfs.Owner(te.c.Abs(a))
 		return ok && (op == "-O" && user == "shell" || op == "-G" && group == "shell")
 	case "-t":
 		if _, err := strconv.Atoi(a); err != nil {
@@ -277,7 +277,7 @@ func (te *testEnv) eval(op, a, b string) bool {
 		}
 		return false // adb shell with a command has no terminal
 	case "-h", "-L":
-		_, link := vfs.LinkAt(te.c.dir, a)
+		_, link := vfs.LinkAt(te.c.Dir, a)
 		return link
 	case "-c":
 		return ok && typ == vfs.ModeCharDev
@@ -292,15 +292,15 @@ func (te *testEnv) eval(op, a, b string) bool {
 	case ">":
 		return a > b
 	case "-nt", "-ot", "-ef":
-		fa, errA := fs.Stat(te.c.abs(a))
-		fb, errB := fs.Stat(te.c.abs(b))
+		fa, errA := fs.Stat(te.c.Abs(a))
+		fb, errB := fs.Stat(te.c.Abs(b))
 		switch op {
 		case "-nt":
 			return errA == nil && (errB != nil || fa.ModTime.After(fb.ModTime))
 		case "-ot":
 			return errB == nil && (errA != nil || fa.ModTime.Before(fb.ModTime))
 		}
-		return errA == nil && errB == nil && te.c.abs(a) == te.c.abs(b)
+		return errA == nil && errB == nil && te.c.Abs(a) == te.c.Abs(b)
 	}
 	// Integer comparisons: mksh evaluates each side as an arithmetic
 	// expression; a number or an (unset, so 0) variable name is modelled.
@@ -342,12 +342,12 @@ func (te *testEnv) integer(s string) (int64, bool) {
 	}
 	bad := strings.IndexFunc(t, func(r rune) bool { return !alnum(r) })
 	switch {
-	case bad < 0 && !isDigit(t[0]):
+	case bad < 0 && !IsDigit(t[0]):
 		return 0, true
 	case bad < 0:
-		te.c.errorf("%s: %s: bad number '%s'\n", shellName, s, t)
+		te.c.Errorf("%s: %s: bad number '%s'\n", ShellName, s, t)
 	default:
-		te.c.errorf("%s: %s: unexpected '%c'\n", shellName, s, t[bad])
+		te.c.Errorf("%s: %s: unexpected '%c'\n", ShellName, s, t[bad])
 	}
 	return 0, false
 }
