@@ -32,7 +32,7 @@ type Config struct {
 	// Release and SDK are ro.build.version.release/sdk. Defaults "13", 33.
 	// SDK >= 28 makes raw screencap output carry a 16-byte header; SDK >= 29
 	// keeps the shell from writing /dev/input nodes (selinux.go); SDK >= 31
-	// prices input, am, settings, wm, ime and pm as `cmd` calls (timing.go).
+	// prices input, am, settings, wm, ime and pm as `cmd` calls (package timing).
 	Release string
 	SDK     int
 	// Screen overrides the scenario's physical display size and density

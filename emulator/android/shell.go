@@ -105,9 +105,9 @@ func (d *Device) command(name string) (commandFunc, bool) {
 
 // hostBuiltins are interpreter builtins routed to our own versions: those
 // that would look at the host (PATH lookups with os.Stat), and those mksh
-// has and does differently (mksh_builtins.go).
+// has and does differently (shell/mksh_builtins.go).
 var hostBuiltins = map[string]string{"command": "__command", "type": "__type", "hash": "__hash",
-	"echo": "__echo", "printf": "__printf", "cat": "__cat", "sleep": "__sleep", "test": "__test", "[": "__["} // mksh's builtins (mksh_builtins.go); its printf is not built in
+	"echo": "__echo", "printf": "__printf", "cat": "__cat", "sleep": "__sleep", "test": "__test", "[": "__["} // mksh's builtins (shell/mksh_builtins.go); its printf is not built in
 
 // hostTmpGuard is the interpreter's TMPDIR as the Runner sees it when it is
 // built. mvdan.cc/sh opens "$TMPDIR/sh-interp-*" paths (its process
@@ -430,7 +430,7 @@ func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileM
 	return d.OpenShellFile(ctx, vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
 }
 
-// openShellFile opens the absolute path p as the shell's redirects and
+// OpenShellFile opens the absolute path p as the shell's redirects and
 // commands do: device nodes as such, the rest in the file system.
 func (d *Device) OpenShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
 	if vfs.InputNodes[p] != 0 || vfs.UinputNodes[p] != 0 {

@@ -296,7 +296,7 @@ func (d *Device) applyNodeState(n *ui.Element) {
 	}
 }
 
-// resolve turns a scenario node into a uiNode (portrait coordinates).
+// resolve turns a scenario node into a ui.Element (portrait coordinates).
 func (d *Device) resolve(s *ui.ScreenDef, n *ui.Node, path, pkg string) *ui.Element {
 	if n.Package != "" {
 		pkg = n.Package

@@ -18,7 +18,7 @@ import (
 const ms = time.Millisecond
 
 // TestProfileModel pins each profile's computed costs: a change to the
-// data in timing.go must show up here (and in docs/phone-timings.md).
+// data in package timing must show up here (and in docs/phone-timings.md).
 func TestProfileModel(t *testing.T) {
 	t.Parallel()
 	type want struct {

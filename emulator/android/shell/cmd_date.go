@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// cmdDate is toybox date (toys/posix/date.c): the phone's time (zone
+// Date is toybox date (toys/posix/date.c): the phone's time (zone
 // persist.sys.timezone, Etc/UTC here) in the default format
 // "%a %b %e %H:%M:%S %Z %Y", or +FORMAT with strftime conversions plus
 // %N and %:z; -u, -d DATE, -r FILE, -I[dhmsn]. The shell user may not set

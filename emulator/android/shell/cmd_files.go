@@ -43,7 +43,7 @@ func ErrText(err error) string {
 	return err.Error()
 }
 
-// cmdCat is toybox cat (toys/posix/cat.c), /system/bin/cat: what runs
+// Cat is toybox cat (toys/posix/cat.c), /system/bin/cat: what runs
 // when cat gets options (mksh's builtin takes the rest). Files in order,
 // stdin for none or "-"; -v shows control characters as ^X and high bytes
 // as M-X, -t also tabs, -e marks line ends with $; an unreadable file is
@@ -92,7 +92,7 @@ func Cat(c *Ctx) int {
 	return 0
 }
 
-// cmdRm is toybox rm (toys/posix/rm.c): -f ignores missing files, -r/-R
+// Rm is toybox rm (toys/posix/rm.c): -f ignores missing files, -r/-R
 // removes trees, -v names what it removed ("rm 'F'", "rmdir 'D'").
 func Rm(c *Ctx) int {
 	a, st, ok := c.ToyParse(ToySpec{Opts: "fiRrv", Long: map[string]rune{"force": 'f'}, Max: -1})
@@ -176,7 +176,7 @@ func (c *Ctx) rmTree(name, p string, fi adbd.FileInfo, verbose bool) bool {
 	return true
 }
 
-// cmdMkdir is toybox mkdir (toys/posix/mkdir.c, mkpathat in lib/lib.c):
+// Mkdir is toybox mkdir (toys/posix/mkdir.c, mkpathat in lib/lib.c):
 // "mkdir: 'DIR': strerror"; -p makes parents and accepts existing
 // directories; -v reports each directory made on stderr; -m sets the mode.
 func Mkdir(c *Ctx) int {

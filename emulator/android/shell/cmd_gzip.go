@@ -10,7 +10,7 @@ import (
 	"strings"
 )
 
-// cmdGzip is toybox gzip, gunzip and zcat (AOSP external/toybox
+// Gzip is toybox gzip, gunzip and zcat (AOSP external/toybox
 // toys/lsb/gzip.c, built with zlib on Android: do_deflate hands the
 // stream to gzdopen/gzwrite). Options -c -d -f -k -n and -1..-9 (the last
 // level given wins; default 6). With no FILE, or "-", stdin goes to

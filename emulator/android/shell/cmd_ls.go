@@ -12,7 +12,7 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
-// cmdLs is toybox ls (toys/posix/ls.c, ls_main and listfiles). adb shell
+// Ls is toybox ls (toys/posix/ls.c, ls_main and listfiles). adb shell
 // with a command has no terminal, so output is one name per line (an
 // implied -1) unless -m. Long listings pad each column to its widest entry
 // and print the time as "%F %H:%M" (toybox always uses long-iso); -h

@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// cmdPrintf is toybox printf (toys/posix/printf.c); mksh on Android has
+// Printf is toybox printf (toys/posix/printf.c); mksh on Android has
 // no printf builtin, so this is what scripts run. The format is reused
 // until the arguments are consumed; a number that does not parse prints
 // as far as it got and reports "printf: bad %d ARG" (status 1); an
@@ -236,7 +236,7 @@ func printfEscape(s string, posix bool) (string, int, bool) {
 	return string([]byte{byte(val)}), used, false
 }
 
-// cmdEcho is mksh's echo builtin (c_print in mksh's funcs.c), what a
+// Echo is mksh's echo builtin (c_print in mksh's funcs.c), what a
 // plain `echo` runs on a phone: backslash escapes are always interpreted
 // (-e is a no-op, -E turns them off), \c ends the output, -n drops the
 // newline.

@@ -7,7 +7,7 @@ import (
 	"strings"
 )
 
-// cmdSed is toybox sed (toys/posix/sed.c) for the scripts tools send:
+// Sed is toybox sed (toys/posix/sed.c) for the scripts tools send:
 // -n, -e (several), -E/-r, -i[SUFFIX] (in place, the original kept as
 // FILE+SUFFIX), -s; addresses N, $, /RE/ and \cREc, ranges
 // A1,A2 and A1,+N, negation with !; commands p d q Q = s y a i c n N h H

@@ -5,7 +5,7 @@ import (
 	"os"
 )
 
-// cmdTee is toybox tee (toys/posix/tee.c): each FILE opened read-write
+// Tee is toybox tee (toys/posix/tee.c): each FILE opened read-write
 // (created, truncated unless -a; one that cannot be opened is reported
 // and skipped), then every read of stdin (at most 4096 bytes, toybuf) is
 // written to each file and then to stdout. The touch path relies on that

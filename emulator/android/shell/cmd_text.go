@@ -71,7 +71,7 @@ func splitLines(data []byte) [][]byte {
 	return out
 }
 
-// cmdGrep is toybox grep (toys/posix/grep.c): basic regular expressions
+// Grep is toybox grep (toys/posix/grep.c): basic regular expressions
 // unless -E (or -F fixed strings); -c -l -L -q -s -n -H -h -o -v -i -w -x
 // -m, -r/-R through directories, context -A -B -C (context lines use "-" where matches use ":",
 // "--" separates groups); several files prefix matches with "FILE:"; status 0 on a match, 1
@@ -346,7 +346,7 @@ func breToERE(p string) string {
 	return b.String()
 }
 
-// cmdHead is toybox head (toys/posix/head.c): -n lines (default 10), -c
+// Head is toybox head (toys/posix/head.c): -n lines (default 10), -c
 // bytes, the old "-N" form; several files get "==> FILE <==" headers
 // separated by a blank line (-q none, -v always).
 func Head(c *Ctx) int {
@@ -395,7 +395,7 @@ func displayName(name string) string {
 	return name
 }
 
-// cmdTail is toybox tail (toys/posix/tail.c): -n N the last N lines, -n +N
+// Tail is toybox tail (toys/posix/tail.c): -n N the last N lines, -n +N
 // from line N, -c likewise for bytes, the old "-N"/"+N" form, headers as
 // head; -f waits (nothing more ever arrives) until the stream closes.
 func Tail(c *Ctx) int {
@@ -458,7 +458,7 @@ func Tail(c *Ctx) int {
 	return 0
 }
 
-// cmdWc is toybox wc (toys/posix/wc.c, show_lengths): lines, words and
+// Wc is toybox wc (toys/posix/wc.c, show_lengths): lines, words and
 // bytes (-l -w -c, -m characters) in that order; one count of one input
 // is printed bare, otherwise each count in a 7-wide column; files add
 // their name, several a "total" line.

@@ -177,7 +177,7 @@ func trimSlashes(p string) string {
 
 func isDir(fi adbd.FileInfo) bool { return fi.Mode&0o170000 == vfs.ModeDir }
 
-// cmdChmod is toybox chmod (toys/posix/chmod.c): MODE is octal or
+// Chmod is toybox chmod (toys/posix/chmod.c): MODE is octal or
 // symbolic (string_to_mode in lib/lib.c, "bad mode 'M'"); a mode that
 // looks like an option ("-w") is taken as the mode ('?' in its option
 // string); -v prints "chmod 'FILE' to MODE"; -R recurses.
@@ -356,7 +356,7 @@ func modeString(mode uint32) string {
 	return string(b)
 }
 
-// cmdTouch is toybox touch (toys/posix/touch.c): sets the modification
+// TouchFile is toybox touch (toys/posix/touch.c): sets the modification
 // time to now, -d DATE, -t [[CC]YY]MMDDhhmm[.ss] or -r FILE's, creating
 // missing files unless -c; failures are "touch: 'FILE': strerror".
 func TouchFile(c *Ctx) int {
@@ -477,7 +477,7 @@ func devNumber(p string) uint64 {
 	return 254<<8 | 42
 }
 
-// cmdStat is toybox stat (toys/other/stat.c): the default format, or -c
+// Stat is toybox stat (toys/other/stat.c): the default format, or -c
 // FORMAT with printf-style widths on each %-escape; a missing file is
 // "stat: 'FILE': strerror". File systems (-f) are not modelled.
 func Stat(c *Ctx) int {
@@ -624,7 +624,7 @@ func statField(conv byte, pat string, t statTarget) string {
 	return "?"
 }
 
-// cmdWhich is toybox which (toys/other/which.c): the first $PATH match of
+// Which is toybox which (toys/other/which.c): the first $PATH match of
 // each name, or the name itself when it has a slash and is an executable
 // file; status 1 if any is missing, with nothing on stderr.
 func Which(c *Ctx) int {

@@ -2,7 +2,7 @@ package shell
 
 import "strings"
 
-// cmdTr is toybox tr (toys/pending/tr.c): maps SET1's characters to
+// Tr is toybox tr (toys/pending/tr.c): maps SET1's characters to
 // SET2's (the last one repeating), -d deletes SET1, -s squeezes runs of
 // the result's SET (SET2, or SET1 alone), -c complements SET1. Sets take
 // ranges a-z, classes [:alpha:] and backslash escapes.

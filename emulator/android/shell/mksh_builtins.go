@@ -18,7 +18,7 @@ func (c *Ctx) shErr(name, format string, a ...any) {
 	c.Errorf("%s: %s: "+format+"\n", append([]any{ShellName, name}, a...)...)
 }
 
-// cmdMkshCat is mksh's c_cat: files in order ("-" or none: stdin), an
+// MkshCat is mksh's c_cat: files in order ("-" or none: stdin), an
 // unreadable one reported as "cat: FILE: strerror". Any option other
 // than "-"/"--" makes mksh run toybox cat instead.
 func MkshCat(c *Ctx) int {
@@ -52,7 +52,7 @@ func MkshCat(c *Ctx) int {
 	return status
 }
 
-// cmdMkshSleep is mksh's c_sleep: exactly one operand, seconds with an
+// MkshSleep is mksh's c_sleep: exactly one operand, seconds with an
 // optional decimal fraction (parse_usec in mksh's syn.c; no unit
 // suffixes); otherwise "sleep: syntax error[: strerror 'ARG']". It ends
 // early (status 130) when the stream closes.

@@ -61,7 +61,7 @@ func (te *testEnv) fail(ofs int, msg string) {
 	te.c.shErr(te.name, "%s", msg)
 }
 
-// cmdMkshTest is c_test.
+// MkshTest is c_test.
 func MkshTest(c *Ctx) int {
 	te := &testEnv{c: c, name: strings.TrimPrefix(c.Args[0], "__"), wp: c.Args[1:]}
 	if te.name == "[" {

@@ -13,7 +13,7 @@ import (
 // lib/args.c (get_optflags, gotflag) and lib/lib.c (verror_msg), the same
 // in both versions.
 
-// toySpec describes a command's options as its NEWTOY option string does.
+// ToySpec describes a command's options as its NEWTOY option string does.
 type ToySpec struct {
 	// opts lists the short options; a letter followed by ':' takes a
 	// string argument, by '#' a number (both as "-n 5" or "-n5").
@@ -42,7 +42,7 @@ type ToySpec struct {
 	Negative bool
 }
 
-// toyArgs is a parsed command line.
+// ToyArgs is a parsed command line.
 type ToyArgs struct {
 	Flags    map[rune]bool
 	Vals     map[rune][]string // arguments of ':' and '#' options, in order
@@ -82,7 +82,7 @@ func (c *Ctx) ToyUsage(format string, a ...any) {
 	c.Errorf("%s: %s (see \"%s --help\")\n", n, fmt.Sprintf(format, a...), n)
 }
 
-// toyParse parses c.args[1:] as toybox's get_optflags does: options may
+// ToyParse parses c.args[1:] as toybox's get_optflags does: options may
 // follow operands (unless stopEarly), "--" ends options, "-" is an
 // operand, and a bad option or operand count is a usage error. On error it
 // has printed the message and returns ok=false with the exit status.

@@ -7,6 +7,6 @@
 // gives the source, the range found and the value chosen. The default profile, "instant", costs nothing, so unit
 // tests run as fast as the machine allows.
 //
-// It knows nothing else of the phone, which charges the costs where they
+// It knows nothing else of the phone, which Charges the costs where they
 // occur.
 package timing

@@ -32,7 +32,7 @@ type Profile struct {
 	// Cmd is the cost, on Android 12 (SDK 31) and later, of the commands
 	// that are shell scripts over `cmd SERVICE` there (input, am,
 	// settings, wm, ime, pm): the binder call plus the service's work, no
-	// VM (timing_sdk.go). Below SDK 31 such a command costs Start.
+	// VM (sdk.go). Below SDK 31 such a command costs Start.
 	Cmd map[string]time.Duration
 	// ShellStart is adbd's start of the shell for each shell or exec
 	// stream (fork and exec of /system/bin/sh): paid once per stream, so

@@ -13,7 +13,7 @@ import (
 // (cmds/am/am.sh, cmds/settings/settings.sh, cmds/wm/wm.sh): no Java VM
 // starts, the cost is the native `cmd` client's binder call and the
 // service's work (Profile.Cmd). Below SDK 31 `input` starts a VM through
-// app_process (Profile.Start); the model charges the other five the same
+// app_process (Profile.Start); the model Charges the other five the same
 // there, the dearer case, since its profiles model Android 11 and later
 // phones only through SDK 31+. uiautomator, monkey and app_process start
 // a VM on every release.

@@ -114,7 +114,7 @@ func advance(wide, mark bool) int {
 	return 8
 }
 
-// textWidth is the width of text in font pixels (before scaling).
+// TextWidth is the width of text in font pixels (before scaling).
 func TextWidth(text string) int {
 	f := unifont()
 	w := 0
@@ -200,7 +200,7 @@ func shapeArabic(rs []rune) []rune {
 	return out
 }
 
-// drawText draws text with the bitmap font scaled by s at x, y (top left),
+// DrawText draws text with the bitmap font scaled by s at x, y (top left),
 // clipped to clip.
 func DrawText(img *image.RGBA, x, y, s int, c color.RGBA, text string, clip image.Rectangle) {
 	f := unifont()

@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// uiNode is a resolved UI element: what `uiautomator dump` prints and the
+// Element is a resolved UI element: what `uiautomator dump` prints and the
 // renderer draws, plus the behaviour a tap triggers.
 type Element struct {
 	Class, ResourceID, Text, ContentDesc, Package, Hint string
@@ -71,7 +71,7 @@ func xmlEscape(s string) string {
 	return b.String()
 }
 
-// writeDump writes the tree as `uiautomator dump` does (AccessibilityNode
+// WriteDump writes the tree as `uiautomator dump` does (AccessibilityNode
 // InfoDumper): one line, no trailing newline, attributes in this order.
 //
 // Android 11+ (extra set) appends drawing-order and hint.
@@ -138,7 +138,7 @@ type dumpNode struct {
 	Nodes         []dumpNode `xml:"node"`
 }
 
-// parseDump reads a `uiautomator dump` XML file from a real phone and
+// ParseDump reads a `uiautomator dump` XML file from a real phone and
 // returns its tree and its <hierarchy rotation>. Several top-level windows
 // are wrapped in a synthetic root. The phone reads dumps with its own
 // reader, never the host's parser, so the two can disagree and the tests

@@ -52,7 +52,7 @@ func New(now func() time.Time) *FS {
 // AddInputNodes creates /dev/input and its event nodes (InputNodes),
 // crw-rw---- root input, and /dev/uinput and /dev/uhid (UinputNodes),
 // crw-rw---- uhid uhid (AOSP system/core rootdir/ueventd.rc). Mode bits
-// let the shell write all of them; SELinux decides (selinux.go).
+// let the shell write all of them; SELinux decides (package android).
 func (f *FS) AddInputNodes() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
