@@ -70,21 +70,6 @@ func equalRows(cell []uint16, glyph []byte) bool {
 	return true
 }
 
-// launcherScreens returns the launcher scenario's screens, for scenarios
-// that add one.
-func launcherScreens(t *testing.T) []any {
-	t.Helper()
-	sc, err := LoadScenario("launcher")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []any
-	for _, s := range sc.Screens {
-		out = append(out, s)
-	}
-	return out
-}
-
 // TestFontDecodes: the embedded font decodes and covers the scripts the
 // screenshots promise.
 func TestFontDecodes(t *testing.T) {
