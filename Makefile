@@ -34,9 +34,11 @@ test: test-deps lint unit fuzz
 deps:
 	@scripts/ensure-adb.sh
 
-# What the tests need besides: promtool for the metrics test, chromium for the console's browser test.
+# What the tests need besides: promtool for the metrics test, chromium for the console's browser test,
+# smali, enjarify and a JDK for the phone helper (assembled and run on the host JVM; never needed to build).
 test-deps: deps $(PROMTOOL)
 	@scripts/ensure-chromium.sh
+	@scripts/ensure-helper-tools.sh
 
 $(PROMTOOL):
 	@scripts/ensure-promtool.sh $(CURDIR)/.bin

@@ -38,20 +38,6 @@ import (
 // the stream cannot be opened again, gestures go through `input` as
 // before; the decision is kept until the device goes away or reconnects.
 
-// touchGeometryTTL is how long a screen geometry (size and rotation) read
-// by ScreenInfo, or a rotation a UI dump showed, serves the touch path
-// before it asks the rotation again: the same trust a caller's bounds
-// check gives a recent ScreenInfo. A caller that observes the screen
-// (ScreenInfo, UIDump) before acting never waits for that query.
-const touchGeometryTTL = 2 * time.Second
-
-// GeometryIdleTTL is how long a screen geometry serves while no action
-// went through this handle since it was read (ActionSeq): an agent looks
-// (observe), thinks for seconds, then acts, and only an action, or the
-// phone turning on its own (auto-rotate), changes the geometry. The
-// second is why it is bounded.
-const GeometryIdleTTL = 30 * time.Second
-
 // errTouchOff marks why the touch path is off for a device.
 var errTouchOff = errors.New("touch events off")
 
@@ -123,23 +109,6 @@ func (s *touchStream) close() {
 	s.cancel()
 	s.hc.Close()
 	<-s.done
-}
-
-// noteScreen remembers a ScreenInfo for the touch path.
-func (d *Device) noteScreen(si ScreenInfo, seq uint64) {
-	d.mu.Lock()
-	d.geo, d.geoAt, d.geoSeq = si, time.Now(), seq
-	d.mu.Unlock()
-}
-
-// noteRotation refreshes the remembered geometry's rotation (a UI dump
-// says it): the size is still the last ScreenInfo's.
-func (d *Device) noteRotation(r int, seq uint64) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if !d.geoAt.IsZero() && r >= 0 && r <= 3 {
-		d.geo.Rotation, d.geo.RotationKnown, d.geoAt, d.geoSeq = r, true, time.Now(), seq
-	}
 }
 
 // resetTouch forgets the touch decision and closes the stream: the device
@@ -301,17 +270,16 @@ func (d *Device) discoverTouch(ctx context.Context) error {
 	return nil
 }
 
-// touchGeometry returns the display-to-panel mapping, from a ScreenInfo
-// younger than touchGeometryTTL (or than GeometryIdleTTL when ActionSeq
-// was seq when it was read: no action since), else from the last size and a fresh
-// rotation (`dumpsys input`), else from a fresh ScreenInfo. ok is false
+// touchGeometry returns the display-to-panel mapping, from the geometry
+// last read while it is fresh (geometryFresh, with ActionSeq seq), else
+// from the last size and a fresh rotation (`dumpsys input`), else from a
+// fresh ScreenInfo. ok is false
 // when the phone does not say its rotation. t.mu held.
 func (d *Device) touchGeometry(ctx context.Context, seq uint64) (panelMap, bool, error) {
 	d.mu.Lock()
 	si, at, atSeq := d.geo, d.geoAt, d.geoSeq
 	d.mu.Unlock()
-	age := time.Since(at)
-	if at.IsZero() || age >= touchGeometryTTL && (atSeq != seq || age >= GeometryIdleTTL) {
+	if !geometryFresh(at, time.Now(), atSeq, seq) {
 		rotated := false
 		if !at.IsZero() {
 			if parts, err := d.runParts(ctx, "dumpsys input"); err == nil {

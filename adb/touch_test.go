@@ -481,7 +481,7 @@ func TestTouchEventsNoTouchscreen(t *testing.T) {
 }
 
 // TestTouchGeometryHeldUntilAction: the geometry a UI dump or ScreenInfo
-// read serves the touch path past touchGeometryTTL while no action went
+// read serves the touch path past geometryTTL while no action went
 // to the phone since (an agent that looked, thought, then acts: no
 // `dumpsys input` before its tap); after an action, a tap past the TTL
 // asks the rotation again.
@@ -496,7 +496,7 @@ func TestTouchGeometryHeldUntilAction(t *testing.T) {
 	rotationQueries := func() int {
 		return len(slices.DeleteFunc(ran(vd, "dumpsys"), func(s string) bool { return s != "dumpsys input" }))
 	}
-	time.Sleep(touchGeometryTTL + 100*time.Millisecond)
+	time.Sleep(geometryTTL + 100*time.Millisecond)
 	if err := d.Tap(ctx, x, y); err != nil {
 		t.Fatal(err)
 	}
@@ -504,7 +504,7 @@ func TestTouchGeometryHeldUntilAction(t *testing.T) {
 	if n := rotationQueries(); n != 0 {
 		t.Fatalf("%d dumpsys input before a tap with no action since the geometry was read", n)
 	}
-	time.Sleep(touchGeometryTTL + 100*time.Millisecond)
+	time.Sleep(geometryTTL + 100*time.Millisecond)
 	if err := d.Tap(ctx, 10, 10); err != nil {
 		t.Fatal(err)
 	}

@@ -62,15 +62,11 @@ type ServiceConfig struct {
 	// ToolIDs lists the Card's tool ids in Card order, for Descriptor
 	// tools[] (tools.IDs). Nil: no tools.
 	ToolIDs []string
-	// Offered, when set, says whether a tool is offered on a device (an
-	// operator's policy); a tool it refuses is not_supported in that
-	// channel's Descriptor. Nil: every tool is offered everywhere. It is
-	// called with the Service's lock held, so it must not call the Service.
-	Offered func(toolID, deviceKey string) bool
 	// Policy, when set, is the operator's config file in force: it tags
 	// devices (shown by the admin socket's devices) and says which tools
-	// are offered on each (with Offered, when both are set, a tool must
-	// pass both). PolicyChanged re-pushes after it changes. Nil: no policy.
+	// are offered on each; a tool it refuses is not_supported in that
+	// channel's Descriptor. PolicyChanged re-pushes after it changes. Nil:
+	// no policy, every tool is offered everywhere.
 	Policy *policy.Holder
 	// Secret keys the code HMACs. Default: auth.LoadOrCreateSecret in the
 	// database's directory.

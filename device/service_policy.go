@@ -24,15 +24,15 @@ func (s *Service) deviceLocked(key string) policy.Device {
 }
 
 // withheldLocked lists, comma-separated in Card order, the tools not
-// offered on the device (policy and Offered); s.mu must be held.
+// offered on the device by the policy; s.mu must be held.
 func (s *Service) withheldLocked(key string) string {
-	if s.cfg.Policy == nil && s.cfg.Offered == nil {
+	if s.cfg.Policy == nil {
 		return ""
 	}
 	eff := s.cfg.Policy.For(s.deviceLocked(key))
 	var out []string
 	for _, id := range s.cfg.ToolIDs {
-		if !eff.Offers(id) || s.cfg.Offered != nil && !s.cfg.Offered(id, key) {
+		if !eff.Offers(id) {
 			out = append(out, id)
 		}
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/adb-connector/adb-connector/device/descriptor"
 	"github.com/adb-connector/adb-connector/device/operator"
+	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/files"
@@ -237,7 +238,7 @@ func (e *svcEnv) open(t *testing.T, ch string) connector.DescriptorState {
 func (e *svcEnv) pair(t *testing.T, ch, key string) {
 	t.Helper()
 	_, serial := binding.SplitKey(key)
-	code, err := e.op.Pair(t.Context(), key, 0)
+	code, err := e.op.Pair(t.Context(), key, 0, false)
 	if err != nil {
 		t.Fatalf("pair %s: %v", redact.KeyHint(key), err)
 	}
@@ -407,9 +408,12 @@ func issueCode(t testing.TB, p *auth.Pairing, key string) string {
 func TestToolStatusPerTool(t *testing.T) {
 	t.Parallel()
 	key := adb.DeviceKey("127.0.0.1:1", "R58M123ABC")
-	e := newSvcEnv(t, 0, func(c *ServiceConfig) {
-		c.Offered = func(toolID, deviceKey string) bool { return toolID != "android_tap" || deviceKey != key }
-	})
+	pol, err := policy.Parse([]byte("tags:\n  - match: {serial: R58M123ABC}\n    tags: [lab]\n"+
+		"policies:\n  rules:\n    - tags: [lab]\n      tools: {deny: [android_tap]}\n"), policy.Options{ToolIDs: testTools})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newSvcEnv(t, 0, func(c *ServiceConfig) { c.Policy = policy.NewHolder(pol) })
 	if got := e.open(t, "cch_free"); got.Tools[2].Status != "unavailable" {
 		t.Errorf("unbound channel: %+v", got.Tools)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
 // Options configures an Env. The zero value is usable: one device, the
@@ -47,6 +48,15 @@ type Options struct {
 	// NoGzip makes the devices lack gzip, as before Android 9
 	// (android.Config.NoGzip).
 	NoGzip bool
+	// NoHelper makes app_process abort, as on a phone where the connector's
+	// helper cannot start. Default: app_process runs the pushed helper jar
+	// on the host JVM with the fake framework bound to the device
+	// (emulator/phonefw; needs java, javac and enjarify, else it aborts
+	// the same way).
+	NoHelper bool
+	// UiAutomationHeld makes another owner hold the devices' UiAutomation
+	// slot, as uiautomator2 or Appium would (android.Config.UiAutomationHeld).
+	UiAutomationHeld bool
 }
 
 // Env is a private adb server with connected virtual devices.
@@ -85,6 +95,12 @@ func Start(t testing.TB, opts Options) *Env {
 			t.Fatalf("adbtest: device %d: %v", i, err)
 		}
 		t.Cleanup(func() { d.Close() })
+		if !opts.NoHelper {
+			d.Android().SetAppProcess(phonefw.Run)
+		}
+		if opts.UiAutomationHeld {
+			d.Android().SetUiAutomationHeld(true)
+		}
 		e.Devices = append(e.Devices, d)
 	}
 	for _, d := range e.Devices {

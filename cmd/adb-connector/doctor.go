@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/device/operator"
 )
 
 func init() {
@@ -53,7 +53,7 @@ type doctor struct {
 }
 
 func runDoctor(args []string, stdout, stderr io.Writer) error {
-	d, asJSON, err := parseDoctorFlags(args, stderr)
+	d, asJSON, err := parseDoctorArgs(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -63,7 +63,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, r := range results {
 		if r.Status == statusFail {
-			return errUsage // the report already says why; exit 1 without another line
+			return errFailed // the report already says why; exit 1 without another line
 		}
 	}
 	return nil
@@ -72,28 +72,28 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 // parseDoctorFlags takes serve's flags (and env), so the operator checks
 // the configuration serve runs with, plus doctor's own.
 func parseDoctorFlags(args []string, stderr io.Writer) (d *doctor, asJSON bool, err error) {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: adb-connector doctor [--json] [--service-user USER] [serve's flags]")
-		fs.PrintDefaults()
-	}
+	return parseDoctorArgs(args, io.Discard, stderr)
+}
+
+// parseDoctorArgs is parseDoctorFlags with --help to stdout.
+func parseDoctorArgs(args []string, stdout, stderr io.Writer) (d *doctor, asJSON bool, err error) {
+	fs := newFlags("doctor", stdout, "doctor [--json] [--service-user USER] [serve's flags]",
+		"Checks the host and the configuration serve would run with (the same flags, environment and config file),",
+		"and says how to fix what fails.")
 	config := registerServeFlags(fs)
 	jsonFlag := fs.Bool("json", false, "print a JSON array of {check, status, message, fix}")
-	svcUser := fs.String("service-user", "", "the user serve runs as, for the plugdev check (default: the current user)")
-	if err := fs.Parse(args); err != nil {
+	svcUser := fs.String("service-user", "", "the `USER` serve runs as, for the plugdev check (default: the current user)")
+	pos, err := parseArgs(fs, args, stderr)
+	if err != nil {
 		return nil, false, err
 	}
-	if fs.NArg() > 0 {
-		return nil, false, fmt.Errorf("doctor: unexpected argument %q", fs.Arg(0))
+	if err := wantArgs(fs, stderr, pos); err != nil {
+		return nil, false, err
 	}
 	cfg, err := config()
 	var keyErr *apiKeyError
 	if err != nil && !errors.As(err, &keyErr) {
 		return nil, false, err
-	}
-	if cfg.Device.envErr != nil {
-		return nil, false, cfg.Device.envErr
 	}
 	d = &doctor{cfg: cfg, ServiceUser: *svcUser}
 	if keyErr != nil {
@@ -230,16 +230,12 @@ func (d *doctor) checkPhone(info adb.DeviceInfo) checkResult {
 		if info.Model != "" {
 			r.Message += " (" + info.Model + ")"
 		}
-	case adb.StateUnauthorized:
-		r.Status, r.Fix = statusFail, "unlock the phone and accept \"Allow USB debugging\" (adb reconnect offline shows the prompt again)"
 	case adb.StateNoPermissions:
 		r.Status, r.Fix = statusFail, d.udevFix(info)
-	case adb.StateOffline:
-		r.Status, r.Fix = statusFail, "replug the cable, or run adb -P PORT reconnect offline; for a TCP phone, adb connect again"
 	case adb.StateAuthorizing, adb.StateConnecting:
-		r.Status, r.Fix = statusWarn, "wait a few seconds and run doctor again; if it stays, replug"
-	default:
-		r.Status, r.Fix = statusFail, "reboot the phone into Android (adb -s SERIAL reboot)"
+		r.Status, r.Fix = statusWarn, operator.StateFix(string(info.State))
+	default: // the console shows the same fix on the phone's card
+		r.Status, r.Fix = statusFail, operator.StateFix(string(info.State))
 	}
 	return r
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
 // virtualDevices describes a set of virtual Android devices, as both
@@ -59,6 +60,10 @@ func (v virtualDevices) start(ctx context.Context, log *slog.Logger) ([]*emulato
 			closeDevices(devs)
 			return nil, fmt.Errorf("virtual device %d: %w", i+1, err)
 		}
+		// The phone helper runs on this host's JVM when it has one (java,
+		// enjarify); without, app_process aborts as on a phone where the
+		// helper cannot start.
+		d.Android().SetAppProcess(phonefw.Run)
 		devs = append(devs, d)
 	}
 	return devs, nil

@@ -9,12 +9,11 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/adb/parse"
-	"github.com/adb-connector/adb-connector/connector"
 )
 
-// MaxPackageBytes bounds a package name (Android's own limit, AOSP
+// maxPackageBytes bounds a package name (Android's own limit, AOSP
 // FrameworkParsingPackageUtils.validateName, is shorter in practice).
-const MaxPackageBytes = 255
+const maxPackageBytes = 255
 
 // launchWait bounds how long android_app_launch waits for the app to be
 // in front after am start -W has returned (a splash or trampoline
@@ -31,11 +30,11 @@ const foregroundPoll = 200 * time.Millisecond
 func checkPackage(field, name string) error {
 	switch {
 	case name == "":
-		return &ArgError{Field: field, Reason: "is required"}
-	case len(name) > MaxPackageBytes:
-		return &ArgError{Field: field, Reason: "is longer than 255 bytes"}
+		return &argError{Field: field, Reason: "is required"}
+	case len(name) > maxPackageBytes:
+		return &argError{Field: field, Reason: "is longer than 255 bytes"}
 	case !parse.ValidPackage(name):
-		return &ArgError{Field: field, Reason: "is not a package name (dot-separated parts of letters, digits and _, e.g. com.example.app)"}
+		return &argError{Field: field, Reason: "is not a package name (dot-separated parts of letters, digits and _, e.g. com.example.app)"}
 	}
 	return nil
 }
@@ -43,20 +42,20 @@ func checkPackage(field, name string) error {
 // packageProperty is the input_schema of a package argument; the syntax
 // is checked by checkPackage, whose message says what is wrong.
 func packageProperty(desc string) map[string]any {
-	return map[string]any{"type": "string", "minLength": 1, "maxLength": MaxPackageBytes, "description": desc}
+	return map[string]any{"type": "string", "minLength": 1, "maxLength": maxPackageBytes, "description": desc}
 }
 
-// AppEntry is one app of android_app_list.
-type AppEntry struct {
+// appEntry is one app of android_app_list.
+type appEntry struct {
 	Package    string `json:"package"`
 	Label      string `json:"label,omitempty"` // when the phone reports it (stock Android's shell does not)
 	System     bool   `json:"system"`
 	Launchable bool   `json:"launchable"`
 }
 
-// AppListResult is android_app_list's result.
-type AppListResult struct {
-	Apps []AppEntry `json:"apps"`
+// appListResult is android_app_list's result.
+type appListResult struct {
+	Apps []appEntry `json:"apps"`
 }
 
 type appListArgs struct {
@@ -64,34 +63,19 @@ type appListArgs struct {
 }
 
 func appListTool(t *Tools) *toolDef {
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_app_list",
-			Title: "List the apps on the Android phone",
-			Description: "Lists the bound phone's installed apps: package, system (preinstalled), launchable (has a " +
-				"launcher icon, so android_app_launch can start it without an activity), label when the phone " +
-				"reports it. Launchable apps first, then by package name. include_system adds the preinstalled " +
-				"ones (default: only those the user installed). Read-only.",
-			InputSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"include_system": map[string]any{"type": "boolean", "description": "Also list preinstalled (system) apps. Default false."},
-				},
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		readOnly:    true,
-		run:         t.runAppList,
-	}
+	return declare(t, decl[appListArgs]{
+		id: "android_app_list", title: "List the apps on the Android phone",
+		props: map[string]any{
+			"include_system": map[string]any{"type": "boolean", "description": "Also list preinstalled (system) apps. Default false."},
+		}, readOnly: true, run: (*Tools).runAppList,
+		description: "Lists the bound phone's installed apps: package, system (preinstalled), launchable (has a " +
+			"launcher icon, so android_app_launch can start it without an activity), label when the phone " +
+			"reports it. Launchable apps first, then by package name. include_system adds the preinstalled " +
+			"ones (default: only those the user installed). Read-only.",
+	})
 }
 
-func (t *Tools) runAppList(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[appListArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runAppList(ctx context.Context, inv *invocation, a appListArgs) (any, error) {
 	apps, err := inv.dev.Apps(ctx, adb.AppsOptions{ThirdParty: !a.IncludeSystem})
 	if err != nil {
 		return nil, err
@@ -104,11 +88,11 @@ func (t *Tools) runAppList(ctx context.Context, inv *invocation) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := AppListResult{Apps: make([]AppEntry, len(apps))}
+	res := appListResult{Apps: make([]appEntry, len(apps))}
 	for i, p := range apps {
-		res.Apps[i] = AppEntry{Package: p.Package, Label: p.Label, System: p.System, Launchable: launchable[p.Package]}
+		res.Apps[i] = appEntry{Package: p.Package, Label: p.Label, System: p.System, Launchable: launchable[p.Package]}
 	}
-	slices.SortStableFunc(res.Apps, func(x, y AppEntry) int {
+	slices.SortStableFunc(res.Apps, func(x, y appEntry) int {
 		if x.Launchable != y.Launchable {
 			if x.Launchable {
 				return -1
@@ -120,11 +104,11 @@ func (t *Tools) runAppList(ctx context.Context, inv *invocation) (any, error) {
 	return res, nil
 }
 
-// AppLaunchResult is android_app_launch's result.
-type AppLaunchResult struct {
+// appLaunchResult is android_app_launch's result.
+type appLaunchResult struct {
 	Package    string           `json:"package"`
 	Activity   string           `json:"activity"` // the activity started, fully qualified
-	Foreground StatusForeground `json:"foreground"`
+	Foreground statusForeground `json:"foreground"`
 	*Verified
 }
 
@@ -135,31 +119,20 @@ type appLaunchArgs struct {
 }
 
 func appLaunchTool(t *Tools) *toolDef {
-	props := map[string]any{
-		"package": packageProperty("The app's package name, e.g. com.android.settings (android_app_list lists them)."),
-		"activity": map[string]any{"type": "string", "minLength": 1, "maxLength": 512,
-			"description": "The activity to start (\".Settings\", a full class name, or package/class); default the app's launcher activity."},
-	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_app_launch",
-			Title: "Start an app on the Android phone",
-			Description: "Starts an app on the bound phone by package name (its launcher activity, or activity), " +
-				"waits until it is in front (a few seconds at most) and returns the activity started and what is in " +
-				"front. A package that is not installed: app_not_installed. verify: true waits up to settle_ms for " +
-				"the UI to change. Repeating a call with the same tool_call_id returns the first result without " +
-				"starting the app again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "required": []any{"package"}, "additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
+	return declare(t, decl[appLaunchArgs]{
+		id: "android_app_launch", title: "Start an app on the Android phone",
+		required: []string{"package"}, run: (*Tools).runAppLaunch,
+		props: map[string]any{
+			"package": packageProperty("The app's package name, e.g. com.android.settings (android_app_list lists them)."),
+			"activity": map[string]any{"type": "string", "minLength": 1, "maxLength": 512,
+				"description": "The activity to start (\".Settings\", a full class name, or package/class); default the app's launcher activity."},
 		},
-		needsDevice: true,
-		run:         t.runAppLaunch,
-	}
+		description: "Starts an app on the bound phone by package name (its launcher activity, or activity), " +
+			"waits until it is in front (a few seconds at most) and returns the activity started and what is in " +
+			"front. A package that is not installed: app_not_installed. verify: true waits up to settle_ms for " +
+			"the UI to change. Repeating a call with the same tool_call_id returns the first result without " +
+			"starting the app again.",
+	})
 }
 
 // component checks activity against pkg (before anything runs) and
@@ -174,19 +147,15 @@ func (a *appLaunchArgs) component() (string, error) {
 	}
 	c, err := parse.ParseComponent(comp)
 	if err != nil {
-		return "", &ArgError{Field: "activity", Reason: "is not an activity name (.Main, com.example.app.Main or com.example.app/.Main)"}
+		return "", &argError{Field: "activity", Reason: "is not an activity name (.Main, com.example.app.Main or com.example.app/.Main)"}
 	}
 	if c.Package != a.Package {
-		return "", &ArgError{Field: "activity", Reason: "names another package"}
+		return "", &argError{Field: "activity", Reason: "names another package"}
 	}
 	return comp, nil
 }
 
-func (t *Tools) runAppLaunch(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[appLaunchArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runAppLaunch(ctx context.Context, inv *invocation, a appLaunchArgs) (any, error) {
 	if err := checkPackage("package", a.Package); err != nil {
 		return nil, err
 	}
@@ -203,7 +172,7 @@ func (t *Tools) runAppLaunch(ctx context.Context, inv *invocation) (any, error) 
 	if comp == "" {
 		comp, err = inv.dev.LauncherActivity(ctx, a.Package)
 		if errors.Is(err, adb.ErrNoLauncher) {
-			return nil, &ArgError{Field: "activity", Reason: "is required: the app has no launcher activity"}
+			return nil, &argError{Field: "activity", Reason: "is required: the app has no launcher activity"}
 		}
 		if err != nil {
 			return nil, err
@@ -215,12 +184,12 @@ func (t *Tools) runAppLaunch(ctx context.Context, inv *invocation) (any, error) 
 	}
 	if _, err := inv.dev.Launch(ctx, a.Package, comp); err != nil {
 		if errors.Is(err, adb.ErrNoActivity) {
-			return nil, &ArgError{Field: "activity", Reason: "is not an activity of the app"}
+			return nil, &argError{Field: "activity", Reason: "is not an activity of the app"}
 		}
 		return nil, err
 	}
 	c, _ := parse.ParseComponent(comp)
-	res := AppLaunchResult{Package: a.Package, Activity: c.Activity}
+	res := appLaunchResult{Package: a.Package, Activity: c.Activity}
 	if res.Foreground, err = t.waitForeground(ctx, inv.dev, a.Package); err != nil {
 		return nil, err
 	}
@@ -230,15 +199,15 @@ func (t *Tools) runAppLaunch(ctx context.Context, inv *invocation) (any, error) 
 
 // waitForeground waits up to launchWait for pkg to be in front and returns
 // what is in front then (another app when pkg did not come up in time).
-func (t *Tools) waitForeground(ctx context.Context, d *adb.Device, pkg string) (StatusForeground, error) {
+func (t *Tools) waitForeground(ctx context.Context, d *adb.Device, pkg string) (statusForeground, error) {
 	deadline := time.Now().Add(launchWait)
 	for {
 		p, act, err := d.ForegroundApp(ctx)
 		if err != nil {
-			return StatusForeground{}, err
+			return statusForeground{}, err
 		}
 		if p == pkg || time.Until(deadline) < foregroundPoll || !sleepCtx(ctx, foregroundPoll) {
-			return StatusForeground{Package: p, Activity: act}, nil
+			return statusForeground{Package: p, Activity: act}, nil
 		}
 	}
 }
@@ -256,8 +225,8 @@ func (t *Tools) requireInstalled(ctx context.Context, d *adb.Device, pkg string)
 	return nil
 }
 
-// AppStopResult is android_app_stop's result.
-type AppStopResult struct {
+// appStopResult is android_app_stop's result.
+type appStopResult struct {
 	Package string `json:"package"`
 	Stopped bool   `json:"stopped"`
 	*Verified
@@ -269,35 +238,20 @@ type appStopArgs struct {
 }
 
 func appStopTool(t *Tools) *toolDef {
-	props := map[string]any{
-		"package": packageProperty("The app's package name, e.g. com.example.app."),
-	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_app_stop",
-			Title: "Force-stop an app on the Android phone",
-			Description: "Force-stops an app on the bound phone (as Settings > Apps > Force stop: its activities, " +
-				"services and alarms end; unsaved state may be lost). A package that is not installed: " +
-				"app_not_installed. verify: true waits up to settle_ms for the UI to change. Repeating a call with " +
-				"the same tool_call_id returns the first result without stopping the app again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "required": []any{"package"}, "additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
+	return declare(t, decl[appStopArgs]{
+		id: "android_app_stop", title: "Force-stop an app on the Android phone",
+		required: []string{"package"}, run: (*Tools).runAppStop,
+		props: map[string]any{
+			"package": packageProperty("The app's package name, e.g. com.example.app."),
 		},
-		needsDevice: true,
-		run:         t.runAppStop,
-	}
+		description: "Force-stops an app on the bound phone (as Settings > Apps > Force stop: its activities, " +
+			"services and alarms end; unsaved state may be lost). A package that is not installed: " +
+			"app_not_installed. verify: true waits up to settle_ms for the UI to change. Repeating a call with " +
+			"the same tool_call_id returns the first result without stopping the app again.",
+	})
 }
 
-func (t *Tools) runAppStop(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[appStopArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runAppStop(ctx context.Context, inv *invocation, a appStopArgs) (any, error) {
 	if err := checkPackage("package", a.Package); err != nil {
 		return nil, err
 	}
@@ -314,7 +268,7 @@ func (t *Tools) runAppStop(ctx context.Context, inv *invocation) (any, error) {
 	if err := inv.dev.ForceStop(ctx, a.Package); err != nil {
 		return nil, err
 	}
-	res := AppStopResult{Package: a.Package, Stopped: true}
+	res := appStopResult{Package: a.Package, Stopped: true}
 	res.Verified, err = t.afterAction(ctx, inv, a.verifyArgs, before)
 	return res, err
 }

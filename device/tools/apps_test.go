@@ -41,7 +41,7 @@ func TestCheckPackage(t *testing.T) {
 	t.Parallel()
 	for _, tc := range packageCases {
 		err := checkPackage("package", tc.name)
-		var ae *ArgError
+		var ae *argError
 		switch {
 		case tc.ok && err != nil:
 			t.Errorf("%q refused: %v", tc.name, err)
@@ -64,7 +64,7 @@ func FuzzCheckPackage(f *testing.F) {
 		if checkPackage("package", name) != nil {
 			return
 		}
-		if name == "" || len(name) > MaxPackageBytes || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
+		if name == "" || len(name) > maxPackageBytes || strings.HasPrefix(name, ".") || strings.HasSuffix(name, ".") || strings.Contains(name, "..") {
 			t.Fatalf("accepted %q", name)
 		}
 		for _, r := range name {
@@ -92,7 +92,7 @@ func TestAppLaunchComponent(t *testing.T) {
 	} {
 		a := appLaunchArgs{Package: "com.example.app", Activity: tc.activity}
 		got, err := a.component()
-		var ae *ArgError
+		var ae *argError
 		switch {
 		case tc.bad && (!errors.As(err, &ae) || ae.Field != "activity"):
 			t.Errorf("%q: %v, want an *ArgError on activity", tc.activity, err)
@@ -116,7 +116,7 @@ func TestAppSchemas(t *testing.T) {
 		{appListTool(&Tools{}), `{"include_system":"yes"}`, "include_system"},
 	} {
 		_, err := publishedSchema(t, tc.def).validate(json.RawMessage(tc.args))
-		var ae *ArgError
+		var ae *argError
 		if !errors.As(err, &ae) || ae.Field != tc.field {
 			t.Errorf("%s %s: %v, want an error on %s", tc.def.tool.ID, tc.args, err, tc.field)
 		}
@@ -128,7 +128,7 @@ func TestAppSchemas(t *testing.T) {
 func TestNotInstalledWireError(t *testing.T) {
 	t.Parallel()
 	e := WireError(fmt.Errorf("launch com.secret.app: %w", adb.ErrNotInstalled))
-	if e.Code != CodeAppNotInstalled || strings.Contains(e.Message, "com.secret.app") {
+	if e.Code != codeAppNotInstalled || strings.Contains(e.Message, "com.secret.app") {
 		t.Errorf("WireError = %+v", e)
 	}
 }

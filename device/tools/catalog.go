@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"reflect"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
@@ -16,11 +17,11 @@ import (
 	"github.com/adb-connector/adb-connector/store"
 )
 
-// ProfileID is the Device Profile every android_* tool belongs to.
-const ProfileID = "xagent.device.v1"
+// profileID is the Device Profile every android_* tool belongs to.
+const profileID = "xagent.device.v1"
 
-// SkillID is the primary Skill the tools point agents to.
-const SkillID = "connector-device-adb"
+// skillID is the primary Skill the tools point agents to.
+const skillID = "connector-device-adb"
 
 // Resolver finds the device bound to a channel. device.Service
 // implements it; tests use a resolver over adbtest devices.
@@ -47,11 +48,10 @@ type Meta struct {
 // Defaults of Config.
 const (
 	DefaultRatePerMinute  = 120
-	DefaultProgressAfter  = time.Second
-	DefaultIdempotencyTTL = 24 * time.Hour
-	DefaultScreenCacheTTL = 2 * time.Second
-	// MaxArgumentsBytes bounds tool.invoke arguments; larger is invalid_arguments.
-	MaxArgumentsBytes = 64 << 10
+	defaultProgressAfter  = time.Second
+	defaultIdempotencyTTL = 24 * time.Hour
+	// maxArgumentsBytes bounds tool.invoke arguments; larger is invalid_arguments.
+	maxArgumentsBytes = 64 << 10
 )
 
 // Config configures Tools. Resolver and DB are required; the zero value
@@ -73,10 +73,10 @@ type Config struct {
 	// of the same size). Default DefaultRatePerMinute.
 	RatePerMinute int
 	// ProgressAfter is when a running call starts sending tool.progress.push
-	// (then once per ProgressAfter until the ack). Default DefaultProgressAfter.
+	// (then once per ProgressAfter until the ack). Default 1 s.
 	ProgressAfter time.Duration
 	// IdempotencyTTL is how long a completed call's ack is kept for repeated
-	// tool_call_ids. Default DefaultIdempotencyTTL.
+	// tool_call_ids. Default 24 h.
 	IdempotencyTTL time.Duration
 	// Audit writes the calls' audit rows (shared with the resets, so one
 	// writer prunes the trail). Nil: one on DB with AuditRetention.
@@ -84,16 +84,12 @@ type Config struct {
 	// AuditRetention is how long audit rows are kept when Audit is nil.
 	// Default audit.DefaultRetention.
 	AuditRetention time.Duration
-	// ScreenCacheTTL is how long android_tap trusts a device's screen size
-	// for its bounds check. Default DefaultScreenCacheTTL; negative: always
-	// ask the device.
-	ScreenCacheTTL time.Duration
 	// URLSchemes are the URL schemes android_open_url may open (the
 	// operator's policy; others are not_permitted). Default
-	// DefaultURLSchemes: http and https.
+	// http and https.
 	URLSchemes []string
 	// MaxRecordDuration caps android_screen_record's duration_ms (the
-	// operator's policy). Default DefaultMaxRecord; at most
+	// operator's policy). Default 30 s; at most
 	// adb.MaxScreenRecord, screenrecord's own limit.
 	MaxRecordDuration time.Duration
 	// Policy, when set, is the operator's config file in force: per
@@ -112,7 +108,6 @@ type Tools struct {
 	idem    *idempotency
 	limit   *ratelimit.Limiter
 	rates   rateLimiters // per policy rate
-	screens *screenCache
 	trees   treeCache
 	ui      uiCache // each phone's last dump, for an acting call's ref
 	metrics *toolMetrics
@@ -126,7 +121,7 @@ type Tools struct {
 // toolDef is one tool: its Card declaration, the schema compiled from the
 // very input_schema the Card publishes, and how to run and audit it.
 type toolDef struct {
-	tool   connector.Tool // Handler is set by Register
+	tool   connector.Tool // Handler is set by add
 	schema *compiledSchema
 	// run executes the call on the resolved device.
 	run func(ctx context.Context, inv *invocation) (any, error)
@@ -135,6 +130,9 @@ type toolDef struct {
 	// readOnly: the tool never acts on the phone. Every other call takes
 	// the phone's cached UI tree out before it runs (uicache.go).
 	readOnly bool
+	// args is the type run decodes the arguments into (declare); nil for
+	// test tools.
+	args reflect.Type
 }
 
 // New checks cfg and builds the tool set. It starts no goroutine.
@@ -155,34 +153,30 @@ func New(cfg Config) (*Tools, error) {
 		cfg.RatePerMinute = DefaultRatePerMinute
 	}
 	if cfg.ProgressAfter <= 0 {
-		cfg.ProgressAfter = DefaultProgressAfter
+		cfg.ProgressAfter = defaultProgressAfter
 	}
 	if cfg.IdempotencyTTL <= 0 {
-		cfg.IdempotencyTTL = DefaultIdempotencyTTL
+		cfg.IdempotencyTTL = defaultIdempotencyTTL
 	}
 	if cfg.Audit == nil {
 		cfg.Audit = audit.NewWriter(cfg.DB.Write, cfg.AuditRetention, cfg.Now)
 	}
-	if cfg.ScreenCacheTTL == 0 {
-		cfg.ScreenCacheTTL = DefaultScreenCacheTTL
-	}
 	if cfg.MaxRecordDuration <= 0 {
-		cfg.MaxRecordDuration = DefaultMaxRecord
+		cfg.MaxRecordDuration = defaultMaxRecord
 	}
-	cfg.MaxRecordDuration = min(max(cfg.MaxRecordDuration, MinRecordMS*time.Millisecond), adb.MaxScreenRecord)
+	cfg.MaxRecordDuration = min(max(cfg.MaxRecordDuration, minRecordMS*time.Millisecond), adb.MaxScreenRecord)
 	t := &Tools{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		idem:    newIdempotency(cfg.DB, cfg.IdempotencyTTL, cfg.Now),
 		limit:   ratelimit.New(ratelimit.Rate{Burst: cfg.RatePerMinute, Per: time.Minute}),
-		screens: newScreenCache(cfg.ScreenCacheTTL, cfg.Now),
 		metrics: newToolMetrics(),
 		audit:   cfg.Audit,
 
 		persistTimeout: defaultPersistTimeout,
 	}
 	for _, spec := range toolSpecs {
-		if !spec.offered(cfg.set()) {
+		if !spec.offered(cfg.Set()) {
 			continue
 		}
 		if err := t.add(spec.build(t)); err != nil {
@@ -202,7 +196,9 @@ type Set struct {
 	Shell bool
 }
 
-func (c Config) set() Set {
+// Set is the optional part of the tool set c offers: what New registers
+// and IDs(c.Set()) lists, the one decision of both.
+func (c Config) Set() Set {
 	return Set{Files: c.Files != nil, Shell: c.Policy.Current().ShellEnabled()}
 }
 
@@ -234,7 +230,7 @@ func always(Set) bool { return true }
 
 // IDs returns the ids of the tools offered with s, in Card order, known
 // without a running Service or Tools: the Descriptor's tools[] are wired
-// from it before either exists.
+// from it before either exists (IDs(cfg.Set()) with the Config New gets).
 func IDs(s Set) []string {
 	var ids []string
 	var t Tools
@@ -253,15 +249,14 @@ func (t *Tools) add(d *toolDef) error {
 		return fmt.Errorf("device tools: %w", err)
 	}
 	d.schema = s
-	d.tool.Profile = ProfileID
-	d.tool.RelatedSkillIDs = []string{SkillID}
+	d.tool.Profile = profileID
+	d.tool.RelatedSkillIDs = []string{skillID}
 	d.tool.Handler = t.handler(d)
 	t.defs = append(t.defs, d)
 	return nil
 }
 
-// Register adds the tools to reg in a fixed order: android_device_status,
-// android_screenshot (when Files is set), android_tap.
+// Register adds the tools to reg in Card order (toolSpecs).
 func (t *Tools) Register(reg *connector.Registry) error {
 	for _, d := range t.defs {
 		if err := reg.Register(d.tool); err != nil {

@@ -6,7 +6,9 @@
 // row, metrics, a panic guard, one log line for a failure and the one
 // mapping of errors to wire codes (WireError).
 //
-// To add a tool: a file with its Card entry, argument struct and run
-// function (status.go, screenshot.go, input.go are examples), and a line in
-// the catalogue (toolSpecs, catalog.go). It never imports the Profile.
+// To add a tool: a file named after it with its argument struct, its
+// declaration through declare (declare.go: Card entry, input_schema
+// properties, run function) and the run function (status.go, screenshot.go,
+// tap.go are examples), and a line in the catalogue (toolSpecs,
+// catalog.go). It never imports the Profile.
 package tools

@@ -10,11 +10,11 @@ import (
 	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
-// Element is one UI element as agents see it (android_ui_elements,
+// element is one UI element as agents see it (android_ui_elements,
 // android_observe, the element a targeted tap hit): bounds and center in
 // device pixels of the current orientation, only the flags that are true,
 // empty strings left out. Ref names it within its screen_id.
-type Element struct {
+type element struct {
 	Ref         string `json:"ref"`
 	Class       string `json:"class,omitempty"`      // short name, e.g. "Button"
 	ClassName   string `json:"class_name,omitempty"` // full name, e.g. "android.widget.Button"
@@ -39,16 +39,16 @@ type Element struct {
 // Element filters of android_ui_elements (filter) and android_observe
 // (elements).
 const (
-	FilterMeaningful  = "meaningful"
-	FilterInteractive = "interactive"
-	FilterAll         = "all"
-	FilterNone        = "none" // android_observe only: no dump at all
+	filterMeaningful  = "meaningful"
+	filterInteractive = "interactive"
+	filterAll         = "all"
+	filterNone        = "none" // android_observe only: no dump at all
 )
 
 // Element list bounds.
 const (
-	DefaultMaxElements = 300
-	MaxElements        = 1000
+	defaultMaxElements = 300
+	maxElements        = 1000
 )
 
 // screen is one parsed UI tree with what agents address it by: its nodes
@@ -136,13 +136,13 @@ func meaningful(n *parse.UINode) bool {
 }
 
 // element is nodes[i] as an agent sees it.
-func (s *screen) element(i int) Element {
+func (s *screen) element(i int) element {
 	n := &s.nodes[i]
 	short := n.Class
 	if j := strings.LastIndexByte(short, '.'); j >= 0 {
 		short = short[j+1:]
 	}
-	e := Element{
+	e := element{
 		Ref: ref(i), Class: short, Text: n.Text, ContentDesc: n.ContentDesc, ResourceID: n.ResourceID,
 		Bounds:    [4]int{n.Bounds.Left, n.Bounds.Top, n.Bounds.Right, n.Bounds.Bottom},
 		Center:    [2]int{n.Center.X, n.Center.Y},
@@ -158,19 +158,19 @@ func (s *screen) element(i int) Element {
 
 // elements lists the nodes that pass filter (and belong to pkg when set),
 // in document order, at most max; omitted counts those left out by max.
-func (s *screen) elements(filter, pkg string, max int) (out []Element, omitted int) {
-	out = []Element{}
+func (s *screen) elements(filter, pkg string, max int) (out []element, omitted int) {
+	out = []element{}
 	for i := range s.nodes {
 		n := &s.nodes[i]
 		if pkg != "" && n.Package != pkg {
 			continue
 		}
 		switch filter {
-		case FilterInteractive:
+		case filterInteractive:
 			if !interactive(n) {
 				continue
 			}
-		case FilterAll:
+		case filterAll:
 		default:
 			if !meaningful(n) {
 				continue

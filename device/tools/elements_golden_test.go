@@ -31,20 +31,20 @@ var realDumps = []struct {
 	{
 		file: "wework_cjk_naf.xml", natural: [2]int{720, 1608},
 		sels: []goldenSelector{
-			{sel: Selector{Text: "为对方添加备注"}, ref: "e14"},
-			{sel: Selector{Text: "添加企业", Match: MatchContains}, ref: "e25"},
-			{sel: Selector{ResourceID: "com.tencent.wework:id/ngl"}, ref: "e10"}, // the NAF back button
-			{sel: Selector{Text: "备注", Match: MatchContains}, code: CodeElementAmbiguous},
+			{sel: selector{Text: "为对方添加备注"}, ref: "e14"},
+			{sel: selector{Text: "添加企业", Match: matchContains}, ref: "e25"},
+			{sel: selector{ResourceID: "com.tencent.wework:id/ngl"}, ref: "e10"}, // the NAF back button
+			{sel: selector{Text: "备注", Match: matchContains}, code: codeElementAmbiguous},
 		},
 	},
 	{
 		file: "wework_207_nodes.xml", natural: [2]int{720, 1608},
 		sels: []goldenSelector{
 			// "消息" (Messages) is the title and a bottom tab.
-			{sel: Selector{Text: "消息"}, code: CodeElementAmbiguous},
-			{sel: Selector{Text: "消息", Index: selIndex(1)}, ref: "e148"},
-			{sel: Selector{Text: "日程", Match: MatchContains}, ref: "e46"},
-			{sel: Selector{ResourceID: "czy"}, ref: "e31"}, // the message list, by its short id
+			{sel: selector{Text: "消息"}, code: codeElementAmbiguous},
+			{sel: selector{Text: "消息", Index: selIndex(1)}, ref: "e148"},
+			{sel: selector{Text: "日程", Match: matchContains}, ref: "e46"},
+			{sel: selector{ResourceID: "czy"}, ref: "e31"}, // the message list, by its short id
 		},
 	},
 	{
@@ -52,15 +52,15 @@ var realDumps = []struct {
 		// portrait screen, and its bounds are portrait.
 		file: "bluestacks_rotation1_portrait.xml", natural: [2]int{1920, 1080},
 		sels: []goldenSelector{
-			{sel: Selector{ResourceID: "net.spotlightlabs.spotlight:id/clMain"}, ref: "e6"},
+			{sel: selector{ResourceID: "net.spotlightlabs.spotlight:id/clMain"}, ref: "e6"},
 		},
 	},
 	{
 		file: "prefix_dumped_to.xml",
 		sels: []goldenSelector{
-			{sel: Selector{Text: "邀请"}, ref: "e9"},
-			{sel: Selector{Text: "现在邀请", Match: MatchContains}, ref: "e6"},
-			{sel: Selector{Text: "取消"}, ref: "e8"},
+			{sel: selector{Text: "邀请"}, ref: "e9"},
+			{sel: selector{Text: "现在邀请", Match: matchContains}, ref: "e6"},
+			{sel: selector{Text: "取消"}, ref: "e8"},
 		},
 	},
 	{
@@ -68,11 +68,11 @@ var realDumps = []struct {
 		// tab, and the on-screen keyboard's keys are one-letter texts.
 		file: "androidtv_philo_search.xml", natural: [2]int{1920, 1080},
 		sels: []goldenSelector{
-			{sel: Selector{Text: "a"}, ref: "e13"},
-			{sel: Selector{Text: "a", Match: MatchContains}, code: CodeElementAmbiguous},
-			{sel: Selector{ContentDesc: "backspace"}, ref: "e52"},
-			{sel: Selector{ContentDesc: "ALF: The Animated Series"}, ref: "e59"},
-			{sel: Selector{ResourceID: "tab_search"}, ref: "e130"},
+			{sel: selector{Text: "a"}, ref: "e13"},
+			{sel: selector{Text: "a", Match: matchContains}, code: codeElementAmbiguous},
+			{sel: selector{ContentDesc: "backspace"}, ref: "e52"},
+			{sel: selector{ContentDesc: "ALF: The Animated Series"}, ref: "e59"},
+			{sel: selector{ResourceID: "tab_search"}, ref: "e130"},
 		},
 	},
 	{
@@ -80,10 +80,10 @@ var realDumps = []struct {
 		// Korean labels beside unlabelled (NAF) Compose switches.
 		file: "car_ivi_korean.xml",
 		sels: []goldenSelector{
-			{sel: Selector{Text: "터널 진입"}, ref: "e37"},
-			{sel: Selector{Text: "자동 건조", Match: MatchContains}, ref: "e46"},
-			{sel: Selector{Text: "공조"}, ref: "e21"},
-			{sel: Selector{Text: "^공조", Match: MatchRegex}, code: CodeElementAmbiguous},
+			{sel: selector{Text: "터널 진입"}, ref: "e37"},
+			{sel: selector{Text: "자동 건조", Match: matchContains}, ref: "e46"},
+			{sel: selector{Text: "공조"}, ref: "e21"},
+			{sel: selector{Text: "^공조", Match: matchRegex}, code: codeElementAmbiguous},
 		},
 	},
 	{
@@ -92,25 +92,25 @@ var realDumps = []struct {
 		// enabled, as uiautomator reports it.
 		file: "landscape_rotation1_cjk.xml", natural: [2]int{1272, 2800},
 		sels: []goldenSelector{
-			{sel: Selector{Text: "暂停"}, ref: "e15"},
-			{sel: Selector{Text: "GPU 识别", Match: MatchContains}, ref: "e30"},
-			{sel: Selector{Text: `^(开始|停止)$`, Match: MatchRegex, Index: selIndex(1)}, ref: "e18"},
+			{sel: selector{Text: "暂停"}, ref: "e15"},
+			{sel: selector{Text: "GPU 识别", Match: matchContains}, ref: "e30"},
+			{sel: selector{Text: `^(开始|停止)$`, Match: matchRegex, Index: selIndex(1)}, ref: "e18"},
 		},
 	},
 	{
 		file: "bom.xml",
 		sels: []goldenSelector{
-			{sel: Selector{Text: "OK"}, ref: "e11"},
-			{sel: Selector{ResourceID: "android:id/button1"}, ref: "e11"},
-			{sel: Selector{Text: "BFASTERR411", Match: MatchContains}, ref: "e8"},
+			{sel: selector{Text: "OK"}, ref: "e11"},
+			{sel: selector{ResourceID: "android:id/button1"}, ref: "e11"},
+			{sel: selector{Text: "BFASTERR411", Match: matchContains}, ref: "e8"},
 		},
 	},
 }
 
 // goldenSelector is a selector and what it resolves to: ref, or the code of
-// the *ElementError.
+// the *elementError.
 type goldenSelector struct {
-	sel  Selector
+	sel  selector
 	ref  string
 	code string
 }
@@ -119,7 +119,7 @@ type goldenSelector struct {
 type goldenElements struct {
 	ScreenID string    `json:"screen_id"`
 	Omitted  int       `json:"omitted"`
-	Elements []Element `json:"elements"`
+	Elements []element `json:"elements"`
 }
 
 func TestElementsGolden(t *testing.T) {
@@ -132,8 +132,8 @@ func TestElementsGolden(t *testing.T) {
 			if again := loadScreen(t, tc.file); again.id != s.id {
 				t.Errorf("two parses of one dump, screen_ids %s and %s", s.id, again.id)
 			}
-			for _, filter := range []string{FilterMeaningful, FilterInteractive, FilterAll} {
-				els, omitted := s.elements(filter, "", DefaultMaxElements)
+			for _, filter := range []string{filterMeaningful, filterInteractive, filterAll} {
+				els, omitted := s.elements(filter, "", defaultMaxElements)
 				checkElements(t, s, els)
 				got, err := marshalIndent(goldenElements{ScreenID: s.id, Omitted: omitted, Elements: els})
 				if err != nil {
@@ -155,7 +155,7 @@ func TestElementsGolden(t *testing.T) {
 // checkElements: refs come in document order and each element describes
 // the node its ref names (e<N> is nodes[N]), which is what lets an agent
 // act on a ref it read.
-func checkElements(t *testing.T, s *screen, els []Element) {
+func checkElements(t *testing.T, s *screen, els []element) {
 	t.Helper()
 	last := -1
 	for _, e := range els {
@@ -194,7 +194,7 @@ func TestResolveRealDumps(t *testing.T) {
 					t.Fatal(err)
 				}
 				i, err := s.resolve(c, nil)
-				var ee *ElementError
+				var ee *elementError
 				switch {
 				case gs.code != "" && (!errors.As(err, &ee) || ee.Code != gs.code):
 					t.Fatalf("err = %v, want %s", err, gs.code)
@@ -206,7 +206,7 @@ func TestResolveRealDumps(t *testing.T) {
 					t.Fatalf("resolved to %s (%q), want %s", ref(i), s.nodes[i].Text, gs.ref)
 				}
 				// A ref from this screen resolves to itself.
-				c, err = Selector{Ref: ref(i), ScreenID: s.id}.compile("")
+				c, err = selector{Ref: ref(i), ScreenID: s.id}.compile("")
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -293,11 +293,11 @@ func TestElementsSynthetic2000(t *testing.T) {
 		// Meaningful: the list and five of each row's six nodes (not the
 		// text column), 1 + 5*333 = 1666. Row r is e(2+6r)..e(7+6r), so the
 		// 1,000th is row 199's message (e1200), the 300th row 59's (e360).
-		{FilterMeaningful, MaxElements, 1000, 666, "e1", "e1200"},
-		{FilterMeaningful, DefaultMaxElements, 300, 1366, "e1", "e360"},
+		{filterMeaningful, maxElements, 1000, 666, "e1", "e1200"},
+		{filterMeaningful, defaultMaxElements, 300, 1366, "e1", "e360"},
 		// The list, each row and each (clickable) avatar.
-		{FilterInteractive, MaxElements, 667, 0, "e1", "e1995"},
-		{FilterAll, MaxElements, 1000, 1000, "e0", "e999"},
+		{filterInteractive, maxElements, 667, 0, "e1", "e1995"},
+		{filterAll, maxElements, 1000, 1000, "e0", "e999"},
 	} {
 		els, omitted := s.elements(tc.filter, "", tc.max)
 		if len(els) != tc.n || omitted != tc.omitted || els[0].Ref != tc.firstRef || els[len(els)-1].Ref != tc.lastRef {
@@ -306,7 +306,7 @@ func TestElementsSynthetic2000(t *testing.T) {
 		}
 		checkElements(t, s, els)
 	}
-	c, err := Selector{Text: "客户群332"}.compile("")
+	c, err := selector{Text: "客户群332"}.compile("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,7 +335,7 @@ func BenchmarkElements2000(b *testing.B) {
 			b.Fatal(err)
 		}
 		s := newScreen(root)
-		if els, _ := s.elements(FilterMeaningful, "", DefaultMaxElements); len(els) == 0 {
+		if els, _ := s.elements(filterMeaningful, "", defaultMaxElements); len(els) == 0 {
 			b.Fatal("no elements")
 		}
 	}
@@ -354,7 +354,7 @@ func BenchmarkElementsReal207(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if els, _ := newScreen(root).elements(FilterMeaningful, "", DefaultMaxElements); len(els) == 0 {
+		if els, _ := newScreen(root).elements(filterMeaningful, "", defaultMaxElements); len(els) == 0 {
 			b.Fatal("no elements")
 		}
 	}

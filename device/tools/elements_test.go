@@ -31,11 +31,11 @@ func loadScreen(t testing.TB, name string) *screen {
 func TestElementsFilters(t *testing.T) {
 	t.Parallel()
 	s := loadScreen(t, "api33_login_tty.xml")
-	all, omitted := s.elements(FilterAll, "", DefaultMaxElements)
+	all, omitted := s.elements(filterAll, "", defaultMaxElements)
 	if len(all) != 5 || omitted != 0 {
 		t.Fatalf("all: %d elements, %d omitted", len(all), omitted)
 	}
-	want := []Element{
+	want := []element{
 		{Ref: "e1", Class: "EditText", ClassName: "android.widget.EditText", Text: "user@example.com", ResourceID: "com.example.login:id/email",
 			Bounds: [4]int{600, 200, 1800, 320}, Center: [2]int{1200, 260}, Clickable: true, LongClickable: true, Editable: true, Focused: true},
 		{Ref: "e2", Class: "EditText", ClassName: "android.widget.EditText", Text: "••••••", ResourceID: "com.example.login:id/password",
@@ -45,28 +45,28 @@ func TestElementsFilters(t *testing.T) {
 		{Ref: "e4", Class: "ImageButton", ClassName: "android.widget.ImageButton", ContentDesc: "Show password\ntoggle",
 			Bounds: [4]int{1700, 380, 1780, 460}, Center: [2]int{1740, 420}, Clickable: true},
 	}
-	got, _ := s.elements(FilterMeaningful, "", DefaultMaxElements)
+	got, _ := s.elements(filterMeaningful, "", defaultMaxElements)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("meaningful (-want +got):\n%s", diff)
 	}
 	// The disabled button cannot be acted on.
-	got, _ = s.elements(FilterInteractive, "", DefaultMaxElements)
+	got, _ = s.elements(filterInteractive, "", defaultMaxElements)
 	if refs := refsOf(got); !cmp.Equal(refs, []string{"e1", "e2", "e4"}) {
 		t.Errorf("interactive = %v", refs)
 	}
-	got, omitted = s.elements(FilterMeaningful, "", 2)
+	got, omitted = s.elements(filterMeaningful, "", 2)
 	if refs := refsOf(got); !cmp.Equal(refs, []string{"e1", "e2"}) || omitted != 2 {
 		t.Errorf("max 2 = %v, omitted %d", refs, omitted)
 	}
-	if got, _ = s.elements(FilterAll, "com.android.systemui", 10); len(got) != 0 {
+	if got, _ = s.elements(filterAll, "com.android.systemui", 10); len(got) != 0 {
 		t.Errorf("other package: %v", refsOf(got))
 	}
-	if g := s.geometry(adbScreen(1080, 2400, 0)); g != (UIScreen{Width: 2400, Height: 1080, Rotation: 90}) {
+	if g := s.geometry(adbScreen(1080, 2400, 0)); g != (uiScreen{Width: 2400, Height: 1080, Rotation: 90}) {
 		t.Errorf("geometry of a rotation=1 dump = %+v", g)
 	}
 }
 
-func refsOf(es []Element) []string {
+func refsOf(es []element) []string {
 	var out []string
 	for _, e := range es {
 		out = append(out, e.Ref)
@@ -94,26 +94,26 @@ func TestSelectorCompile(t *testing.T) {
 	one := 1
 	for _, tc := range []struct {
 		name  string
-		sel   Selector
-		field string // of the *ArgError; "-" for none
+		sel   selector
+		field string // of the *argError; "-" for none
 	}{
-		{"text", Selector{Text: "OK"}, "-"},
-		{"ref", Selector{Ref: "e3", ScreenID: "sabc"}, "-"},
-		{"@ref", Selector{Ref: "@e3", ScreenID: "sabc"}, "-"},
-		{"regex", Selector{Text: "^Sign", Match: MatchRegex}, "-"},
-		{"nothing", Selector{}, ""},
-		{"index alone", Selector{Index: &one}, "index"},
-		{"two targets", Selector{Text: "a", ResourceID: "b"}, ""},
-		{"ref without screen", Selector{Ref: "e3"}, "screen_id"},
-		{"bad ref", Selector{Ref: "button", ScreenID: "s"}, "ref"},
-		{"screen without ref", Selector{Text: "a", ScreenID: "s"}, "screen_id"},
-		{"ref with index", Selector{Ref: "e1", ScreenID: "s", Index: &one}, "ref"},
-		{"bad regex", Selector{Text: "(", Match: MatchRegex}, "match"},
-		{"long regex", Selector{Text: strings.Repeat("a", MaxRegexBytes+1), Match: MatchRegex}, "match"},
+		{"text", selector{Text: "OK"}, "-"},
+		{"ref", selector{Ref: "e3", ScreenID: "sabc"}, "-"},
+		{"@ref", selector{Ref: "@e3", ScreenID: "sabc"}, "-"},
+		{"regex", selector{Text: "^Sign", Match: matchRegex}, "-"},
+		{"nothing", selector{}, ""},
+		{"index alone", selector{Index: &one}, "index"},
+		{"two targets", selector{Text: "a", ResourceID: "b"}, ""},
+		{"ref without screen", selector{Ref: "e3"}, "screen_id"},
+		{"bad ref", selector{Ref: "button", ScreenID: "s"}, "ref"},
+		{"screen without ref", selector{Text: "a", ScreenID: "s"}, "screen_id"},
+		{"ref with index", selector{Ref: "e1", ScreenID: "s", Index: &one}, "ref"},
+		{"bad regex", selector{Text: "(", Match: matchRegex}, "match"},
+		{"long regex", selector{Text: strings.Repeat("a", maxRegexBytes+1), Match: matchRegex}, "match"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := tc.sel.compile("")
-			var ae *ArgError
+			var ae *argError
 			switch {
 			case tc.field == "-" && err != nil:
 				t.Fatalf("error %v", err)
@@ -130,20 +130,20 @@ func TestResolve(t *testing.T) {
 	zero, nine := 0, 9
 	for _, tc := range []struct {
 		name string
-		sel  Selector
+		sel  selector
 		want string // ref, or an error code
 	}{
-		{"text exact", Selector{Text: "Sign in"}, "e3"},
-		{"resource id short", Selector{ResourceID: "password"}, "e2"},
-		{"resource id full", Selector{ResourceID: "com.example.login:id/email"}, "e1"},
-		{"content desc contains", Selector{ContentDesc: "SHOW PASS", Match: MatchContains}, "e4"},
-		{"regex", Selector{ResourceID: `id/(email|password)$`, Match: MatchRegex}, CodeElementAmbiguous},
-		{"regex index", Selector{ResourceID: `id/(email|password)$`, Match: MatchRegex, Index: &zero}, "e1"},
-		{"index past the matches", Selector{Text: "Sign in", Index: &nine}, CodeElementNotFound},
-		{"no match", Selector{Text: "Sign"}, CodeElementNotFound},
-		{"ref", Selector{Ref: "e2", ScreenID: s.id}, "e2"},
-		{"ref past the end", Selector{Ref: "e99", ScreenID: s.id}, CodeElementNotFound},
-		{"ref of an unknown screen", Selector{Ref: "e2", ScreenID: "sgone"}, CodeElementNotFound},
+		{"text exact", selector{Text: "Sign in"}, "e3"},
+		{"resource id short", selector{ResourceID: "password"}, "e2"},
+		{"resource id full", selector{ResourceID: "com.example.login:id/email"}, "e1"},
+		{"content desc contains", selector{ContentDesc: "SHOW PASS", Match: matchContains}, "e4"},
+		{"regex", selector{ResourceID: `id/(email|password)$`, Match: matchRegex}, codeElementAmbiguous},
+		{"regex index", selector{ResourceID: `id/(email|password)$`, Match: matchRegex, Index: &zero}, "e1"},
+		{"index past the matches", selector{Text: "Sign in", Index: &nine}, codeElementNotFound},
+		{"no match", selector{Text: "Sign"}, codeElementNotFound},
+		{"ref", selector{Ref: "e2", ScreenID: s.id}, "e2"},
+		{"ref past the end", selector{Ref: "e99", ScreenID: s.id}, codeElementNotFound},
+		{"ref of an unknown screen", selector{Ref: "e2", ScreenID: "sgone"}, codeElementNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := tc.sel.compile("")
@@ -152,7 +152,7 @@ func TestResolve(t *testing.T) {
 			}
 			i, err := s.resolve(c, nil)
 			got := ref(i)
-			var ee *ElementError
+			var ee *elementError
 			if errors.As(err, &ee) {
 				got = ee.Code
 			} else if err != nil {
@@ -163,10 +163,15 @@ func TestResolve(t *testing.T) {
 			}
 		})
 	}
-	c, _ := Selector{Text: "Sign"}.compile("")
+	c, _ := selector{Text: "Sign"}.compile("")
 	_, err := s.resolve(c, nil)
 	if !strings.Contains(err.Error(), `near: e3 text="Sign in"`) {
 		t.Errorf("not-found message lists no near match: %v", err)
+	}
+	c, _ = selector{Text: "Zebra quartz"}.compile("")
+	if _, err := s.resolve(c, nil); err == nil || !strings.Contains(err.Error(), "nothing similar is on it: call android_observe") ||
+		!strings.Contains(err.Error(), "android_swipe") {
+		t.Errorf("not-found message with no near match says nothing to do next: %v", err)
 	}
 }
 
@@ -183,7 +188,7 @@ func TestStaleRef(t *testing.T) {
 		moved.nodes[i].Center.Y -= 100
 	}
 	moved.id = screenID(moved.root, moved.nodes)
-	c, _ := Selector{Ref: "e3", ScreenID: old.id}.compile("")
+	c, _ := selector{Ref: "e3", ScreenID: old.id}.compile("")
 	if i, err := moved.resolve(c, old); err != nil || i != 3 {
 		t.Fatalf("stale ref = %d, %v", i, err)
 	}

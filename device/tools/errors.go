@@ -17,9 +17,9 @@ const (
 	CodeDeviceOffline      = "device_offline"
 	CodeDeviceUnauthorized = "device_unauthorized"
 	CodeDeviceBusy         = "device_busy"
-	CodeElementNotFound    = "element_not_found"
-	CodeNotPermitted       = "not_permitted"
-	CodeAppNotInstalled    = "app_not_installed"
+	codeElementNotFound    = "element_not_found"
+	codeNotPermitted       = "not_permitted"
+	codeAppNotInstalled    = "app_not_installed"
 	CodeRateLimited        = connector.CodeRateLimited
 )
 
@@ -27,38 +27,38 @@ const (
 // Resolver returns it and the call is answered connection_not_authenticated.
 var ErrNotBound = errors.New("no device is bound to this channel")
 
-// ErrNotPermitted: operator policy refuses the call (not_permitted). A
-// wrapped ErrNotPermitted is sent with a generic message; return a
-// *PolicyError to choose the message the agent sees.
-var ErrNotPermitted = errors.New("not permitted by the operator's policy")
+// errNotPermitted: operator policy refuses the call (not_permitted). A
+// wrapped errNotPermitted is sent with a generic message; return a
+// *policyError to choose the message the agent sees.
+var errNotPermitted = errors.New("not permitted by the operator's policy")
 
-// ArgError is an argument that failed validation (invalid_arguments). Field
+// argError is an argument that failed validation (invalid_arguments). Field
 // names the argument ("x", "screen.width"; empty for the whole object) and
 // Reason says what is wrong without echoing the value.
-type ArgError struct {
+type argError struct {
 	Field  string
 	Reason string
 }
 
-func (e *ArgError) Error() string {
+func (e *argError) Error() string {
 	if e.Field == "" {
 		return "invalid arguments: " + e.Reason
 	}
 	return "invalid argument " + e.Field + ": " + e.Reason
 }
 
-// PolicyError is a call refused by policy; Message is sent to the agent.
-// Rule names the kind of rule for the refusals metric (RuleTool, ...;
-// empty: "policy"). It matches ErrNotPermitted with errors.Is.
-type PolicyError struct {
+// policyError is a call refused by policy; Message is sent to the agent.
+// Rule names the kind of rule for the refusals metric (ruleTool, ...;
+// empty: "policy"). It matches errNotPermitted with errors.Is.
+type policyError struct {
 	Message string
 	Rule    string
 }
 
-func (e *PolicyError) Error() string { return "not permitted: " + e.Message }
+func (e *policyError) Error() string { return "not permitted: " + e.Message }
 
-// Is reports whether target is ErrNotPermitted.
-func (e *PolicyError) Is(target error) bool { return target == ErrNotPermitted }
+// Is reports whether target is errNotPermitted.
+func (e *policyError) Is(target error) bool { return target == errNotPermitted }
 
 // Messages sent with each code. They carry no internal detail.
 const (
@@ -76,7 +76,7 @@ const (
 // WireError is the one mapping from device and adb errors to tool.invoke.ack
 // errors (one mapping for every tool). Handlers return Go errors; this
 // picks the stable code and a message safe to send: never err's own text,
-// except the Field/Reason of an *ArgError and the Message of a *PolicyError
+// except the Field/Reason of an *argError and the Message of a *policyError
 // or *connector.Error, which are written for the agent. nil maps to nil.
 func WireError(err error) *connector.Error {
 	if err == nil {
@@ -84,10 +84,10 @@ func WireError(err error) *connector.Error {
 	}
 	var (
 		ce *connector.Error
-		ae *ArgError
-		pe *PolicyError
-		ee *ElementError
-		ue *UIUnavailableError
+		ae *argError
+		pe *policyError
+		ee *elementError
+		ue *uiUnavailableError
 		re *ratelimit.Error
 	)
 	switch {
@@ -98,11 +98,11 @@ func WireError(err error) *connector.Error {
 	case errors.As(err, &ee):
 		return &connector.Error{Code: ee.Code, Message: ee.Message}
 	case errors.As(err, &ue):
-		return &connector.Error{Code: CodeUIUnavailable, Message: ue.Error()}
+		return &connector.Error{Code: codeUIUnavailable, Message: ue.Error()}
 	case errors.As(err, &pe):
-		return &connector.Error{Code: CodeNotPermitted, Message: pe.Message}
-	case errors.Is(err, ErrNotPermitted):
-		return &connector.Error{Code: CodeNotPermitted, Message: msgNotPermitted}
+		return &connector.Error{Code: codeNotPermitted, Message: pe.Message}
+	case errors.Is(err, errNotPermitted):
+		return &connector.Error{Code: codeNotPermitted, Message: msgNotPermitted}
 	case errors.As(err, &re):
 		return &connector.Error{Code: CodeRateLimited, Message: rateLimitMessage(re.RetryAfter)}
 	case errors.Is(err, ratelimit.ErrLimited):
@@ -115,7 +115,7 @@ func WireError(err error) *connector.Error {
 		errors.Is(err, adb.ErrServerUnavailable):
 		return &connector.Error{Code: CodeDeviceOffline, Message: msgOffline}
 	case errors.Is(err, adb.ErrNotInstalled):
-		return &connector.Error{Code: CodeAppNotInstalled, Message: msgNotInstalled}
+		return &connector.Error{Code: codeAppNotInstalled, Message: msgNotInstalled}
 	case errors.Is(err, adb.ErrBusy):
 		return &connector.Error{Code: CodeDeviceBusy, Message: msgBusy}
 	case errors.Is(err, adb.ErrTimeout), errors.Is(err, context.DeadlineExceeded):

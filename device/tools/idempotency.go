@@ -37,7 +37,7 @@ type flight struct {
 
 // errCallIDReused: a tool_call_id already used for another tool or other
 // arguments on this channel.
-var errCallIDReused = &ArgError{Field: "context.tool_call_id", Reason: "was already used on this channel for a different call"}
+var errCallIDReused = &argError{Field: "context.tool_call_id", Reason: "was already used on this channel for a different call"}
 
 // idempotency makes a tool_call_id act once per channel: in memory while a
 // call runs (duplicates wait for it), in SQLite once it completed (for TTL).

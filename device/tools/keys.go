@@ -3,8 +3,6 @@ package tools
 import (
 	"context"
 	"strings"
-
-	"github.com/adb-connector/adb-connector/connector"
 )
 
 // keyCodes maps android_press_key's key names to Android KeyEvent codes
@@ -26,11 +24,11 @@ var keyNames = []any{"home", "back", "enter", "app_switch", "delete", "forward_d
 	"search", "dpad_up", "dpad_down", "dpad_left", "dpad_right", "dpad_center", "page_up", "page_down", "move_home",
 	"move_end", "volume_up", "volume_down", "volume_mute", "wakeup", "sleep", "power", "camera", "media_play_pause"}
 
-// MaxKeyRepeat bounds android_press_key's repeat.
-const MaxKeyRepeat = 50
+// maxKeyRepeat bounds android_press_key's repeat.
+const maxKeyRepeat = 50
 
-// KeyResult is android_press_key's result.
-type KeyResult struct {
+// keyResult is android_press_key's result.
+type keyResult struct {
 	Key       string `json:"key"`
 	Repeat    int    `json:"repeat"`
 	LongPress bool   `json:"long_press"`
@@ -45,37 +43,22 @@ type keyArgs struct {
 }
 
 func keyTool(t *Tools) *toolDef {
-	props := map[string]any{
-		"key": map[string]any{"type": "string", "enum": keyNames,
-			"description": "The key: home, back, enter, app_switch (recent apps), delete (backspace), forward_delete, tab, escape, space, menu, search, dpad_*, page_up/down, move_home/end, volume_*, wakeup, sleep, power, camera, media_play_pause."},
-		"repeat":     map[string]any{"type": "integer", "minimum": 1, "maximum": MaxKeyRepeat, "description": "Press it this many times (default 1)."},
-		"long_press": map[string]any{"type": "boolean", "description": "Hold the key (a long press)."},
-	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_press_key",
-			Title: "Press a key on the Android phone",
-			Description: "Presses a key on the bound phone (home, back, enter, delete, volume, power, ...), repeat times, " +
-				"or holds it with long_press. verify: true waits up to settle_ms for the UI to change. Repeating a call " +
-				"with the same tool_call_id returns the first result without pressing again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "required": []any{"key"}, "additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
+	return declare(t, decl[keyArgs]{
+		id: "android_press_key", title: "Press a key on the Android phone",
+		required: []string{"key"}, run: (*Tools).runKey,
+		props: map[string]any{
+			"key": map[string]any{"type": "string", "enum": keyNames,
+				"description": "The key: home, back, enter, app_switch (recent apps), delete (backspace), forward_delete, tab, escape, space, menu, search, dpad_*, page_up/down, move_home/end, volume_*, wakeup, sleep, power, camera, media_play_pause."},
+			"repeat":     map[string]any{"type": "integer", "minimum": 1, "maximum": maxKeyRepeat, "description": "Press it this many times (default 1)."},
+			"long_press": map[string]any{"type": "boolean", "description": "Hold the key (a long press)."},
 		},
-		needsDevice: true,
-		run:         t.runKey,
-	}
+		description: "Presses a key on the bound phone (home, back, enter, delete, volume, power, ...), repeat times, " +
+			"or holds it with long_press. verify: true waits up to settle_ms for the UI to change. Repeating a call " +
+			"with the same tool_call_id returns the first result without pressing again.",
+	})
 }
 
-func (t *Tools) runKey(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[keyArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runKey(ctx context.Context, inv *invocation, a keyArgs) (any, error) {
 	if err := a.verifyArgs.check(); err != nil {
 		return nil, err
 	}
@@ -84,7 +67,7 @@ func (t *Tools) runKey(ctx context.Context, inv *invocation) (any, error) {
 		repeat = *a.Repeat
 	}
 	if a.LongPress && repeat > 1 {
-		return nil, &ArgError{Field: "repeat", Reason: "does not apply with long_press"}
+		return nil, &argError{Field: "repeat", Reason: "does not apply with long_press"}
 	}
 	before, err := t.beforeAction(ctx, inv, a.verifyArgs)
 	if err != nil {
@@ -99,7 +82,7 @@ func (t *Tools) runKey(ctx context.Context, inv *invocation) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := KeyResult{Key: a.Key, Repeat: repeat, LongPress: a.LongPress}
+	res := keyResult{Key: a.Key, Repeat: repeat, LongPress: a.LongPress}
 	res.Verified, err = t.afterAction(ctx, inv, a.verifyArgs, before)
 	return res, err
 }

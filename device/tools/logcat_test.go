@@ -24,18 +24,18 @@ func TestLogcatOptions(t *testing.T) {
 		pid     int
 		match   bool
 	}{
-		{logcatArgs{}, nil, nil, DefaultLogcatLines, time.Time{}, 0, false},
+		{logcatArgs{}, nil, nil, defaultLogcatLines, time.Time{}, 0, false},
 		{logcatArgs{Lines: intp(7), MinLevel: "verbose"}, nil, nil, 7, time.Time{}, 0, false},
-		{logcatArgs{MinLevel: "warn"}, nil, []string{"*:w"}, DefaultLogcatLines, time.Time{}, 0, false},
-		{logcatArgs{Tag: "ActivityManager"}, nil, []string{"ActivityManager:v", "*:S"}, DefaultLogcatLines, time.Time{}, 0, false},
-		{logcatArgs{Tag: "ActivityManager", MinLevel: "fatal"}, nil, []string{"ActivityManager:f", "*:S"}, DefaultLogcatLines, time.Time{}, 0, false},
+		{logcatArgs{MinLevel: "warn"}, nil, []string{"*:w"}, defaultLogcatLines, time.Time{}, 0, false},
+		{logcatArgs{Tag: "ActivityManager"}, nil, []string{"ActivityManager:v", "*:S"}, defaultLogcatLines, time.Time{}, 0, false},
+		{logcatArgs{Tag: "ActivityManager", MinLevel: "fatal"}, nil, []string{"ActivityManager:f", "*:S"}, defaultLogcatLines, time.Time{}, 0, false},
 		// liblog splits filter specs at ':' and spaces: such tags are
 		// matched here, the level still by logcat.
-		{logcatArgs{Tag: "SGM:GameManager", MinLevel: "error"}, nil, []string{"*:e"}, DefaultLogcatLines, time.Time{}, 0, true},
-		{logcatArgs{Tag: "display :"}, nil, nil, DefaultLogcatLines, time.Time{}, 0, true},
-		{logcatArgs{SinceMS: 1500, Contains: "x"}, nil, nil, DefaultLogcatLines, time.UnixMilli(1764748799000), 0, true},
-		{logcatArgs{Package: "com.example.app"}, []int{4242}, nil, DefaultLogcatLines, time.Time{}, 4242, false},
-		{logcatArgs{Package: "com.example.app"}, []int{4242, 4343}, nil, DefaultLogcatLines, time.Time{}, 0, true},
+		{logcatArgs{Tag: "SGM:GameManager", MinLevel: "error"}, nil, []string{"*:e"}, defaultLogcatLines, time.Time{}, 0, true},
+		{logcatArgs{Tag: "display :"}, nil, nil, defaultLogcatLines, time.Time{}, 0, true},
+		{logcatArgs{SinceMS: 1500, Contains: "x"}, nil, nil, defaultLogcatLines, time.UnixMilli(1764748799000), 0, true},
+		{logcatArgs{Package: "com.example.app"}, []int{4242}, nil, defaultLogcatLines, time.Time{}, 4242, false},
+		{logcatArgs{Package: "com.example.app"}, []int{4242, 4343}, nil, defaultLogcatLines, time.Time{}, 0, true},
 	} {
 		opt := tc.args.options(now, tc.pids)
 		if !cmp.Equal(opt.Filters, tc.filters) || opt.Lines != tc.lines || !opt.Since.Equal(tc.since) || opt.PID != tc.pid ||
@@ -67,16 +67,16 @@ func TestLogcatOnVirtualPhone(t *testing.T) {
 	ph.Log('I', "Other", "hello from elsewhere")
 	ph.Log('W', "SGM:GameManager", "onDisplayChanged. displyId: 0, state: 2")
 	ph.Log('E', "MediaTest", "bad\x00bytes\xff")
-	logcat := func(t *testing.T, args string) LogcatResult {
+	logcat := func(t *testing.T, args string) logcatResult {
 		t.Helper()
-		var res LogcatResult
+		var res logcatResult
 		mustOK(t, e.call(t, t.Context(), devChannel(0), "android_logcat", args, "", nil), &res)
 		if res.Count != len(res.Lines) && res.File == nil {
 			t.Errorf("count %d with %d lines", res.Count, len(res.Lines))
 		}
 		return res
 	}
-	messages := func(res LogcatResult) []string {
+	messages := func(res logcatResult) []string {
 		var out []string
 		for _, l := range res.Lines {
 			out = append(out, l.Level+" "+l.Tag+" "+l.Message)
@@ -133,7 +133,7 @@ func TestLogcatOnVirtualPhone(t *testing.T) {
 	t.Run("package without pidof", func(t *testing.T) {
 		ph.FailNextWithStatus(1, 127) // the shell's "not found"
 		a := e.call(t, t.Context(), devChannel(0), "android_logcat", `{"package": "com.example.login"}`, "", nil)
-		if a.Err == nil || a.Err.Code != CodeNotSupported || a.Err.Message != msgNoPidof {
+		if a.Err == nil || a.Err.Code != codeNotSupported || a.Err.Message != msgNoPidof {
 			t.Errorf("ack %+v", a)
 		}
 	})
@@ -150,8 +150,8 @@ func TestLogcatOnVirtualPhone(t *testing.T) {
 			{`{"package": "$(reboot)"}`, "package"},
 			{`{"package": "com..foo"}`, "package"},
 			{`{"tag": ""}`, "tag"},
-			{`{"tag": "` + strings.Repeat("t", MaxLogcatTagChars+1) + `"}`, "tag"},
-			{`{"contains": "` + strings.Repeat("c", MaxLogcatContains+1) + `"}`, "contains"},
+			{`{"tag": "` + strings.Repeat("t", maxLogcatTagChars+1) + `"}`, "tag"},
+			{`{"contains": "` + strings.Repeat("c", maxLogcatContains+1) + `"}`, "contains"},
 			{`{"since_ms": 0}`, "since_ms"},
 			{`{"since_ms": 604800001}`, "since_ms"},
 			{`{"buffer": "radio"}`, "buffer"},
@@ -176,7 +176,7 @@ func TestLogcatWithoutFileStore(t *testing.T) {
 	for i := range 400 {
 		e.device(0).Android().Log('I', "Bulk", fmt.Sprintf("%04d %s", i, long))
 	}
-	var res LogcatResult
+	var res logcatResult
 	mustOK(t, invokeTool(t, t.Context(), reg, devChannel(0), "android_logcat", `{"tag": "Bulk", "lines": 400}`, "", nil), &res)
 	if res.File != nil || res.Omitted == 0 || res.Omitted+len(res.Lines) != 400 || res.Count != 400 ||
 		!strings.HasPrefix(res.Lines[len(res.Lines)-1].Message, "0399 ") {

@@ -29,8 +29,8 @@ func TestNeverIdleScreen(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), budget)
 		a := e.call(t, ctx, devChannel(0), "android_ui_elements", `{}`, "", nil)
 		cancel()
-		if a.Err == nil || a.Err.Code != CodeUIUnavailable {
-			t.Fatalf("call %d (%v): %+v, want %s", i, budget, a.Err, CodeUIUnavailable)
+		if a.Err == nil || a.Err.Code != codeUIUnavailable {
+			t.Fatalf("call %d (%v): %+v, want %s", i, budget, a.Err, codeUIUnavailable)
 		}
 	}
 }

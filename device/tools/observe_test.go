@@ -18,9 +18,9 @@ import (
 // agree with what the separate tools say.
 func TestObserveOnVirtualPhone(t *testing.T) {
 	e := newToolsEnv(t, 1, nil)
-	var obs ObserveResult
+	var obs observeResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_observe", `{"max_side":360}`, "obs1", nil), &obs)
-	var ui UIElementsResult
+	var ui uiElementsResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "ui1", nil), &ui)
 	switch {
 	case obs.Screenshot.FileRef == "" || max(obs.Screenshot.Width, obs.Screenshot.Height) != 360 || obs.Screenshot.Scale <= 1:
@@ -32,10 +32,50 @@ func TestObserveOnVirtualPhone(t *testing.T) {
 	case obs.Screen.Width != 720 || obs.Screen.Height != 1280 || !obs.Screen.On || obs.Secure || obs.KeyboardShown:
 		t.Errorf("screen %+v secure %v keyboard %v", obs.Screen, obs.Secure, obs.KeyboardShown)
 	}
-	var none ObserveResult
+	var none observeResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_observe", `{"elements":"none"}`, "obs2", nil), &none)
 	if none.Elements != nil || none.ScreenID != "" {
 		t.Errorf("elements none still listed %d elements", len(none.Elements))
+	}
+}
+
+// TestObserveDefaults: android_observe with no arguments returns a JPEG
+// of at most observeMaxSide at quality observeJPEGQuality; each argument
+// given replaces its default only; android_screenshot keeps the full-size
+// PNG.
+func TestObserveDefaults(t *testing.T) {
+	e := newToolsEnv(t, 1, nil)
+	for _, tc := range []struct {
+		tool, args string
+		mime       string
+		side       int
+	}{
+		{"android_observe", `{"elements":"none"}`, "image/jpeg", observeMaxSide},
+		{"android_observe", `{"elements":"none","quality":60}`, "image/jpeg", observeMaxSide},
+		{"android_observe", `{"elements":"none","format":"png"}`, "image/png", observeMaxSide},
+		{"android_observe", `{"elements":"none","max_side":4096}`, "image/jpeg", 1280},
+		{"android_screenshot", `{}`, "image/png", 1280},
+	} {
+		var shot ScreenshotResult
+		if tc.tool == "android_observe" {
+			var obs observeResult
+			mustOK(t, e.call(t, t.Context(), devChannel(0), tc.tool, tc.args, "", nil), &obs)
+			shot = obs.Screenshot
+		} else {
+			mustOK(t, e.call(t, t.Context(), devChannel(0), tc.tool, tc.args, "", nil), &shot)
+		}
+		if shot.MIMEType != tc.mime || max(shot.Width, shot.Height) != tc.side {
+			t.Errorf("%s %s: %s %dx%d, want %s with longest side %d", tc.tool, tc.args, shot.MIMEType, shot.Width, shot.Height, tc.mime, tc.side)
+		}
+	}
+	if side, format, q := (screenshotArgs{}).resolve(observeDefaults); side != 1024 || format != "jpeg" || q != 75 {
+		t.Errorf("observe defaults: %d %s %d, want 1024 jpeg 75", side, format, q)
+	}
+	if err := (screenshotArgs{Quality: new(60)}).check(observeDefaults); err != nil {
+		t.Errorf("observe quality without format: %v", err)
+	}
+	if err := (screenshotArgs{Quality: new(60)}).check(screenshotDefaults); err == nil {
+		t.Error("screenshot quality without jpeg accepted")
 	}
 }
 
@@ -55,7 +95,8 @@ func BenchmarkObserve(b *testing.B) {
 		mustOK(b, e.call(b, b.Context(), ch, "android_observe", `{}`, fmt.Sprint("o", i), nil), nil)
 		obs += time.Since(start)
 		start = time.Now()
-		mustOK(b, e.call(b, b.Context(), ch, "android_screenshot", `{}`, fmt.Sprint("s", i), nil), nil)
+		// The image observe returns by default, so both sides do the same work.
+		mustOK(b, e.call(b, b.Context(), ch, "android_screenshot", `{"max_side":1024,"format":"jpeg","quality":75}`, fmt.Sprint("s", i), nil), nil)
 		mustOK(b, e.call(b, b.Context(), ch, "android_ui_elements", `{}`, fmt.Sprint("u", i), nil), nil)
 		mustOK(b, e.call(b, b.Context(), ch, "android_device_status", `{}`, fmt.Sprint("d", i), nil), nil)
 		seq += time.Since(start)
@@ -87,7 +128,7 @@ func TestDumpNotIdle(t *testing.T) {
 	e := newToolsEnv(t, 1, nil)
 	phone := e.device(0).Android()
 	phone.FailDumpNotIdle(2, 10*time.Millisecond)
-	var ui UIElementsResult
+	var ui uiElementsResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "busy1", nil), &ui)
 	if len(ui.Elements) == 0 {
 		t.Fatal("no elements after the screen settled")
@@ -96,7 +137,7 @@ func TestDumpNotIdle(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Second)
 	defer cancel()
 	a := e.call(t, ctx, devChannel(0), "android_ui_elements", `{}`, "busy2", nil)
-	if a.Err == nil || a.Err.Code != CodeUIUnavailable || !strings.Contains(a.Err.Message, "animating") {
+	if a.Err == nil || a.Err.Code != codeUIUnavailable || !strings.Contains(a.Err.Message, "animating") {
 		t.Fatalf("a screen that never settles: %+v", a.Err)
 	}
 }
@@ -113,12 +154,12 @@ func TestSecureWindow(t *testing.T) {
 		sc["pinned"] = []any{map[string]any{"command": "dumpsys window", "stdout": string(window)}}
 	})
 	e := newToolsEnvOpts(t, adbtest.Options{Devices: 1, Scenario: dir}, adb.Limits{}, nil)
-	var ui UIElementsResult
+	var ui uiElementsResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_ui_elements", `{}`, "sec1", nil), &ui)
 	if !ui.Secure || ui.Foreground.Package != "com.example.bank" {
 		t.Errorf("ui_elements: secure %v, foreground %+v", ui.Secure, ui.Foreground)
 	}
-	var obs ObserveResult
+	var obs observeResult
 	mustOK(t, e.call(t, t.Context(), devChannel(0), "android_observe", `{"elements":"none"}`, "sec2", nil), &obs)
 	if !obs.Secure || !strings.Contains(obs.Note, "forbids capture") {
 		t.Errorf("observe: secure %v, note %q", obs.Secure, obs.Note)

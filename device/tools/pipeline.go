@@ -119,7 +119,7 @@ func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall
 		stop()
 	}
 	if err != nil {
-		var pe *PolicyError
+		var pe *policyError
 		if errors.As(err, &pe) {
 			t.metrics.refusals.WithLabelValues(d.tool.ID, cmp.Or(pe.Rule, rulePolicy)).Inc()
 		}
@@ -192,8 +192,10 @@ func argsHash(raw json.RawMessage) [32]byte {
 
 // compiledSchema is a tool's input_schema as published and compiled.
 type compiledSchema struct {
-	sch   *jsonschema.Schema
-	enums map[string]bool // top-level string properties whose values are an enum (safe to audit)
+	sch *jsonschema.Schema
+	// audit says how each argument is written to the audit trail
+	// (auditShape): as sent, as its origin, or as its length only.
+	audit *auditShape
 }
 
 // compileInputSchema compiles the input_schema the Card publishes (with
@@ -217,34 +219,25 @@ func compileInputSchema(toolID string, schema map[string]any) (*compiledSchema, 
 	if err != nil {
 		return nil, fmt.Errorf("input_schema of %s: %w", toolID, err)
 	}
-	cs := &compiledSchema{sch: sch, enums: map[string]bool{}}
-	props, _ := schema["properties"].(map[string]any)
-	for name, p := range props {
-		if pm, ok := p.(map[string]any); ok {
-			if _, ok := pm["enum"]; ok {
-				cs.enums[name] = true
-			}
-		}
-	}
-	return cs, nil
+	return &compiledSchema{sch: sch, audit: auditShapeOf(schema)}, nil
 }
 
 // validate decodes raw and checks it against the schema. The error is an
-// *ArgError naming the first offending field (sorted by location).
+// *argError naming the first offending field (sorted by location).
 func (s *compiledSchema) validate(raw json.RawMessage) (map[string]any, error) {
-	if len(raw) > MaxArgumentsBytes {
-		return nil, &ArgError{Reason: fmt.Sprintf("arguments larger than %d bytes", MaxArgumentsBytes)}
+	if len(raw) > maxArgumentsBytes {
+		return nil, &argError{Reason: fmt.Sprintf("arguments larger than %d bytes", maxArgumentsBytes)}
 	}
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
 	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
-		return nil, &ArgError{Reason: "arguments are not valid JSON"}
+		return nil, &argError{Reason: "arguments are not valid JSON"}
 	}
 	args, ok := inst.(map[string]any)
 	if !ok {
-		return nil, &ArgError{Reason: "arguments must be an object"}
+		return nil, &argError{Reason: "arguments must be an object"}
 	}
 	// connector_channel_id is the model's redundant copy of the envelope
 	// channel (§8.18, §10): routing never reads it, so a call without it is
@@ -258,17 +251,17 @@ func (s *compiledSchema) validate(raw json.RawMessage) (map[string]any, error) {
 	}
 	var ve *jsonschema.ValidationError
 	if !errors.As(err, &ve) {
-		return nil, &ArgError{Reason: "arguments do not match the input_schema"}
+		return nil, &argError{Reason: "arguments do not match the input_schema"}
 	}
-	var leaves []*ArgError
+	var leaves []*argError
 	collectArgErrors(ve, &leaves)
 	if len(leaves) == 0 {
-		return nil, &ArgError{Reason: "arguments do not match the input_schema"}
+		return nil, &argError{Reason: "arguments do not match the input_schema"}
 	}
 	// A wrong or unknown argument is named before a missing combination:
 	// the missing one may be the wrongly spelled one.
-	slices.SortFunc(leaves, func(a, b *ArgError) int {
-		rank := func(e *ArgError) int {
+	slices.SortFunc(leaves, func(a, b *argError) int {
+		rank := func(e *argError) int {
 			if strings.HasPrefix(e.Reason, anyOfReason) {
 				return 1
 			}
@@ -288,7 +281,7 @@ var safeName = regexp.MustCompile(`^[A-Za-z0-9_.\-]{1,64}$`)
 // collectArgErrors turns the leaves of a validation error tree into
 // ArgErrors whose Reason quotes the schema (bounds, enum, type), never the
 // value sent.
-func collectArgErrors(ve *jsonschema.ValidationError, out *[]*ArgError) {
+func collectArgErrors(ve *jsonschema.ValidationError, out *[]*argError) {
 	if _, ok := ve.ErrorKind.(*kind.AnyOf); ok {
 		*out = append(*out, anyOfError(ve))
 		return
@@ -312,36 +305,36 @@ func collectArgErrors(ve *jsonschema.ValidationError, out *[]*ArgError) {
 	switch k := ve.ErrorKind.(type) {
 	case *kind.Required:
 		for _, m := range k.Missing {
-			*out = append(*out, &ArgError{Field: sub(m), Reason: "is required"})
+			*out = append(*out, &argError{Field: sub(m), Reason: "is required"})
 		}
 	case *kind.AdditionalProperties:
 		for _, p := range k.Properties {
-			*out = append(*out, &ArgError{Field: sub(p), Reason: "is not a known argument"})
+			*out = append(*out, &argError{Field: sub(p), Reason: "is not a known argument"})
 		}
 	case *kind.Type:
-		*out = append(*out, &ArgError{Field: field, Reason: "must be " + strings.Join(k.Want, " or ")})
+		*out = append(*out, &argError{Field: field, Reason: "must be " + strings.Join(k.Want, " or ")})
 	case *kind.Minimum:
-		*out = append(*out, &ArgError{Field: field, Reason: "must be >= " + ratString(k.Want)})
+		*out = append(*out, &argError{Field: field, Reason: "must be >= " + ratString(k.Want)})
 	case *kind.Maximum:
-		*out = append(*out, &ArgError{Field: field, Reason: "must be <= " + ratString(k.Want)})
+		*out = append(*out, &argError{Field: field, Reason: "must be <= " + ratString(k.Want)})
 	case *kind.ExclusiveMinimum:
-		*out = append(*out, &ArgError{Field: field, Reason: "must be > " + ratString(k.Want)})
+		*out = append(*out, &argError{Field: field, Reason: "must be > " + ratString(k.Want)})
 	case *kind.ExclusiveMaximum:
-		*out = append(*out, &ArgError{Field: field, Reason: "must be < " + ratString(k.Want)})
+		*out = append(*out, &argError{Field: field, Reason: "must be < " + ratString(k.Want)})
 	case *kind.Const:
-		*out = append(*out, &ArgError{Field: field, Reason: "must be " + fmt.Sprint(k.Want)})
+		*out = append(*out, &argError{Field: field, Reason: "must be " + fmt.Sprint(k.Want)})
 	case *kind.Enum:
 		want := make([]string, len(k.Want))
 		for i, w := range k.Want {
 			want[i] = fmt.Sprint(w)
 		}
-		*out = append(*out, &ArgError{Field: field, Reason: "must be one of " + strings.Join(want, ", ")})
+		*out = append(*out, &argError{Field: field, Reason: "must be one of " + strings.Join(want, ", ")})
 	case *kind.MinLength:
-		*out = append(*out, &ArgError{Field: field, Reason: fmt.Sprintf("must be at least %d characters", k.Want)})
+		*out = append(*out, &argError{Field: field, Reason: fmt.Sprintf("must be at least %d characters", k.Want)})
 	case *kind.MaxLength:
-		*out = append(*out, &ArgError{Field: field, Reason: fmt.Sprintf("must be at most %d characters", k.Want)})
+		*out = append(*out, &argError{Field: field, Reason: fmt.Sprintf("must be at most %d characters", k.Want)})
 	default:
-		*out = append(*out, &ArgError{Field: field, Reason: "is not valid"})
+		*out = append(*out, &argError{Field: field, Reason: "is not valid"})
 	}
 }
 
@@ -351,11 +344,11 @@ const anyOfReason = "needs one of: "
 // alternatives (the combinations of arguments a tool needs, see
 // requiredAnyOf): what each alternative still lacks, "y | ref and
 // screen_id | text", rather than the first of its leaves.
-func anyOfError(ve *jsonschema.ValidationError) *ArgError {
+func anyOfError(ve *jsonschema.ValidationError) *argError {
 	field := strings.Join(ve.InstanceLocation, ".")
 	var alts []string
 	for _, c := range ve.Causes {
-		var leaves []*ArgError
+		var leaves []*argError
 		collectArgErrors(c, &leaves)
 		var parts []string
 		for _, l := range leaves {
@@ -368,7 +361,7 @@ func anyOfError(ve *jsonschema.ValidationError) *ArgError {
 		}
 		alts = append(alts, strings.Join(parts, " and "))
 	}
-	return &ArgError{Field: field, Reason: anyOfReason + strings.Join(alts, " | ")}
+	return &argError{Field: field, Reason: anyOfReason + strings.Join(alts, " | ")}
 }
 
 func ratString(r *big.Rat) string {
@@ -384,7 +377,7 @@ func ratString(r *big.Rat) string {
 // decodeArgs decodes a call's validated arguments into the tool's argument
 // struct: the schema the Card publishes has checked names, types and bounds,
 // so only what JSON cannot hold in a Go value remains (an integer beyond
-// int, like 1e400), which is an *ArgError naming the field. Pointer fields
+// int, like 1e400), which is an *argError naming the field. Pointer fields
 // tell an absent argument from its zero value.
 func decodeArgs[T any](inv *invocation) (T, error) {
 	var v T
@@ -395,9 +388,9 @@ func decodeArgs[T any](inv *invocation) (T, error) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) && safeName.MatchString(te.Field) {
-			return v, &ArgError{Field: te.Field, Reason: "is out of range"}
+			return v, &argError{Field: te.Field, Reason: "is out of range"}
 		}
-		return v, &ArgError{Reason: "arguments do not match the input_schema"}
+		return v, &argError{Reason: "arguments do not match the input_schema"}
 	}
 	return v, nil
 }

@@ -111,7 +111,7 @@ func toolIDs(c connector.Card) []string {
 }
 
 // FuzzValidateArguments feeds tool.invoke arguments (outside input) to the
-// compiled tap schema: never a panic; a failure is always an *ArgError.
+// compiled tap schema: never a panic; a failure is always an *argError.
 func FuzzValidateArguments(f *testing.F) {
 	for _, c := range badArgCases {
 		f.Add(withChannelArg(c.args, "cch_f"))
@@ -127,7 +127,7 @@ func FuzzValidateArguments(f *testing.F) {
 			_, err = decodeArgs[tapArgs](&invocation{raw: json.RawMessage(raw)})
 		}
 		if err != nil {
-			var ae *ArgError
+			var ae *argError
 			if !errors.As(err, &ae) {
 				t.Fatalf("error %T %v", err, err)
 			}

@@ -147,11 +147,11 @@ func TestWireError(t *testing.T) {
 		{"busy", fmt.Errorf("tap: %w", adb.ErrBusy), CodeDeviceBusy},
 		{"adb timeout", fmt.Errorf("tap: %w (%w)", adb.ErrTimeout, context.DeadlineExceeded), connector.CodeToolTimeout},
 		{"deadline", fmt.Errorf("x: %w", context.DeadlineExceeded), connector.CodeToolTimeout},
-		{"argument", &ArgError{Field: "x", Reason: "must be >= 0"}, connector.CodeInvalidArguments},
-		{"policy", &PolicyError{Message: "payments are off limits"}, CodeNotPermitted},
-		{"policy sentinel", fmt.Errorf("%w: %w", ErrNotPermitted, secret), CodeNotPermitted},
+		{"argument", &argError{Field: "x", Reason: "must be >= 0"}, connector.CodeInvalidArguments},
+		{"policy", &policyError{Message: "payments are off limits"}, codeNotPermitted},
+		{"policy sentinel", fmt.Errorf("%w: %w", errNotPermitted, secret), codeNotPermitted},
 		{"rate", &ratelimit.Error{RetryAfter: 1500 * time.Millisecond}, CodeRateLimited},
-		{"connector error", fmt.Errorf("wrapped: %w", connector.NewError(CodeElementNotFound, "no element")), CodeElementNotFound},
+		{"connector error", fmt.Errorf("wrapped: %w", connector.NewError(codeElementNotFound, "no element")), codeElementNotFound},
 		{"exit error", &adb.ExitError{Code: 1, Stderr: []byte("secret stderr")}, connector.CodeToolInvokeFailed},
 		{"anything", secret, connector.CodeToolInvokeFailed},
 	}
@@ -303,7 +303,7 @@ func TestPipelineIdempotency(t *testing.T) {
 	t.Run("record expires after TTL", func(t *testing.T) {
 		before := e.runs.Load()
 		mustOK(t, e.call(t, t.Context(), "cch_a", "test_echo", `{"text":"ttl"}`, "call_ttl", nil), nil)
-		e.clock.Advance(DefaultIdempotencyTTL + time.Second)
+		e.clock.Advance(defaultIdempotencyTTL + time.Second)
 		mustOK(t, e.call(t, t.Context(), "cch_a", "test_echo", `{"text":"ttl"}`, "call_ttl", nil), nil)
 		if e.runs.Load() != before+2 {
 			t.Errorf("runs = %d, want 2", e.runs.Load()-before)

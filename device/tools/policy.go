@@ -26,14 +26,14 @@ import (
 
 // Rules of adb_connector_policy_refusals_total (a bounded label set).
 const (
-	RuleTool       = "tool"       // the tool is not offered on the device
-	RuleTextInput  = "text_input" // typing is off
-	RulePackage    = "package"    // android_app_launch of a package the policy refuses
-	RuleForeground = "foreground" // acting while a denied package is in front
-	RuleURLScheme  = "url_scheme"
-	RuleURLHost    = "url_host"
-	RuleMaxRecord  = "max_record"
-	rulePolicy     = "policy" // a PolicyError without a rule
+	ruleTool       = "tool"       // the tool is not offered on the device
+	ruleTextInput  = "text_input" // typing is off
+	rulePackage    = "package"    // android_app_launch of a package the policy refuses
+	ruleForeground = "foreground" // acting while a denied package is in front
+	ruleURLScheme  = "url_scheme"
+	ruleURLHost    = "url_host"
+	ruleMaxRecord  = "max_record"
+	rulePolicy     = "policy" // a policyError without a rule
 )
 
 // actingTools touch the phone's UI: none runs while a denied package is in
@@ -84,8 +84,8 @@ func (r *rateLimiters) get(perMinute int) *ratelimit.Limiter {
 	return l
 }
 
-func refuse(rule, format string, args ...any) *PolicyError {
-	return &PolicyError{Rule: rule, Message: fmt.Sprintf(format, args...)}
+func refuse(rule, format string, args ...any) *policyError {
+	return &policyError{Rule: rule, Message: fmt.Sprintf(format, args...)}
 }
 
 // checkPolicy refuses a call the device's policy does not allow, before
@@ -97,7 +97,7 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 	}
 	id := d.tool.ID
 	if !eff.Offers(id) {
-		return refuse(RuleTool, "%s is not offered on this device by the operator's policy (the Descriptor lists it not_supported)", id)
+		return refuse(ruleTool, "%s is not offered on this device by the operator's policy (the Descriptor lists it not_supported)", id)
 	}
 	var args map[string]any
 	if err := json.Unmarshal(inv.raw, &args); err != nil || args == nil {
@@ -107,11 +107,11 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 	switch id {
 	case "android_type_text":
 		if !eff.TextInput {
-			return refuse(RuleTextInput, "typing text is not allowed on this device by the operator's policy")
+			return refuse(ruleTextInput, "typing text is not allowed on this device by the operator's policy")
 		}
 	case "android_app_launch":
 		if r := eff.LaunchRefusal(str("package")); r != "" {
-			return refuse(RulePackage, "%s; nothing was started", r)
+			return refuse(rulePackage, "%s; nothing was started", r)
 		}
 	case "android_open_url":
 		if err := checkURLPolicy(eff, str("url")); err != nil {
@@ -120,13 +120,17 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 	case "android_screen_record":
 		// A device whose policy sets no cap keeps the default one, even when
 		// another policy's longer cap widened the published schema.
-		limit := cmp.Or(eff.MaxRecord, DefaultMaxRecord)
+		limit := cmp.Or(eff.MaxRecord, defaultMaxRecord)
 		if ms, ok := args["duration_ms"].(float64); ok && time.Duration(ms)*time.Millisecond > limit {
-			return refuse(RuleMaxRecord, "the operator's policy caps recordings on this device at duration_ms %d", limit.Milliseconds())
+			return refuse(ruleMaxRecord, "the operator's policy caps recordings on this device at duration_ms %d", limit.Milliseconds())
 		}
 	case "android_screenshot", "android_observe":
 		if capSide := eff.MaxScreenshotSide; capSide > 0 {
-			if side, ok := args["max_side"].(float64); !ok || int(side) > capSide {
+			side, ok := args["max_side"].(float64)
+			if !ok && id == "android_observe" {
+				side, ok = observeMaxSide, true // its default, when within the cap
+			}
+			if !ok || int(side) > capSide {
 				// Scaled down rather than refused: the agent still sees
 				// the screen, at the size the operator allows.
 				args["max_side"] = capSide
@@ -155,7 +159,7 @@ func (t *Tools) checkForeground(ctx context.Context, eff *policy.Effective, inv 
 		return err
 	}
 	if p, denied := eff.DeniedPackage(pkg); denied {
-		return refuse(RuleForeground, "%s is in front, and the operator's policy forbids acting in it (rule %q); "+
+		return refuse(ruleForeground, "%s is in front, and the operator's policy forbids acting in it (rule %q); "+
 			"nothing was done. Leave it (android_press_key home or back) or ask the user", pkg, p)
 	}
 	return nil
@@ -170,11 +174,11 @@ func checkURLPolicy(eff *policy.Effective, raw string) error {
 	}
 	scheme := strings.ToLower(u.Scheme)
 	if !slices.Contains(eff.Schemes, scheme) {
-		return refuse(RuleURLScheme, "URLs of scheme %q are not allowed on this device by the operator's policy (allowed: %s); nothing was opened",
+		return refuse(ruleURLScheme, "URLs of scheme %q are not allowed on this device by the operator's policy (allowed: %s); nothing was opened",
 			scheme, strings.Join(eff.Schemes, ", "))
 	}
 	if h := u.Hostname(); h != "" && !eff.HostAllowed(h) {
-		return refuse(RuleURLHost, "the operator's policy does not allow opening %s on this device (allowed hosts: %s); nothing was opened",
+		return refuse(ruleURLHost, "the operator's policy does not allow opening %s on this device (allowed hosts: %s); nothing was opened",
 			h, strings.Join(eff.Hosts, ", "))
 	}
 	return nil

@@ -47,17 +47,17 @@ policies:
 	tests := []struct {
 		tool, args, rule, want string
 	}{
-		{"android_logcat", `{}`, RuleTool, "android_logcat is not offered"},
-		{"android_type_text", `{"text":"x"}`, RuleTextInput, "typing"},
-		{"android_app_launch", `{"package":"com.android.vending"}`, RulePackage, "denies package com.android.vending"},
-		{"android_app_launch", `{"package":"org.other"}`, RulePackage, "not in the operator's list"},
-		{"android_open_url", `{"url":"http://www.example.com/"}`, RuleURLScheme, `scheme "http"`},
-		{"android_open_url", `{"url":"https://evil.org/"}`, RuleURLHost, "evil.org"},
-		{"android_screen_record", `{"duration_ms":5000}`, RuleMaxRecord, "duration_ms 2000"},
+		{"android_logcat", `{}`, ruleTool, "android_logcat is not offered"},
+		{"android_type_text", `{"text":"x"}`, ruleTextInput, "typing"},
+		{"android_app_launch", `{"package":"com.android.vending"}`, rulePackage, "denies package com.android.vending"},
+		{"android_app_launch", `{"package":"org.other"}`, rulePackage, "not in the operator's list"},
+		{"android_open_url", `{"url":"http://www.example.com/"}`, ruleURLScheme, `scheme "http"`},
+		{"android_open_url", `{"url":"https://evil.org/"}`, ruleURLHost, "evil.org"},
+		{"android_screen_record", `{"duration_ms":5000}`, ruleMaxRecord, "duration_ms 2000"},
 	}
 	for i, tt := range tests {
 		a := e.call(t, t.Context(), ch, tt.tool, tt.args, fmt.Sprint("call_policy_", i), nil)
-		if a.Err == nil || a.Err.Code != CodeNotPermitted || !strings.Contains(a.Err.Message, tt.want) {
+		if a.Err == nil || a.Err.Code != codeNotPermitted || !strings.Contains(a.Err.Message, tt.want) {
 			t.Errorf("%s %s: %+v, want not_permitted with %q", tt.tool, tt.args, a, tt.want)
 		}
 		if n := testutil.ToFloat64(e.tools.metrics.refusals.WithLabelValues(tt.tool, tt.rule)); n < 1 {
@@ -76,7 +76,7 @@ policies:
 	}
 	refused := 0
 	for _, r := range rows {
-		if r.Outcome == CodeNotPermitted {
+		if r.Outcome == codeNotPermitted {
 			refused++
 		}
 	}

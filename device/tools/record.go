@@ -16,14 +16,14 @@ import (
 
 // android_screen_record bounds and defaults.
 const (
-	MinRecordMS = 1000
-	// DefaultMaxRecord is Config.MaxRecordDuration's default.
-	DefaultMaxRecord = 30 * time.Second
-	MinRecordSide    = 128
-	MaxRecordSide    = 4096
-	// DefaultRecordBitRate keeps a recording small (30 s is about 15 MB);
+	minRecordMS = 1000
+	// defaultMaxRecord is Config.MaxRecordDuration's default.
+	defaultMaxRecord = 30 * time.Second
+	minRecordSide    = 128
+	maxRecordSide    = 4096
+	// defaultRecordBitRate keeps a recording small (30 s is about 15 MB);
 	// screenrecord's own default is 20 Mbps on recent phones.
-	DefaultRecordBitRate = 4_000_000
+	defaultRecordBitRate = 4_000_000
 	// recordAlign: video sizes are multiples of 16, the macroblock size
 	// hardware AVC encoders ask for; screenrecord fails rather than adjust
 	// a --size the encoder refuses.
@@ -41,9 +41,9 @@ const msgBadRecording = "the phone's screenrecord did not produce a playable vid
 // msgRecordTooLarge: the video is over the file store's per-file limit.
 const msgRecordTooLarge = "the video is larger than the connector stores; record a shorter duration_ms, or set a smaller max_side or bit_rate"
 
-// RecordResult is android_screen_record's result: the video file's fields
+// recordResult is android_screen_record's result: the video file's fields
 // (width and height as encoded) and its duration.
-type RecordResult struct {
+type recordResult struct {
 	FileResult
 	DurationMS int64 `json:"duration_ms"`
 }
@@ -51,55 +51,39 @@ type RecordResult struct {
 type recordArgs struct {
 	DurationMS int  `json:"duration_ms"`
 	MaxSide    int  `json:"max_side"` // 0: the screen's size
-	BitRate    *int `json:"bit_rate"` // nil: DefaultRecordBitRate
+	BitRate    *int `json:"bit_rate"` // nil: defaultRecordBitRate
 }
 
 func recordTool(t *Tools) *toolDef {
 	maxMS := int(t.cfg.MaxRecordDuration / time.Millisecond)
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_screen_record",
-			Title: "Record the Android phone's screen",
-			Description: fmt.Sprintf("Records the bound phone's screen for duration_ms (%d-%d, whole seconds, rounded up) and "+
-				"returns an MP4 video file (video/mp4) like android_screenshot: file_ref, relative download_url, width, "+
-				"height, expires_at, plus duration_ms as recorded. Optional max_side shrinks the longest side (%d-%d; "+
-				"the screen's size by default) and bit_rate sets bits per second (default %d). The call lasts the "+
-				"recording and sends a progress push every second; the file is removed from the phone in every case. "+
-				"Read-only but for the stored file. Repeating a call with the same tool_call_id returns the first "+
-				"result (the same file) without recording again.", MinRecordMS, maxMS, MinRecordSide, MaxRecordSide,
-				DefaultRecordBitRate),
-			InputSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"duration_ms": map[string]any{"type": "integer", "minimum": MinRecordMS, "maximum": maxMS,
-						"description": "How long to record, in milliseconds (screenrecord counts whole seconds: rounded up)."},
-					"max_side": map[string]any{"type": "integer", "minimum": MinRecordSide, "maximum": MaxRecordSide,
-						"description": "Longest side of the video in pixels (a multiple of 16); never enlarged. Default: the screen's size."},
-					"bit_rate": map[string]any{"type": "integer", "minimum": adb.MinRecordBitRate, "maximum": adb.MaxRecordBitRate,
-						"description": fmt.Sprintf("Video bit rate in bits per second. Default %d.", DefaultRecordBitRate)},
-				},
-				"required":             []any{"duration_ms"},
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		readOnly:    true,
-		run:         t.runRecord,
-	}
+	return declare(t, decl[recordArgs]{
+		id: "android_screen_record", title: "Record the Android phone's screen",
+		props: map[string]any{
+			"duration_ms": map[string]any{"type": "integer", "minimum": minRecordMS, "maximum": maxMS,
+				"description": "How long to record, in milliseconds (screenrecord counts whole seconds: rounded up)."},
+			"max_side": map[string]any{"type": "integer", "minimum": minRecordSide, "maximum": maxRecordSide,
+				"description": "Longest side of the video in pixels (a multiple of 16); never enlarged. Default: the screen's size."},
+			"bit_rate": map[string]any{"type": "integer", "minimum": adb.MinRecordBitRate, "maximum": adb.MaxRecordBitRate,
+				"description": fmt.Sprintf("Video bit rate in bits per second. Default %d.", defaultRecordBitRate)},
+		}, required: []string{"duration_ms"}, readOnly: true, run: (*Tools).runRecord,
+		description: fmt.Sprintf("Records the bound phone's screen for duration_ms (%d-%d, whole seconds, rounded up) and "+
+			"returns an MP4 video file (video/mp4) like android_screenshot: file_ref, relative download_url, width, "+
+			"height, expires_at, plus duration_ms as recorded. Optional max_side shrinks the longest side (%d-%d; "+
+			"the screen's size by default) and bit_rate sets bits per second (default %d). The call lasts the "+
+			"recording and sends a progress push every second; the file is removed from the phone in every case. "+
+			"Read-only but for the stored file. Repeating a call with the same tool_call_id returns the first "+
+			"result (the same file) without recording again.", minRecordMS, maxMS, minRecordSide, maxRecordSide,
+			defaultRecordBitRate),
+	})
 }
 
-func (t *Tools) runRecord(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[recordArgs](inv)
-	if err != nil {
-		return nil, err
-	}
-	opt := adb.ScreenRecordOptions{Limit: time.Duration(a.DurationMS) * time.Millisecond, BitRate: DefaultRecordBitRate}
+func (t *Tools) runRecord(ctx context.Context, inv *invocation, a recordArgs) (any, error) {
+	opt := adb.ScreenRecordOptions{Limit: time.Duration(a.DurationMS) * time.Millisecond, BitRate: defaultRecordBitRate}
 	if a.BitRate != nil {
 		opt.BitRate = *a.BitRate
 	}
 	if a.MaxSide > 0 {
-		si, err := t.screenInfo(ctx, inv.dev)
+		si, err := inv.dev.RecentScreenInfo(ctx)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +109,7 @@ func recordSize(si adb.ScreenInfo, maxSide int) (w, h int) {
 // record runs screenrecord and streams the pulled file into the file store,
 // checking its box structure on the way: a file that is not a whole MP4 is
 // never stored.
-func (t *Tools) record(ctx context.Context, inv *invocation, opt adb.ScreenRecordOptions) (RecordResult, error) {
+func (t *Tools) record(ctx context.Context, inv *invocation, opt adb.ScreenRecordOptions) (recordResult, error) {
 	pr, pw := io.Pipe()
 	var head parse.MP4Head
 	var (
@@ -152,15 +136,15 @@ func (t *Tools) record(ctx context.Context, inv *invocation, opt adb.ScreenRecor
 	)
 	switch {
 	case errors.As(recErr, &ee) && ee.Code == 127:
-		return RecordResult{}, &connector.Error{Code: CodeNotSupported, Message: msgNoScreenrecord}
+		return recordResult{}, &connector.Error{Code: codeNotSupported, Message: msgNoScreenrecord}
 	case recErr != nil && !errors.Is(recErr, errStoreGone):
-		return RecordResult{}, recErr
+		return recordResult{}, recErr
 	case errors.As(err, &big):
-		return RecordResult{}, &connector.Error{Code: connector.CodeToolInvokeFailed, Message: msgRecordTooLarge}
+		return recordResult{}, &connector.Error{Code: connector.CodeToolInvokeFailed, Message: msgRecordTooLarge}
 	case err != nil:
-		return RecordResult{}, fmt.Errorf("screen record: %w", err)
+		return recordResult{}, fmt.Errorf("screen record: %w", err)
 	}
-	return RecordResult{FileResult: fileResult(ref, info.Width, info.Height), DurationMS: info.Duration.Milliseconds()}, nil
+	return recordResult{FileResult: fileResult(ref, info.Width, info.Height), DurationMS: info.Duration.Milliseconds()}, nil
 }
 
 // errStoreGone ends a pull whose file store stopped reading.

@@ -70,7 +70,7 @@ func TestScreenRecordOnVirtualPhone(t *testing.T) {
 	dev := e.device(0)
 
 	t.Run("shrunk", func(t *testing.T) {
-		var res RecordResult
+		var res recordResult
 		mustOK(t, e.call(t, t.Context(), devChannel(0), "android_screen_record", `{"duration_ms": 1500, "max_side": 640}`, "", nil), &res)
 		b := e.download(t, res.FileRef, devChannel(0))
 		info, err := parse.MP4(b)
@@ -88,7 +88,7 @@ func TestScreenRecordOnVirtualPhone(t *testing.T) {
 		leftRecordings(t, dev)
 	})
 	t.Run("full size", func(t *testing.T) {
-		var res RecordResult
+		var res recordResult
 		mustOK(t, e.call(t, t.Context(), devChannel(0), "android_screen_record", `{"duration_ms": 1000, "max_side": 2000, "bit_rate": 100000}`, "", nil), &res)
 		if res.Width != 720 || res.Height != 1280 || res.DurationMS != 1000 {
 			t.Errorf("result %+v", res)
@@ -127,13 +127,13 @@ func TestScreenRecordOnVirtualPhone(t *testing.T) {
 		leftRecordings(t, dev)
 		dev.Android().FailNextWithStatus(1, 127)
 		a = e.call(t, t.Context(), devChannel(0), "android_screen_record", `{"duration_ms": 1000}`, "", nil)
-		if a.Err == nil || a.Err.Code != CodeNotSupported {
+		if a.Err == nil || a.Err.Code != codeNotSupported {
 			t.Errorf("ack %+v", a)
 		}
 	})
 	t.Run("same tool_call_id records once", func(t *testing.T) {
 		recordings(dev)
-		var first, again RecordResult
+		var first, again recordResult
 		mustOK(t, e.call(t, t.Context(), devChannel(0), "android_screen_record", `{"duration_ms": 1000}`, "rec-1", nil), &first)
 		mustOK(t, e.call(t, t.Context(), devChannel(0), "android_screen_record", `{"duration_ms": 1000}`, "rec-1", nil), &again)
 		if first != again || len(recordings(dev)) != 1 {

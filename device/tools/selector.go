@@ -8,11 +8,11 @@ import (
 	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
-// Selector is how an agent names an element: a ref from a screen it saw
+// selector is how an agent names an element: a ref from a screen it saw
 // (with that screen_id), or text, resource_id or content_desc compared by
 // match; index picks among several matches. Flat on android_tap and
 // android_wait_for, a nested object (target, within, until) elsewhere.
-type Selector struct {
+type selector struct {
 	Ref         string `json:"ref,omitempty"`
 	ScreenID    string `json:"screen_id,omitempty"`
 	Text        string `json:"text,omitempty"`
@@ -24,11 +24,11 @@ type Selector struct {
 
 // Match modes.
 const (
-	MatchExact    = "exact"
-	MatchContains = "contains"
-	MatchRegex    = "regex"
-	// MaxRegexBytes bounds a match: regex pattern (RE2: linear time).
-	MaxRegexBytes = 256
+	matchExact    = "exact"
+	matchContains = "contains"
+	matchRegex    = "regex"
+	// maxRegexBytes bounds a match: regex pattern (RE2: linear time).
+	maxRegexBytes = 256
 )
 
 // selectorProperties are the selector fields of an input_schema, for the
@@ -43,7 +43,7 @@ func selectorProperties() map[string]any {
 		"text":         str("The element's text, compared by match."),
 		"resource_id":  str("The element's resource id, full (\"com.example:id/login\") or after \":id/\" (\"login\")."),
 		"content_desc": str("The element's content description (accessibility label), compared by match."),
-		"match":        map[string]any{"type": "string", "enum": []any{MatchExact, MatchContains, MatchRegex}, "description": "How text, resource_id and content_desc compare: exact (default), contains (case-insensitive) or regex (RE2, at most 256 bytes)."},
+		"match":        map[string]any{"type": "string", "enum": []any{matchExact, matchContains, matchRegex}, "description": "How text, resource_id and content_desc compare: exact (default), contains (case-insensitive) or regex (RE2, at most 256 bytes)."},
 		"index":        map[string]any{"type": "integer", "minimum": 0, "maximum": 1000, "description": "0-based, among the matches in document order, when several match."},
 	}
 }
@@ -58,7 +58,7 @@ func selectorSchema(desc string) map[string]any {
 }
 
 // selectorTargets are the argument sets that each name one element: what
-// Selector.compile needs at least one of.
+// selector.compile needs at least one of.
 var selectorTargets = [][]string{{"ref", "screen_id"}, {"text"}, {"resource_id"}, {"content_desc"}}
 
 // requiredAnyOf is an input_schema "anyOf" of "required" sets (JSON Schema
@@ -78,20 +78,20 @@ func requiredAnyOf(sets ...[]string) []any {
 }
 
 // empty reports whether s names nothing.
-func (s *Selector) empty() bool {
+func (s *selector) empty() bool {
 	return s.Ref == "" && s.Text == "" && s.ResourceID == "" && s.ContentDesc == ""
 }
 
 // compiled is a checked Selector ready to match.
 type compiled struct {
-	Selector
+	selector
 	re *regexp.Regexp
 }
 
 // compile checks s (field is its name in the arguments, "" when flat):
 // exactly one target, index and screen_id only with one, match known and
-// a regex that compiles within MaxRegexBytes. Errors are *ArgError.
-func (s Selector) compile(field string) (*compiled, error) {
+// a regex that compiles within maxRegexBytes. Errors are *argError.
+func (s selector) compile(field string) (*compiled, error) {
 	name := func(f string) string {
 		if field == "" {
 			return f
@@ -106,36 +106,36 @@ func (s Selector) compile(field string) (*compiled, error) {
 	}
 	switch {
 	case n == 0 && s.Index != nil:
-		return nil, &ArgError{Field: name("index"), Reason: "needs a selector (ref, text, resource_id or content_desc)"}
+		return nil, &argError{Field: name("index"), Reason: "needs a selector (ref, text, resource_id or content_desc)"}
 	case n == 0:
-		return nil, &ArgError{Field: field, Reason: "needs one of ref, text, resource_id, content_desc"}
+		return nil, &argError{Field: field, Reason: "needs one of ref, text, resource_id, content_desc"}
 	case n > 1:
-		return nil, &ArgError{Field: field, Reason: "give exactly one of ref, text, resource_id, content_desc"}
+		return nil, &argError{Field: field, Reason: "give exactly one of ref, text, resource_id, content_desc"}
 	}
-	c := &compiled{Selector: s}
+	c := &compiled{selector: s}
 	if s.Ref != "" {
 		if _, ok := refIndex(s.Ref); !ok {
-			return nil, &ArgError{Field: name("ref"), Reason: "is not an element ref such as e12"}
+			return nil, &argError{Field: name("ref"), Reason: "is not an element ref such as e12"}
 		}
 		if s.ScreenID == "" {
-			return nil, &ArgError{Field: name("screen_id"), Reason: "is required with ref"}
+			return nil, &argError{Field: name("screen_id"), Reason: "is required with ref"}
 		}
 		if s.Match != "" || s.Index != nil {
-			return nil, &ArgError{Field: name("ref"), Reason: "takes no match or index"}
+			return nil, &argError{Field: name("ref"), Reason: "takes no match or index"}
 		}
 		return c, nil
 	}
 	if s.ScreenID != "" {
-		return nil, &ArgError{Field: name("screen_id"), Reason: "goes with ref only"}
+		return nil, &argError{Field: name("screen_id"), Reason: "goes with ref only"}
 	}
-	if s.Match == MatchRegex {
+	if s.Match == matchRegex {
 		pat := s.Text + s.ResourceID + s.ContentDesc
-		if len(pat) > MaxRegexBytes {
-			return nil, &ArgError{Field: name("match"), Reason: fmt.Sprintf("regex longer than %d bytes", MaxRegexBytes)}
+		if len(pat) > maxRegexBytes {
+			return nil, &argError{Field: name("match"), Reason: fmt.Sprintf("regex longer than %d bytes", maxRegexBytes)}
 		}
 		re, err := regexp.Compile(pat)
 		if err != nil {
-			return nil, &ArgError{Field: name("match"), Reason: "regex does not compile (RE2 syntax)"}
+			return nil, &argError{Field: name("match"), Reason: "regex does not compile (RE2 syntax)"}
 		}
 		c.re = re
 	}
@@ -161,9 +161,9 @@ func (c *compiled) matches(n *parse.UINode) bool {
 		return false
 	}
 	switch c.Match {
-	case MatchContains:
+	case matchContains:
 		return strings.Contains(strings.ToLower(got), strings.ToLower(want))
-	case MatchRegex:
+	case matchRegex:
 		return c.re.MatchString(got)
 	}
 	if got == want {
@@ -177,20 +177,20 @@ func (c *compiled) matches(n *parse.UINode) bool {
 // with the candidates in the message (refs, texts, ids: data from the
 // phone, for the model).
 const (
-	CodeElementAmbiguous = "element_ambiguous"
+	codeElementAmbiguous = "element_ambiguous"
 	// maxNear is how many near matches a not-found error lists.
 	maxNear = 5
 	// maxCandidates is how many matches an ambiguous error lists.
 	maxCandidates = 10
 )
 
-// ElementError is a selector that found no element, or several.
-type ElementError struct {
-	Code    string // CodeElementNotFound or CodeElementAmbiguous
+// elementError is a selector that found no element, or several.
+type elementError struct {
+	Code    string // codeElementNotFound or codeElementAmbiguous
 	Message string
 }
 
-func (e *ElementError) Error() string { return e.Message }
+func (e *elementError) Error() string { return e.Message }
 
 // describe is a compact line per element for an error message.
 func (s *screen) describe(is []int, max int) string {
@@ -225,7 +225,13 @@ func clipText(s string) string {
 	return s
 }
 
-// resolve finds the one node c selects in s, or an *ElementError. A ref
+// msgNoNear is what an agent can do when nothing on the screen is near
+// what it asked for: the element may be further down, behind the keyboard,
+// not there yet, or named otherwise.
+const msgNoNear = "; nothing similar is on it: call android_observe (or android_ui_elements) to see what is there, " +
+	"android_swipe to scroll if it may be further down, or android_wait_for if it is still loading"
+
+// resolve finds the one node c selects in s, or an *elementError. A ref
 // from an earlier screen (prev, nil when unknown) is found again by
 // identity when that is unambiguous.
 func (s *screen) resolve(c *compiled, prev *screen) (int, error) {
@@ -233,18 +239,18 @@ func (s *screen) resolve(c *compiled, prev *screen) (int, error) {
 		i, _ := refIndex(c.Ref)
 		if c.ScreenID == s.id {
 			if i >= len(s.nodes) {
-				return 0, &ElementError{Code: CodeElementNotFound, Message: fmt.Sprintf("no element %s on screen %s", c.Ref, s.id)}
+				return 0, &elementError{Code: codeElementNotFound, Message: fmt.Sprintf("no element %s on screen %s", c.Ref, s.id)}
 			}
 			return i, nil
 		}
 		if prev == nil || prev.id != c.ScreenID || i >= len(prev.nodes) {
-			return 0, &ElementError{Code: CodeElementNotFound, Message: fmt.Sprintf(
+			return 0, &elementError{Code: codeElementNotFound, Message: fmt.Sprintf(
 				"the screen changed since %s (now %s) and %s cannot be found again: list the elements anew", c.ScreenID, s.id, c.Ref)}
 		}
 		if j, ok := s.reidentify(&prev.nodes[i]); ok {
 			return j, nil
 		}
-		return 0, &ElementError{Code: CodeElementNotFound, Message: fmt.Sprintf(
+		return 0, &elementError{Code: codeElementNotFound, Message: fmt.Sprintf(
 			"the screen changed since %s (now %s) and %s is not on it, or not only once: list the elements anew", c.ScreenID, s.id, c.Ref)}
 	}
 	var hits []int
@@ -258,18 +264,20 @@ func (s *screen) resolve(c *compiled, prev *screen) (int, error) {
 	case c.Index != nil && *c.Index < len(hits):
 		return hits[*c.Index], nil
 	case c.Index != nil:
-		return 0, &ElementError{Code: CodeElementNotFound, Message: fmt.Sprintf("index %d, but %d element(s) match %q", *c.Index, len(hits), want)}
+		return 0, &elementError{Code: codeElementNotFound, Message: fmt.Sprintf("index %d, but %d element(s) match %q", *c.Index, len(hits), want)}
 	case len(hits) == 1:
 		return hits[0], nil
 	case len(hits) > 1:
-		return 0, &ElementError{Code: CodeElementAmbiguous, Message: fmt.Sprintf(
+		return 0, &elementError{Code: codeElementAmbiguous, Message: fmt.Sprintf(
 			"%d elements match %q; add index (0-based) or use a ref: %s", len(hits), want, s.describe(hits, maxCandidates))}
 	}
 	msg := fmt.Sprintf("no element matches %q on screen %s", want, s.id)
 	if near := s.near(want); len(near) > 0 {
 		msg += "; near: " + s.describe(near, maxNear)
+	} else {
+		msg += msgNoNear
 	}
-	return 0, &ElementError{Code: CodeElementNotFound, Message: msg}
+	return 0, &elementError{Code: codeElementNotFound, Message: msg}
 }
 
 // reidentify finds old's element in s: the same class, resource id, text

@@ -10,21 +10,20 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/adb-connector/adb-connector/adb"
-	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/policy"
 )
 
 // android_shell bounds.
 const (
-	MaxShellCommandBytes = 4096
-	MaxShellOutput       = 64 << 10
-	DefaultShellTimeout  = 10 * time.Second
-	MaxShellTimeoutMS    = 60000
+	maxShellCommandBytes = 4096
+	maxShellOutput       = 64 << 10
+	defaultShellTimeout  = 10 * time.Second
+	maxShellTimeoutMS    = 60000
 )
 
-// ShellResult is android_shell's result. Stdout and stderr are each cut at
-// MaxShellOutput (Truncated says so).
-type ShellResult struct {
+// shellResult is android_shell's result. Stdout and stderr are each cut at
+// maxShellOutput (Truncated says so).
+type shellResult struct {
 	ExitCode  int    `json:"exit_code"`
 	Stdout    string `json:"stdout"`
 	Stderr    string `json:"stderr"`
@@ -37,40 +36,25 @@ type shellArgs struct {
 }
 
 func shellTool(t *Tools) *toolDef {
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    policy.ShellToolID,
-			Title: "Run an allowed shell command on the Android phone",
-			Description: "Runs ONE simple command on the bound phone's shell, only if its leading words match a prefix the " +
-				"operator allowed (e.g. \"dumpsys battery\", \"getprop\"): no ; && || pipes, redirections, substitutions, " +
-				"globs, variables or quotes that join words. Returns exit_code, stdout and stderr (each cut at 64 KiB, " +
-				"truncated says so). A command outside the allowlist is not_permitted; one that is not a single simple " +
-				"command is invalid_arguments naming what was found. Repeating a call with the same tool_call_id " +
-				"returns the first result without running again.",
-			InputSchema: map[string]any{
-				"type": "object",
-				"properties": map[string]any{
-					"command": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxShellCommandBytes,
-						"description": "The command line, e.g. \"dumpsys battery\"."},
-					"timeout_ms": map[string]any{"type": "integer", "minimum": 100, "maximum": MaxShellTimeoutMS,
-						"description": "How long it may run (default 10000)."},
-				},
-				"required":             []any{"command"},
-				"additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		run:         t.runShell,
-	}
+	return declare(t, decl[shellArgs]{
+		id: policy.ShellToolID, title: "Run an allowed shell command on the Android phone",
+		props: map[string]any{
+			"command": map[string]any{"type": "string", "minLength": 1, "maxLength": maxShellCommandBytes,
+				"description": "The command line, e.g. \"dumpsys battery\"."},
+			"timeout_ms": map[string]any{"type": "integer", "minimum": 100, "maximum": maxShellTimeoutMS,
+				"description": "How long it may run (default 10000)."},
+		}, required: []string{"command"}, run: (*Tools).runShell,
+		description: "Runs ONE simple command on the bound phone's shell, only if its leading words match a prefix the " +
+			"operator allowed (e.g. \"dumpsys battery\", \"getprop\"): no ; && || pipes, redirections, substitutions, " +
+			"globs, variables or quotes that join words. Returns exit_code, stdout and stderr (each cut at 64 KiB, " +
+			"truncated says so). A command outside the allowlist is not_permitted; one that is not a single simple " +
+			"command is invalid_arguments naming what was found. Repeating a call with the same tool_call_id " +
+			"returns the first result without running again.",
+	})
 }
 
-func (t *Tools) runShell(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[shellArgs](inv)
-	if err != nil {
-		return nil, err
-	}
-	argv, err := ParseShellCommand(a.Command)
+func (t *Tools) runShell(ctx context.Context, inv *invocation, a shellArgs) (any, error) {
+	argv, err := parseShellCommand(a.Command)
 	if err != nil {
 		return nil, err
 	}
@@ -79,10 +63,10 @@ func (t *Tools) runShell(ctx context.Context, inv *invocation) (any, error) {
 		prefixes = inv.policy.Shell.Prefixes
 	}
 	if !allowedCommand(argv, prefixes) {
-		return nil, &PolicyError{Rule: "shell", Message: fmt.Sprintf(
+		return nil, &policyError{Rule: "shell", Message: fmt.Sprintf(
 			"%q is not among the %d command prefixes the operator allows on this phone", strings.Join(argv[:min(len(argv), 3)], " "), len(prefixes))}
 	}
-	timeout := DefaultShellTimeout
+	timeout := defaultShellTimeout
 	if a.TimeoutMS != nil {
 		timeout = time.Duration(*a.TimeoutMS) * time.Millisecond
 	}
@@ -93,7 +77,7 @@ func (t *Tools) runShell(ctx context.Context, inv *invocation) (any, error) {
 	if err != nil && !errors.As(err, &ee) {
 		return nil, err
 	}
-	out := ShellResult{ExitCode: res.ExitCode}
+	out := shellResult{ExitCode: res.ExitCode}
 	out.Stdout, out.Truncated = capOutput(res.Stdout)
 	var cut bool
 	out.Stderr, cut = capOutput(res.Stderr)
@@ -102,8 +86,8 @@ func (t *Tools) runShell(ctx context.Context, inv *invocation) (any, error) {
 }
 
 func capOutput(b []byte) (string, bool) {
-	if len(b) > MaxShellOutput {
-		return strings.ToValidUTF8(string(b[:MaxShellOutput]), "\uFFFD"), true
+	if len(b) > maxShellOutput {
+		return strings.ToValidUTF8(string(b[:maxShellOutput]), "\uFFFD"), true
 	}
 	return strings.ToValidUTF8(string(b), "\uFFFD"), false
 }
@@ -130,20 +114,20 @@ func equalWords(a, b []string) bool {
 	return true
 }
 
-// ParseShellCommand accepts a command line only when it is one simple
+// parseShellCommand accepts a command line only when it is one simple
 // command of literal words, and returns them. Everything a shell would
-// give meaning to is refused with an *ArgError naming it: several
+// give meaning to is refused with an *argError naming it: several
 // commands (; && || newlines), pipes, background jobs, redirections and
 // here-docs, command and process substitutions, parameters and
 // arithmetic, globs, brace expansion, a leading ~, assignments, and any
 // character outside printable ASCII (look-alike punctuation, control
 // characters). The words are re-quoted when run, never passed on as text.
-func ParseShellCommand(cmd string) ([]string, error) {
+func parseShellCommand(cmd string) ([]string, error) {
 	bad := func(what string) error {
-		return &ArgError{Field: "command", Reason: what + " is not allowed: one simple command only"}
+		return &argError{Field: "command", Reason: what + " is not allowed: one simple command only"}
 	}
-	if len(cmd) > MaxShellCommandBytes {
-		return nil, &ArgError{Field: "command", Reason: fmt.Sprintf("is longer than %d bytes", MaxShellCommandBytes)}
+	if len(cmd) > maxShellCommandBytes {
+		return nil, &argError{Field: "command", Reason: fmt.Sprintf("is longer than %d bytes", maxShellCommandBytes)}
 	}
 	for _, r := range cmd {
 		if r < 0x20 || r > 0x7e {
@@ -152,7 +136,7 @@ func ParseShellCommand(cmd string) ([]string, error) {
 	}
 	f, err := syntax.NewParser(syntax.KeepComments(true)).Parse(strings.NewReader(cmd), "")
 	if err != nil {
-		return nil, &ArgError{Field: "command", Reason: "does not parse as a shell command"}
+		return nil, &argError{Field: "command", Reason: "does not parse as a shell command"}
 	}
 	switch {
 	case len(f.Stmts) != 1:
@@ -184,7 +168,7 @@ func ParseShellCommand(cmd string) ([]string, error) {
 		return nil, bad("a variable assignment")
 	}
 	if len(call.Args) == 0 {
-		return nil, &ArgError{Field: "command", Reason: "is empty"}
+		return nil, &argError{Field: "command", Reason: "is empty"}
 	}
 	argv := make([]string, 0, len(call.Args))
 	for _, w := range call.Args {
@@ -202,7 +186,7 @@ func ParseShellCommand(cmd string) ([]string, error) {
 // strings without expansions.
 func literalWord(w *syntax.Word) (string, error) {
 	bad := func(what string) error {
-		return &ArgError{Field: "command", Reason: what + " is not allowed: one simple command only"}
+		return &argError{Field: "command", Reason: what + " is not allowed: one simple command only"}
 	}
 	var sb strings.Builder
 	for _, p := range w.Parts {

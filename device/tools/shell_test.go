@@ -39,7 +39,7 @@ func shellInjections(t testing.TB) []string {
 // refusedShell reports whether android_shell refuses cmd before anything
 // runs: it is not one simple command of literal words, or not allowed.
 func refusedShell(cmd string) bool {
-	argv, err := ParseShellCommand(cmd)
+	argv, err := parseShellCommand(cmd)
 	return err != nil || !allowedCommand(argv, testShellPrefixes)
 }
 
@@ -51,7 +51,7 @@ func TestShellInjectionsRefused(t *testing.T) {
 	}
 	for _, c := range corpus {
 		if !refusedShell(c) {
-			argv, _ := ParseShellCommand(c)
+			argv, _ := parseShellCommand(c)
 			t.Errorf("%q accepted as %q", c, argv)
 		}
 	}
@@ -69,13 +69,13 @@ func TestParseShellCommand(t *testing.T) {
 		{`pm list packages 'com.example'`, []string{"pm", "list", "packages", "com.example"}},
 		{`getprop "ro.product.model"`, []string{"getprop", "ro.product.model"}},
 	} {
-		got, err := ParseShellCommand(tc.cmd)
+		got, err := parseShellCommand(tc.cmd)
 		if err != nil || !cmp.Equal(got, tc.want) {
 			t.Errorf("%q = %q, %v; want %q", tc.cmd, got, err, tc.want)
 		}
 	}
-	_, err := ParseShellCommand("getprop | sh")
-	var ae *ArgError
+	_, err := parseShellCommand("getprop | sh")
+	var ae *argError
 	if !errors.As(err, &ae) || ae.Field != "command" || !strings.Contains(ae.Reason, "pipe") {
 		t.Errorf("a pipe: %v", err)
 	}
@@ -92,7 +92,7 @@ func FuzzShellCommand(f *testing.F) {
 	}
 	f.Add("getprop ro.x")
 	f.Fuzz(func(t *testing.T, cmd string) {
-		argv, err := ParseShellCommand(cmd)
+		argv, err := parseShellCommand(cmd)
 		if err != nil {
 			return
 		}

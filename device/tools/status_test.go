@@ -18,19 +18,19 @@ func TestDeviceStatusOnVirtualPhone(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup func(t *testing.T)
-		want  func(fgPkg, fgAct string) StatusResult
+		want  func(fgPkg, fgAct string) statusResult
 	}{
 		{
 			name:  "launcher portrait",
 			setup: func(t *testing.T) { ph.SetBattery(android.BatterySpec{Level: 57, USBPowered: true}) },
-			want: func(pkg, act string) StatusResult {
-				return StatusResult{
+			want: func(pkg, act string) statusResult {
+				return statusResult{
 					Model: "Pixel 6", Manufacturer: "Google", AndroidVersion: "13", SDK: 33,
 					SerialHint: hintOf(e.device(0).Serial()),
-					Screen: StatusScreen{Width: 720, Height: 1280, Density: 320, Rotation: 0, Orientation: "portrait",
+					Screen: statusScreen{Width: 720, Height: 1280, Density: 320, Rotation: 0, Orientation: "portrait",
 						On: true, Locked: locked(false)},
-					Battery:    &StatusBattery{Level: 57, Status: "charging", Plugged: "usb"},
-					Foreground: StatusForeground{Package: pkg, Activity: act},
+					Battery:    &statusBattery{Level: 57, Status: "charging", Plugged: "usb"},
+					Foreground: statusForeground{Package: pkg, Activity: act},
 					Connection: "tcp",
 				}
 			},
@@ -46,14 +46,14 @@ func TestDeviceStatusOnVirtualPhone(t *testing.T) {
 				t.Cleanup(func() { ph.SetLocked(false) })
 				ph.SetBattery(android.BatterySpec{Level: 12})
 			},
-			want: func(pkg, act string) StatusResult {
-				return StatusResult{
+			want: func(pkg, act string) statusResult {
+				return statusResult{
 					Model: "Pixel 6", Manufacturer: "Google", AndroidVersion: "13", SDK: 33,
 					SerialHint: hintOf(e.device(0).Serial()),
-					Screen: StatusScreen{Width: 1280, Height: 720, Density: 320, Rotation: 90, Orientation: "landscape",
+					Screen: statusScreen{Width: 1280, Height: 720, Density: 320, Rotation: 90, Orientation: "landscape",
 						On: true, Locked: locked(true)},
-					Battery:    &StatusBattery{Level: 12, Status: "discharging", Plugged: "none"},
-					Foreground: StatusForeground{Package: pkg, Activity: act},
+					Battery:    &statusBattery{Level: 12, Status: "discharging", Plugged: "none"},
+					Foreground: statusForeground{Package: pkg, Activity: act},
 					Connection: "tcp",
 				}
 			},
@@ -62,7 +62,7 @@ func TestDeviceStatusOnVirtualPhone(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.setup(t)
-			var got StatusResult
+			var got statusResult
 			mustOK(t, e.call(t, t.Context(), devChannel(0), "android_device_status", `{}`, "", nil), &got)
 			pkg, act := ph.Foreground()
 			want := tc.want(pkg, act)

@@ -4,33 +4,31 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/adb-connector/adb-connector/connector"
 )
 
 // android_swipe bounds and defaults.
 const (
-	DefaultSwipeMS   = 300
-	MinSwipeMS       = 50
-	MaxSwipeMS       = 10000
-	DefaultSwipeDist = 0.6
-	DefaultMaxSwipes = 10
-	MaxSwipes        = 50
-	SwipeUp          = "up"
-	SwipeDown        = "down"
-	SwipeLeft        = "left"
-	SwipeRight       = "right"
+	defaultSwipeMS   = 300
+	minSwipeMS       = 50
+	maxSwipeMS       = 10000
+	defaultSwipeDist = 0.6
+	defaultMaxSwipes = 10
+	maxSwipes        = 50
+	swipeUp          = "up"
+	swipeDown        = "down"
+	swipeLeft        = "left"
+	swipeRight       = "right"
 	swipeEdgeDivisor = 20 // 1/20 of the area kept clear at each edge
 )
 
-// SwipeResult is android_swipe's result. Found and Element are set only
+// swipeResult is android_swipe's result. Found and Element are set only
 // with until (Found is a pointer so that it is absent otherwise);
 // ScreenID is the screen the element's ref belongs to, which is also the
 // verified screen (it shadows Verified's field of the same name).
-type SwipeResult struct {
+type swipeResult struct {
 	Swipes   int      `json:"swipes"`
 	Found    *bool    `json:"found,omitempty"`
-	Element  *Element `json:"element,omitempty"`
+	Element  *element `json:"element,omitempty"`
 	ScreenID string   `json:"screen_id,omitempty"`
 	*Verified
 }
@@ -43,8 +41,8 @@ type swipeArgs struct {
 	DurationMS *int      `json:"duration_ms"`
 	Direction  string    `json:"direction"`
 	Distance   *float64  `json:"distance"`
-	Within     *Selector `json:"within"`
-	Until      *Selector `json:"until"`
+	Within     *selector `json:"within"`
+	Until      *selector `json:"until"`
 	MaxSwipes  *int      `json:"max_swipes"`
 	verifyArgs
 }
@@ -54,44 +52,32 @@ func swipeTool(t *Tools) *toolDef {
 		return map[string]any{"type": "array", "description": desc, "minItems": 2, "maxItems": 2,
 			"items": map[string]any{"type": "integer", "minimum": 0}}
 	}
-	props := map[string]any{
-		"from": point("Start [x, y] in device pixels (with to)."),
-		"to":   point("End [x, y] in device pixels (with from)."),
-		"duration_ms": map[string]any{"type": "integer", "minimum": MinSwipeMS, "maximum": MaxSwipeMS,
-			"description": "How long the finger moves (default 300; longer is a slow drag, shorter a fling)."},
-		"direction": map[string]any{"type": "string", "enum": []any{SwipeUp, SwipeDown, SwipeLeft, SwipeRight},
-			"description": "The way the finger moves: up scrolls a list towards its end, down towards its start."},
-		"distance": map[string]any{"type": "number", "minimum": 0.1, "maximum": 1,
-			"description": "With direction: how far, as a fraction of the screen or of within (default 0.6)."},
-		"within": selectorSchema("With direction: the element to swipe inside (a scrollable list), a selector as for android_tap; default the whole screen."),
-		"until":  selectorSchema("Swipe again until this element is on screen (text, resource_id or content_desc, as for android_tap), at most max_swipes times, stopping when the screen stops changing."),
-		"max_swipes": map[string]any{"type": "integer", "minimum": 1, "maximum": MaxSwipes,
-			"description": "With until: at most this many swipes (default 10)."},
-	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_swipe",
-			Title: "Swipe on the Android screen",
-			Description: "Swipes on the bound phone: from [x,y] to [x,y] in device pixels over duration_ms, or in a " +
-				"direction (up, down, left, right: the way the finger moves; up scrolls a list towards its end) over distance " +
-				"(a fraction of the screen, or of the within element). until (a selector) repeats the swipe, at most " +
-				"max_swipes times, until that element is on screen, and stops early at the end of a list (the screen " +
-				"no longer changes); the result says swipes, found and the element with its screen_id. verify: true " +
-				"waits up to settle_ms for the UI to change. Points outside the screen or a within that matches " +
-				"nothing are refused and nothing is touched. Repeating a call with the same tool_call_id returns " +
-				"the first result without swiping again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "additionalProperties": false,
-				"anyOf": requiredAnyOf([]string{"from", "to"}, []string{"direction"}),
-			},
-			OutputSchema: map[string]any{"type": "object"},
+	return declare(t, decl[swipeArgs]{
+		id: "android_swipe", title: "Swipe on the Android screen",
+		anyOf: requiredAnyOf([]string{"from", "to"}, []string{"direction"}), run: (*Tools).runSwipe,
+		props: map[string]any{
+			"from": point("Start [x, y] in device pixels (with to)."),
+			"to":   point("End [x, y] in device pixels (with from)."),
+			"duration_ms": map[string]any{"type": "integer", "minimum": minSwipeMS, "maximum": maxSwipeMS,
+				"description": "How long the finger moves (default 300; longer is a slow drag, shorter a fling)."},
+			"direction": map[string]any{"type": "string", "enum": []any{swipeUp, swipeDown, swipeLeft, swipeRight},
+				"description": "The way the finger moves: up scrolls a list towards its end, down towards its start."},
+			"distance": map[string]any{"type": "number", "minimum": 0.1, "maximum": 1,
+				"description": "With direction: how far, as a fraction of the screen or of within (default 0.6)."},
+			"within": selectorSchema("With direction: the element to swipe inside (a scrollable list), a selector as for android_tap; default the whole screen."),
+			"until":  selectorSchema("Swipe again until this element is on screen (text, resource_id or content_desc, as for android_tap), at most max_swipes times, stopping when the screen stops changing."),
+			"max_swipes": map[string]any{"type": "integer", "minimum": 1, "maximum": maxSwipes,
+				"description": "With until: at most this many swipes (default 10)."},
 		},
-		needsDevice: true,
-		run:         t.runSwipe,
-	}
+		description: "Swipes on the bound phone: from [x,y] to [x,y] in device pixels over duration_ms, or in a " +
+			"direction (up, down, left, right: the way the finger moves; up scrolls a list towards its end) over distance " +
+			"(a fraction of the screen, or of the within element). until (a selector) repeats the swipe, at most " +
+			"max_swipes times, until that element is on screen, and stops early at the end of a list (the screen " +
+			"no longer changes); the result says swipes, found and the element with its screen_id. verify: true " +
+			"waits up to settle_ms for the UI to change. Points outside the screen or a within that matches " +
+			"nothing are refused and nothing is touched. Repeating a call with the same tool_call_id returns " +
+			"the first result without swiping again.",
+	})
 }
 
 // check refuses a call that mixes the two forms or gives a field that does
@@ -101,19 +87,19 @@ func (a *swipeArgs) check() (within, until *compiled, err error) {
 	points := a.From != nil || a.To != nil
 	switch {
 	case points && a.Direction != "":
-		return nil, nil, &ArgError{Reason: "give either from and to or direction, not both"}
+		return nil, nil, &argError{Reason: "give either from and to or direction, not both"}
 	case points && a.From == nil:
-		return nil, nil, &ArgError{Field: "from", Reason: "is required with to"}
+		return nil, nil, &argError{Field: "from", Reason: "is required with to"}
 	case points && a.To == nil:
-		return nil, nil, &ArgError{Field: "to", Reason: "is required with from"}
+		return nil, nil, &argError{Field: "to", Reason: "is required with from"}
 	case !points && a.Direction == "":
-		return nil, nil, &ArgError{Field: "direction", Reason: "is required (or from and to)"}
+		return nil, nil, &argError{Field: "direction", Reason: "is required (or from and to)"}
 	case points && a.Distance != nil:
-		return nil, nil, &ArgError{Field: "distance", Reason: "applies with direction only"}
+		return nil, nil, &argError{Field: "distance", Reason: "applies with direction only"}
 	case points && a.Within != nil:
-		return nil, nil, &ArgError{Field: "within", Reason: "applies with direction only"}
+		return nil, nil, &argError{Field: "within", Reason: "applies with direction only"}
 	case a.Until == nil && a.MaxSwipes != nil:
-		return nil, nil, &ArgError{Field: "max_swipes", Reason: "applies with until only"}
+		return nil, nil, &argError{Field: "max_swipes", Reason: "applies with until only"}
 	}
 	if err := a.verifyArgs.check(); err != nil {
 		return nil, nil, err
@@ -125,7 +111,7 @@ func (a *swipeArgs) check() (within, until *compiled, err error) {
 	}
 	if a.Until != nil {
 		if a.Until.Ref != "" {
-			return nil, nil, &ArgError{Field: "until.ref", Reason: "names an element of one screen; use text, resource_id or content_desc"}
+			return nil, nil, &argError{Field: "until.ref", Reason: "names an element of one screen; use text, resource_id or content_desc"}
 		}
 		if until, err = a.Until.compile("until"); err != nil {
 			return nil, nil, err
@@ -155,13 +141,13 @@ func swipePath(ar area, direction string, distance float64) (from, to [2]int) {
 		return start, end
 	}
 	switch direction {
-	case SwipeUp:
+	case swipeUp:
 		y1, y2 := span(ar[1], h)
 		return [2]int{cx, y1}, [2]int{cx, y2}
-	case SwipeDown:
+	case swipeDown:
 		y1, y2 := span(ar[1], h)
 		return [2]int{cx, y2}, [2]int{cx, y1}
-	case SwipeLeft:
+	case swipeLeft:
 		x1, x2 := span(ar[0], w)
 		return [2]int{x1, cy}, [2]int{x2, cy}
 	default: // right
@@ -175,16 +161,12 @@ func swipePath(ar area, direction string, distance float64) (from, to [2]int) {
 // until it looks before each swipe and after the last: already on screen
 // is zero swipes, and a swipe that leaves the same screen_id means the
 // list has ended.
-func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[swipeArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runSwipe(ctx context.Context, inv *invocation, a swipeArgs) (any, error) {
 	within, until, err := a.check()
 	if err != nil {
 		return nil, err
 	}
-	dur := time.Duration(DefaultSwipeMS) * time.Millisecond
+	dur := time.Duration(defaultSwipeMS) * time.Millisecond
 	if a.DurationMS != nil {
 		dur = time.Duration(*a.DurationMS) * time.Millisecond
 	}
@@ -199,7 +181,7 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 			pt    [2]int
 		}{{"from", from}, {"to", to}} {
 			if err := t.checkPoint(ctx, inv.dev, TapPoint{X: p.pt[0], Y: p.pt[1]}); err != nil {
-				var ae *ArgError
+				var ae *argError
 				if errors.As(err, &ae) {
 					ae.Field = p.field + "." + ae.Field
 				}
@@ -220,20 +202,20 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		dist := DefaultSwipeDist
+		dist := defaultSwipeDist
 		if a.Distance != nil {
 			dist = *a.Distance
 		}
 		from, to = swipePath(ar, a.Direction, dist)
 	}
-	var res SwipeResult
+	var res swipeResult
 	if until == nil {
 		if err := inv.dev.Swipe(ctx, from[0], from[1], to[0], to[1], dur); err != nil {
 			return nil, err
 		}
 		res.Swipes = 1
 	} else {
-		limit := DefaultMaxSwipes
+		limit := defaultMaxSwipes
 		if a.MaxSwipes != nil {
 			limit = *a.MaxSwipes
 		}
@@ -253,7 +235,7 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 		// The list moved on after the last look: one screen_id in the
 		// result, so the element is looked up again on verify's screen.
 		if s := t.trees.get(inv.dev.Key(), v.ScreenID); s != nil {
-			found, e := t.waitMet(s, ConditionAppears, until)
+			found, e := t.waitMet(s, conditionAppears, until)
 			res.Found, res.Element, res.ScreenID = &found, e, s.id
 		}
 	}
@@ -265,10 +247,10 @@ func (t *Tools) runSwipe(ctx context.Context, inv *invocation) (any, error) {
 func (t *Tools) swipeArea(ctx context.Context, inv *invocation, s *screen, within *compiled) (area, error) {
 	if within != nil {
 		i, err := s.resolve(within, t.trees.get(inv.dev.Key(), within.ScreenID))
-		var ee *ElementError
+		var ee *elementError
 		if errors.As(err, &ee) {
 			// Name the argument: until and within are both selectors.
-			return area{}, &ElementError{Code: ee.Code, Message: "within: " + ee.Message}
+			return area{}, &elementError{Code: ee.Code, Message: "within: " + ee.Message}
 		}
 		if err != nil {
 			return area{}, err
@@ -276,7 +258,7 @@ func (t *Tools) swipeArea(ctx context.Context, inv *invocation, s *screen, withi
 		b := s.nodes[i].Bounds
 		return area{b.Left, b.Top, b.Right, b.Bottom}, nil
 	}
-	si, err := t.screenInfo(ctx, inv.dev)
+	si, err := inv.dev.RecentScreenInfo(ctx)
 	if err != nil {
 		return area{}, err
 	}
@@ -288,9 +270,9 @@ func (t *Tools) swipeArea(ctx context.Context, inv *invocation, s *screen, withi
 // stops when a swipe leaves the screen as it was (the end of the list).
 // It returns whether it found the element, the element and the last
 // screen looked at.
-func (t *Tools) swipeUntil(ctx context.Context, inv *invocation, s *screen, sel *compiled, limit int, swipe func() error) (bool, *Element, *screen, error) {
+func (t *Tools) swipeUntil(ctx context.Context, inv *invocation, s *screen, sel *compiled, limit int, swipe func() error) (bool, *element, *screen, error) {
 	for n := 0; ; n++ {
-		if ok, e := t.waitMet(s, ConditionAppears, sel); ok {
+		if ok, e := t.waitMet(s, conditionAppears, sel); ok {
 			return true, e, s, nil
 		}
 		if n == limit {

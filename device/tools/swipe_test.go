@@ -20,16 +20,16 @@ func TestSwipePath(t *testing.T) {
 		dist     float64
 		from, to [2]int
 	}{
-		{"up 0.6 of the screen", screen, SwipeUp, 0.6, [2]int{360, 1024}, [2]int{360, 256}},
-		{"down 0.6 of the screen", screen, SwipeDown, 0.6, [2]int{360, 256}, [2]int{360, 1024}},
-		{"left 0.5", screen, SwipeLeft, 0.5, [2]int{540, 640}, [2]int{180, 640}},
-		{"right 0.5", screen, SwipeRight, 0.5, [2]int{180, 640}, [2]int{540, 640}},
+		{"up 0.6 of the screen", screen, swipeUp, 0.6, [2]int{360, 1024}, [2]int{360, 256}},
+		{"down 0.6 of the screen", screen, swipeDown, 0.6, [2]int{360, 256}, [2]int{360, 1024}},
+		{"left 0.5", screen, swipeLeft, 0.5, [2]int{540, 640}, [2]int{180, 640}},
+		{"right 0.5", screen, swipeRight, 0.5, [2]int{180, 640}, [2]int{540, 640}},
 		// The whole distance stays a twentieth away from the edges, where
 		// gesture navigation would take it as home or back.
-		{"up 1.0 keeps off the edges", screen, SwipeUp, 1, [2]int{360, 1215}, [2]int{360, 64}},
-		{"left 1.0 keeps off the edges", screen, SwipeLeft, 1, [2]int{683, 640}, [2]int{36, 640}},
-		{"up inside a list", list, SwipeUp, 0.6, [2]int{360, 1048}, [2]int{360, 352}},
-		{"up 0.1 inside a list", list, SwipeUp, 0.1, [2]int{360, 758}, [2]int{360, 642}},
+		{"up 1.0 keeps off the edges", screen, swipeUp, 1, [2]int{360, 1215}, [2]int{360, 64}},
+		{"left 1.0 keeps off the edges", screen, swipeLeft, 1, [2]int{683, 640}, [2]int{36, 640}},
+		{"up inside a list", list, swipeUp, 0.6, [2]int{360, 1048}, [2]int{360, 352}},
+		{"up 0.1 inside a list", list, swipeUp, 0.1, [2]int{360, 758}, [2]int{360, 642}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			from, to := swipePath(tc.ar, tc.dir, tc.dist)
@@ -72,7 +72,7 @@ func TestSwipeArgsCheck(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, _, err = a.check()
-			var ae *ArgError
+			var ae *argError
 			if !errors.As(err, &ae) || !strings.Contains(ae.Error(), tc.field) {
 				t.Errorf("check = %v, want an *ArgError naming %s", err, tc.field)
 			}
@@ -112,7 +112,7 @@ func TestSwipeSchema(t *testing.T) {
 		{`{"direction":"up","until":{"txt":"a"}}`, "until.txt"},
 	} {
 		_, err := s.validate(json.RawMessage(tc.args))
-		var ae *ArgError
+		var ae *argError
 		if !errors.As(err, &ae) || !strings.HasPrefix(ae.Field, tc.field) {
 			t.Errorf("%s: %v, want an error on %s", tc.args, err, tc.field)
 		}

@@ -11,26 +11,26 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 )
 
-// MaxTextChars bounds android_type_text's text, in characters.
-const MaxTextChars = 4000
+// maxTextChars bounds android_type_text's text, in characters.
+const maxTextChars = 4000
 
-// CodeNotSupported: the phone cannot do what was asked as it is set up
+// codeNotSupported: the phone cannot do what was asked as it is set up
 // (text outside ASCII without the ADB Keyboard IME); the message says how
 // the operator can change that.
-const CodeNotSupported = "not_supported"
+const codeNotSupported = "not_supported"
 
 // msgNeedsIME is the not_supported message of non-ASCII text.
 const msgNeedsIME = "this text has characters outside printable ASCII, which the phone can only type through the " +
 	"ADB Keyboard IME (com.android.adbkeyboard), not installed on it; the operator can install it " +
 	"(adb install ADBKeyboard.apk from github.com/senzhk/ADBKeyBoard). Nothing was typed"
 
-// TypeResult is android_type_text's result. The text itself is never
+// typeResult is android_type_text's result. The text itself is never
 // echoed (it may be a password): only its length.
-type TypeResult struct {
+type typeResult struct {
 	Typed     int      `json:"typed"` // characters
 	Cleared   bool     `json:"cleared,omitempty"`
 	Submitted bool     `json:"submitted,omitempty"`
-	Element   *Element `json:"element,omitempty"` // the target tapped first
+	Element   *element `json:"element,omitempty"` // the target tapped first
 	// TypedExactly (verify): the field reads back as expected; null for a
 	// password field, which reads back masked.
 	TypedExactly *bool `json:"typed_exactly,omitempty"`
@@ -41,47 +41,32 @@ type typeArgs struct {
 	Text   string    `json:"text"`
 	Clear  bool      `json:"clear"`
 	Submit bool      `json:"submit"`
-	Target *Selector `json:"target"`
+	Target *selector `json:"target"`
 	verifyArgs
 }
 
 func typeTool(t *Tools) *toolDef {
 	props := map[string]any{
-		"text": map[string]any{"type": "string", "minLength": 1, "maxLength": MaxTextChars,
+		"text": map[string]any{"type": "string", "minLength": 1, "maxLength": maxTextChars,
 			"description": "What to type, exactly (any script; characters outside ASCII need the ADB Keyboard IME on the phone)."},
 		"clear":  map[string]any{"type": "boolean", "description": "Empty the field first (select all, delete)."},
 		"submit": map[string]any{"type": "boolean", "description": "Press enter after typing."},
 		"target": selectorSchema("The field to tap before typing (a selector, as for android_tap); default: the focused field."),
 	}
-	for k, v := range verifyProperties() {
-		props[k] = v
-	}
 	props["verify"] = map[string]any{"type": "boolean",
 		"description": "Read the field back and report typed_exactly (null for password fields), and whether the UI changed."}
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_type_text",
-			Title: "Type text on the Android phone",
-			Description: "Types text into the focused field (or target, tapped first): exactly the text, special " +
-				"characters included; characters outside ASCII go through the ADB Keyboard IME when the phone has it, " +
-				"else not_supported and nothing is typed. clear empties the field first, submit presses enter after. " +
-				"verify reads the field back (typed_exactly). The text is never logged nor echoed (length only). " +
-				"Repeating a call with the same tool_call_id returns the first result without typing again.",
-			InputSchema: map[string]any{
-				"type": "object", "properties": props, "required": []any{"text"}, "additionalProperties": false,
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		run:         t.runType,
-	}
+	return declare(t, decl[typeArgs]{
+		id: "android_type_text", title: "Type text on the Android phone",
+		props: props, required: []string{"text"}, run: (*Tools).runType,
+		description: "Types text into the focused field (or target, tapped first): exactly the text, special " +
+			"characters included; characters outside ASCII go through the ADB Keyboard IME when the phone has it, " +
+			"else not_supported and nothing is typed. clear empties the field first, submit presses enter after. " +
+			"verify reads the field back (typed_exactly). The text is never logged nor echoed (length only). " +
+			"Repeating a call with the same tool_call_id returns the first result without typing again.",
+	})
 }
 
-func (t *Tools) runType(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[typeArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runType(ctx context.Context, inv *invocation, a typeArgs) (_ any, err error) {
 	if err := a.verifyArgs.check(); err != nil {
 		return nil, err
 	}
@@ -91,7 +76,7 @@ func (t *Tools) runType(ctx context.Context, inv *invocation) (any, error) {
 			return nil, err
 		}
 	}
-	res := TypeResult{Typed: utf8.RuneCountInString(a.Text), Cleared: a.Clear, Submitted: a.Submit}
+	res := typeResult{Typed: utf8.RuneCountInString(a.Text), Cleared: a.Clear, Submitted: a.Submit}
 	before := forRef(inv.ui, sel)
 	if before == nil && (sel != nil || a.Verify) {
 		if before, err = t.dump(ctx, inv.dev); err != nil {
@@ -116,7 +101,7 @@ func (t *Tools) runType(ctx context.Context, inv *invocation) (any, error) {
 	}
 	if err := inv.dev.Text(ctx, a.Text); err != nil {
 		if errors.Is(err, adb.ErrUnsupportedText) {
-			return nil, &connector.Error{Code: CodeNotSupported, Message: msgNeedsIME}
+			return nil, &connector.Error{Code: codeNotSupported, Message: msgNeedsIME}
 		}
 		return nil, err
 	}
@@ -164,7 +149,7 @@ func (t *Tools) clearField(ctx context.Context, d *adb.Device) error {
 	if n == 0 {
 		return nil
 	}
-	keys := append([]string{"KEYCODE_MOVE_END"}, strings.Fields(strings.Repeat("KEYCODE_DEL ", min(n, MaxTextChars)))...)
+	keys := append([]string{"KEYCODE_MOVE_END"}, strings.Fields(strings.Repeat("KEYCODE_DEL ", min(n, maxTextChars)))...)
 	return d.KeyEvent(ctx, keys...)
 }
 
@@ -172,7 +157,7 @@ func (t *Tools) clearField(ctx context.Context, d *adb.Device) error {
 // text (after clear), or what it held plus the text. The field is the
 // target, else the focused text field. nil when it cannot say: a
 // password field reads back masked, or no field is found.
-func readBack(before, after *screen, target *Element, a typeArgs) *bool {
+func readBack(before, after *screen, target *element, a typeArgs) *bool {
 	field := func(s *screen) (text string, password, ok bool) {
 		for i := range s.nodes {
 			n := &s.nodes[i]

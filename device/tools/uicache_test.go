@@ -44,7 +44,7 @@ func TestUICacheOnVirtualPhone(t *testing.T) {
 		t.Helper()
 		call(t, "android_press_key", `{"key":"home"}`, nil)
 		ph.ClearCommands()
-		var obs ObserveResult
+		var obs observeResult
 		call(t, "android_observe", `{"max_side":200}`, &obs)
 		for _, el := range obs.Elements {
 			if el.Text == "Settings" || el.ContentDesc == "Settings" {
@@ -112,9 +112,9 @@ func TestUICacheOnVirtualPhone(t *testing.T) {
 	})
 	t.Run("read-only tools refresh, never reuse", func(t *testing.T) {
 		observeHome(t)
-		var w WaitResult
+		var w waitResult
 		call(t, "android_wait_for", `{"condition":"appears","text":"Settings","timeout_ms":2000}`, &w)
-		var ui UIElementsResult
+		var ui uiElementsResult
 		call(t, "android_ui_elements", `{}`, &ui)
 		if n := uiDumps(dev); n != 3 {
 			t.Errorf("%d uiautomator dumps, want 3 (observe, wait_for, ui_elements)", n)
@@ -171,8 +171,8 @@ func TestUICacheRule(t *testing.T) {
 	if got := u.take(d); got != nil {
 		t.Fatal("the tree survived a shell command (adb.Device.ActionSeq)")
 	}
-	sel := &compiled{Selector: Selector{Ref: "e1", ScreenID: "s1"}}
-	if forRef(s, sel) != s || forRef(s, &compiled{Selector: Selector{Ref: "e1", ScreenID: "s2"}}) != nil || forRef(s, &compiled{Selector: Selector{Text: "x"}}) != nil || forRef(nil, sel) != nil {
+	sel := &compiled{selector: selector{Ref: "e1", ScreenID: "s1"}}
+	if forRef(s, sel) != s || forRef(s, &compiled{selector: selector{Ref: "e1", ScreenID: "s2"}}) != nil || forRef(s, &compiled{selector: selector{Text: "x"}}) != nil || forRef(nil, sel) != nil {
 		t.Error("forRef does not match by the ref's screen only")
 	}
 }
@@ -192,7 +192,7 @@ func BenchmarkObserveThenTap(b *testing.B) {
 	}
 	settingsRef := func() string {
 		call("android_press_key", `{"key":"home"}`, nil)
-		var obs ObserveResult
+		var obs observeResult
 		call("android_observe", `{"max_side":200}`, &obs)
 		for _, el := range obs.Elements {
 			if el.Text == "Settings" || el.ContentDesc == "Settings" {

@@ -25,7 +25,7 @@ var urlCases = []struct{ url, want string }{
 	{"https://example.com/\u202e", "arg"},
 	{"https://example.com/\u200b", "arg"},
 	{"https://example.com/\xff", "arg"},
-	{"https://" + strings.Repeat("a", MaxURLBytes), "arg"},
+	{"https://" + strings.Repeat("a", maxURLBytes), "arg"},
 	{"example.com", "arg"},
 	{"/path", "arg"},
 	{"", "arg"},
@@ -45,10 +45,10 @@ var urlCases = []struct{ url, want string }{
 func TestCheckURL(t *testing.T) {
 	t.Parallel()
 	for _, tc := range urlCases {
-		err := checkURL(tc.url, DefaultURLSchemes)
+		err := checkURL(tc.url, defaultURLSchemes)
 		var (
-			ae *ArgError
-			pe *PolicyError
+			ae *argError
+			pe *policyError
 		)
 		switch tc.want {
 		case "":
@@ -60,7 +60,7 @@ func TestCheckURL(t *testing.T) {
 				t.Errorf("%q: %v, want an *ArgError on url", tc.url, err)
 			}
 		case "policy":
-			if !errors.As(err, &pe) || WireError(err).Code != CodeNotPermitted || !strings.Contains(pe.Message, "https") {
+			if !errors.As(err, &pe) || WireError(err).Code != codeNotPermitted || !strings.Contains(pe.Message, "https") {
 				t.Errorf("%q: %v, want not_permitted", tc.url, err)
 			}
 		}
@@ -75,31 +75,31 @@ func TestCheckURL(t *testing.T) {
 }
 
 // FuzzCheckURL: whatever is accepted is an absolute URL of an allowed
-// scheme, within MaxURLBytes, with no space, control or invisible
-// character; anything else is an *ArgError or a *PolicyError.
+// scheme, within maxURLBytes, with no space, control or invisible
+// character; anything else is an *argError or a *policyError.
 func FuzzCheckURL(f *testing.F) {
 	for _, tc := range urlCases {
 		f.Add(tc.url)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {
-		err := checkURL(raw, DefaultURLSchemes)
+		err := checkURL(raw, defaultURLSchemes)
 		if err != nil {
 			var (
-				ae *ArgError
-				pe *PolicyError
+				ae *argError
+				pe *policyError
 			)
 			if !errors.As(err, &ae) && !errors.As(err, &pe) {
 				t.Fatalf("%q: error %T %v", raw, err, err)
 			}
 			return
 		}
-		if len(raw) > MaxURLBytes || strings.ContainsFunc(raw, func(r rune) bool {
+		if len(raw) > maxURLBytes || strings.ContainsFunc(raw, func(r rune) bool {
 			return unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == unicode.ReplacementChar
 		}) {
 			t.Fatalf("accepted %q", raw)
 		}
 		u, err := url.Parse(raw)
-		if err != nil || !slices.Contains(DefaultURLSchemes, strings.ToLower(u.Scheme)) || u.Host == "" {
+		if err != nil || !slices.Contains(defaultURLSchemes, strings.ToLower(u.Scheme)) || u.Host == "" {
 			t.Fatalf("accepted %q (%v)", raw, err)
 		}
 	})

@@ -9,8 +9,8 @@ import (
 
 // Settle bounds of verify (settle_ms).
 const (
-	DefaultSettle = 2000 * time.Millisecond
-	MaxSettleMS   = 30000
+	defaultSettle = 2000 * time.Millisecond
+	maxSettleMS   = 30000
 	// verifyPoll is the pause between fingerprints while waiting for a change.
 	verifyPoll = 150 * time.Millisecond
 )
@@ -26,14 +26,14 @@ func verifyProperties() map[string]any {
 	return map[string]any{
 		"verify": map[string]any{"type": "boolean",
 			"description": "After acting, wait up to settle_ms for the UI to change and report ui_changed, foreground and the new screen_id. Default false: return as soon as the phone accepted the action."},
-		"settle_ms": map[string]any{"type": "integer", "minimum": 0, "maximum": MaxSettleMS,
+		"settle_ms": map[string]any{"type": "integer", "minimum": 0, "maximum": maxSettleMS,
 			"description": "With verify: how long to wait for the UI to change (default 2000)."},
 	}
 }
 
 func (a verifyArgs) check() error {
 	if a.SettleMS != nil && !a.Verify {
-		return &ArgError{Field: "settle_ms", Reason: "applies with verify: true only"}
+		return &argError{Field: "settle_ms", Reason: "applies with verify: true only"}
 	}
 	return nil
 }
@@ -42,13 +42,13 @@ func (a verifyArgs) settle() time.Duration {
 	if a.SettleMS != nil {
 		return time.Duration(*a.SettleMS) * time.Millisecond
 	}
-	return DefaultSettle
+	return defaultSettle
 }
 
 // Verified is what verify: true adds to an acting tool's result.
 type Verified struct {
 	UIChanged  bool             `json:"ui_changed"`
-	Foreground StatusForeground `json:"foreground"`
+	Foreground statusForeground `json:"foreground"`
 	ScreenID   string           `json:"screen_id"`
 }
 
@@ -74,7 +74,7 @@ func (t *Tools) verify(ctx context.Context, d *adb.Device, before *screen, settl
 	if err != nil {
 		return nil, err
 	}
-	return &Verified{UIChanged: after.id != before.id, Foreground: StatusForeground{Package: pkg, Activity: act}, ScreenID: after.id}, nil
+	return &Verified{UIChanged: after.id != before.id, Foreground: statusForeground{Package: pkg, Activity: act}, ScreenID: after.id}, nil
 }
 
 // beforeAction is the screen an acting tool compares against when verify

@@ -4,31 +4,29 @@ import (
 	"context"
 	"errors"
 	"time"
-
-	"github.com/adb-connector/adb-connector/connector"
 )
 
 // android_wait_for conditions and bounds.
 const (
-	ConditionAppears    = "appears"
-	ConditionDisappears = "disappears"
-	ConditionIdle       = "idle"
+	conditionAppears    = "appears"
+	conditionDisappears = "disappears"
+	conditionIdle       = "idle"
 
-	DefaultWaitTimeout = 5000 * time.Millisecond
-	MinWaitTimeoutMS   = 100
-	MaxWaitTimeoutMS   = 60000
-	DefaultStableCount = 2
-	MaxStableCount     = 10
+	defaultWaitTimeout = 5000 * time.Millisecond
+	minWaitTimeoutMS   = 100
+	maxWaitTimeoutMS   = 60000
+	defaultStableCount = 2
+	maxStableCount     = 10
 	// waitPoll is the pause between two looks at the screen.
 	waitPoll = 250 * time.Millisecond
 )
 
-// WaitResult is android_wait_for's result. Not meeting the condition in
+// waitResult is android_wait_for's result. Not meeting the condition in
 // time is a result (met false), not an error.
-type WaitResult struct {
+type waitResult struct {
 	Met      bool     `json:"met"`
 	WaitedMS int64    `json:"waited_ms"`
-	Element  *Element `json:"element,omitempty"`   // appears: the element that appeared
+	Element  *element `json:"element,omitempty"`   // appears: the element that appeared
 	ScreenID string   `json:"screen_id,omitempty"` // of the last screen looked at, for the element's ref
 }
 
@@ -39,63 +37,47 @@ type waitArgs struct {
 	Condition   string `json:"condition"`
 	TimeoutMS   *int   `json:"timeout_ms"`
 	StableCount *int   `json:"stable_count"`
-	Selector
+	selector
 }
 
 func waitTool(t *Tools) *toolDef {
 	props := selectorProperties()
-	props["condition"] = map[string]any{"type": "string", "enum": []any{ConditionAppears, ConditionDisappears, ConditionIdle},
+	props["condition"] = map[string]any{"type": "string", "enum": []any{conditionAppears, conditionDisappears, conditionIdle},
 		"description": "appears / disappears: until an element matching the selector is on screen / gone; idle: until the UI tree is the same stable_count times in a row."}
-	props["timeout_ms"] = map[string]any{"type": "integer", "minimum": MinWaitTimeoutMS, "maximum": MaxWaitTimeoutMS,
+	props["timeout_ms"] = map[string]any{"type": "integer", "minimum": minWaitTimeoutMS, "maximum": maxWaitTimeoutMS,
 		"description": "How long to wait at most (default 5000)."}
-	props["stable_count"] = map[string]any{"type": "integer", "minimum": 2, "maximum": MaxStableCount,
+	props["stable_count"] = map[string]any{"type": "integer", "minimum": 2, "maximum": maxStableCount,
 		"description": "idle: equal trees in a row (default 2)."}
 	delete(props, "ref")
 	delete(props, "screen_id")
-	return &toolDef{
-		tool: connector.Tool{
-			ID:    "android_wait_for",
-			Title: "Wait for the Android screen",
-			Description: "Waits until an element appears or disappears (text, resource_id or content_desc, compared by " +
-				"match, index among several) or the screen is idle (the UI tree unchanged stable_count times in a row), " +
-				"at most timeout_ms. Sends progress while waiting. The result says met true or false, waited_ms, and " +
-				"for appears the element with the screen_id of its ref. Not meeting the condition is a result, not an " +
-				"error. Read-only.",
-			InputSchema: map[string]any{
-				"type":                 "object",
-				"properties":           props,
-				"required":             []any{"condition"},
-				"additionalProperties": false,
-				// idle, or a selector without ref (a ref names an element
-				// of one screen, never one still to come).
-				"anyOf": append([]any{map[string]any{"properties": map[string]any{"condition": map[string]any{"const": ConditionIdle}}}},
-					requiredAnyOf([]string{"text"}, []string{"resource_id"}, []string{"content_desc"})...),
-			},
-			OutputSchema: map[string]any{"type": "object"},
-		},
-		needsDevice: true,
-		readOnly:    true,
-		run:         t.runWait,
-	}
+	return declare(t, decl[waitArgs]{
+		id: "android_wait_for", title: "Wait for the Android screen",
+		props: props, required: []string{"condition"}, readOnly: true, run: (*Tools).runWait,
+		// idle, or a selector without ref (a ref names an element
+		// of one screen, never one still to come).
+		anyOf: append([]any{map[string]any{"properties": map[string]any{"condition": map[string]any{"const": conditionIdle}}}},
+			requiredAnyOf([]string{"text"}, []string{"resource_id"}, []string{"content_desc"})...),
+		description: "Waits until an element appears or disappears (text, resource_id or content_desc, compared by " +
+			"match, index among several) or the screen is idle (the UI tree unchanged stable_count times in a row), " +
+			"at most timeout_ms. Sends progress while waiting. The result says met true or false, waited_ms, and " +
+			"for appears the element with the screen_id of its ref. Not meeting the condition is a result, not an " +
+			"error. Read-only.",
+	})
 }
 
-func (t *Tools) runWait(ctx context.Context, inv *invocation) (any, error) {
-	a, err := decodeArgs[waitArgs](inv)
-	if err != nil {
-		return nil, err
-	}
+func (t *Tools) runWait(ctx context.Context, inv *invocation, a waitArgs) (_ any, err error) {
 	var sel *compiled
 	switch {
-	case a.Condition == ConditionIdle && (!a.Selector.empty() || a.Index != nil || a.Match != ""):
-		return nil, &ArgError{Field: "condition", Reason: "idle takes no selector"}
-	case a.Condition != ConditionIdle && a.StableCount != nil:
-		return nil, &ArgError{Field: "stable_count", Reason: "applies to condition idle only"}
-	case a.Condition != ConditionIdle:
-		if sel, err = a.Selector.compile(""); err != nil {
+	case a.Condition == conditionIdle && (!a.selector.empty() || a.Index != nil || a.Match != ""):
+		return nil, &argError{Field: "condition", Reason: "idle takes no selector"}
+	case a.Condition != conditionIdle && a.StableCount != nil:
+		return nil, &argError{Field: "stable_count", Reason: "applies to condition idle only"}
+	case a.Condition != conditionIdle:
+		if sel, err = a.selector.compile(""); err != nil {
 			return nil, err
 		}
 	}
-	timeout, stable := DefaultWaitTimeout, DefaultStableCount
+	timeout, stable := defaultWaitTimeout, defaultStableCount
 	if a.TimeoutMS != nil {
 		timeout = time.Duration(*a.TimeoutMS) * time.Millisecond
 	}
@@ -109,13 +91,13 @@ func (t *Tools) runWait(ctx context.Context, inv *invocation) (any, error) {
 	ctx, cancel := context.WithDeadline(ctx, deadline.Add(time.Second))
 	defer cancel()
 	var (
-		res  WaitResult
+		res  waitResult
 		last string
 		same int
 	)
 	for {
 		s, err := t.dump(ctx, inv.dev)
-		var ue *UIUnavailableError
+		var ue *uiUnavailableError
 		switch {
 		case errors.As(err, &ue):
 			// An animating screen is not idle and shows nothing yet.
@@ -125,7 +107,7 @@ func (t *Tools) runWait(ctx context.Context, inv *invocation) (any, error) {
 		default:
 			res.ScreenID = s.id
 			res.Met, res.Element = t.waitMet(s, a.Condition, sel)
-			if a.Condition == ConditionIdle {
+			if a.Condition == conditionIdle {
 				if s.id == last {
 					same++
 				} else {
@@ -147,17 +129,17 @@ func (t *Tools) runWait(ctx context.Context, inv *invocation) (any, error) {
 
 // waitMet says whether an appears or disappears condition holds on s, and
 // the element that appeared (the first match, or the one index names).
-func (t *Tools) waitMet(s *screen, condition string, sel *compiled) (bool, *Element) {
+func (t *Tools) waitMet(s *screen, condition string, sel *compiled) (bool, *element) {
 	if sel == nil {
 		return false, nil
 	}
 	i, err := s.resolve(sel, nil)
-	var ee *ElementError
-	if errors.As(err, &ee) && ee.Code == CodeElementAmbiguous {
+	var ee *elementError
+	if errors.As(err, &ee) && ee.Code == codeElementAmbiguous {
 		i, err = s.first(sel), nil
 	}
 	found := err == nil
-	if condition == ConditionDisappears {
+	if condition == conditionDisappears {
 		return !found, nil
 	}
 	if !found {

@@ -42,7 +42,7 @@ func TestWaitForPollsUntilDeadline(t *testing.T) {
 			}
 			done <- err
 		}()
-		var w WaitResult
+		var w waitResult
 		mustOK(t, e.call(t, t.Context(), ch, "android_wait_for", `{"condition":"disappears","text":"Network & internet","timeout_ms":500}`, "w3", nil), &w)
 		cancel()
 		if err := <-done; err != nil {
@@ -53,7 +53,7 @@ func TestWaitForPollsUntilDeadline(t *testing.T) {
 		}
 	})
 	t.Run("never met is answered at the deadline", func(t *testing.T) {
-		var w WaitResult
+		var w waitResult
 		mustOK(t, e.call(t, t.Context(), ch, "android_wait_for", `{"condition":"appears","text":"No such text","timeout_ms":500}`, "w4", nil), &w)
 		if w.Met || w.WaitedMS < 500 {
 			t.Errorf("got %+v, want met false after waited_ms >= 500", w)

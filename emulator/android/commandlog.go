@@ -22,6 +22,9 @@ type Command struct {
 	// decoded from events written to its node (Line and Argv empty). The
 	// command that wrote them is logged on its own when it ends.
 	Touch *Touch
+	// Helper is set on the entries the phone helper logs for what it did
+	// besides touches: "key 4", "set_text", "paste" (never the text).
+	Helper string
 }
 
 // maxCommands bounds the command log: a long-running virtual device (the

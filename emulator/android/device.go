@@ -77,6 +77,14 @@ type Config struct {
 	// encode dear enough, to make one choice certain) without a named
 	// profile.
 	Timing *Profile
+	// AppProcess runs what `app_process` starts (the connector's phone
+	// helper) on the host: the harness gives phonefw.Run. Nil: app_process
+	// aborts, as on a phone where the helper cannot start.
+	AppProcess AppProcessFunc
+	// UiAutomationHeld models another owner (uiautomator2, Appium) holding
+	// the phone's one UiAutomation slot: the helper's connect and
+	// `uiautomator dump` are refused. SetUiAutomationHeld changes it.
+	UiAutomationHeld bool
 }
 
 // Device is one virtual Android device. It implements adbd.Backend and is
@@ -112,6 +120,7 @@ type Device struct {
 	failNext int
 	failCode int
 	faults   faultState
+	helper   helperState // the resident helper's side (cmd_appprocess.go)
 }
 
 var _ adbd.Backend = (*Device)(nil)

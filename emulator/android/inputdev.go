@@ -277,16 +277,22 @@ func (d *Device) classifyLocked(s *mtSlot, held time.Duration) Touch {
 	from, to := d.panelToDisplay(s.from), d.panelToDisplay(s.last)
 	slop := 8 * max(d.screen.Density, 160) / 160
 	t := Touch{From: from, To: to, Held: held, Node: vfs.TouchNode}
-	moved := max(abs(to.X-from.X), abs(to.Y-from.Y), d.panelDistance(s.moved))
+	t.classify(max(abs(to.X-from.X), abs(to.Y-from.Y), d.panelDistance(s.moved)), slop)
+	return t
+}
+
+// classify names a finished single contact that moved this far: a swipe
+// beyond the slop, else a long press from longPressTimeout, else a tap
+// (both where it went down).
+func (t *Touch) classify(moved, slop int) {
 	switch {
 	case moved > slop:
 		t.Kind = "swipe"
-	case held >= longPressTimeout:
-		t.Kind, t.To = "long_press", from
+	case t.Held >= longPressTimeout:
+		t.Kind, t.To = "long_press", t.From
 	default:
-		t.Kind, t.To = "tap", from
+		t.Kind, t.To = "tap", t.From
 	}
-	return t
 }
 
 // touchActionLocked does what `input tap` / `input swipe` do.

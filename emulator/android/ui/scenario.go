@@ -51,8 +51,11 @@ type Scenario struct {
 	Rooted bool `json:"rooted,omitempty"`
 	// NoGzip: the phone has no gzip, gunzip or zcat (Config.NoGzip).
 	NoGzip bool `json:"no_gzip,omitempty"`
-	files  fs.FS
-	ByID   map[string]*ScreenDef
+	// UiAutomationHeld: another owner holds the UiAutomation slot
+	// (Config.UiAutomationHeld).
+	UiAutomationHeld bool `json:"uiautomation_held,omitempty"`
+	files            fs.FS
+	ByID             map[string]*ScreenDef
 }
 
 // ScreenSpec is the physical display in portrait orientation.

@@ -193,7 +193,7 @@ var badArgCases = []struct {
 }
 
 func TestBadArgumentsLeaveDeviceUntouched(t *testing.T) {
-	e := newToolsEnv(t, 1, func(c *Config) { c.ScreenCacheTTL = -1 })
+	e := newToolsEnv(t, 1, nil)
 	dev := e.device(0)
 	dev.Android().ClearCommands()
 	for _, tc := range badArgCases {
@@ -273,7 +273,7 @@ func BenchmarkTapOnVirtualPhone(b *testing.B) {
 	b.Cleanup(func() { client.Close() })
 	key := adb.DeviceKey(env.ServerAddr, env.Devices[0].Serial())
 	res := &testResolver{client: client, m: map[string]string{"cch_bench": key}}
-	_, reg := registerTools(b, Config{Resolver: res, DB: db, RatePerMinute: 1 << 30, ScreenCacheTTL: time.Hour})
+	_, reg := registerTools(b, Config{Resolver: res, DB: db, RatePerMinute: 1 << 30})
 	tap, _ := reg.Lookup("android_tap")
 	d, _ := client.Device(key)
 	args := json.RawMessage(`{"connector_channel_id":"cch_bench","x":700,"y":5}`) // status bar: no screen change

@@ -1,0 +1,4 @@
+package android.app;
+
+/** android.app.IUiAutomationConnection (hidden AIDL interface). */
+public interface IUiAutomationConnection {}

@@ -1,0 +1,8 @@
+package android.graphics;
+
+/** android.graphics.Point. */
+public class Point {
+    public int x, y;
+
+    public Point() {}
+}

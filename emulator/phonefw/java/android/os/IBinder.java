@@ -1,0 +1,4 @@
+package android.os;
+
+/** android.os.IBinder: only a handle here. */
+public interface IBinder {}
