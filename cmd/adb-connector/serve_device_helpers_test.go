@@ -399,8 +399,9 @@ func launcherIcon(t *testing.T, env *adbtest.Env, d *emulator.Device, label stri
 
 // touchLine renders a gesture the phone's touchscreen decoded (adb writes
 // taps, long presses and swipes as input events where the shell may: SDK
-// 28 and earlier, or adb root): "touch tap X Y", "touch long_press X Y",
-// "touch swipe X1 Y1 X2 Y2".
+// 28 and earlier, or adb root; elsewhere the phone helper injects them,
+// which the phone records the same way): "touch tap X Y", "touch
+// long_press X Y", "touch swipe X1 Y1 X2 Y2".
 func touchLine(t *android.Touch) string {
 	if t.Kind == "swipe" {
 		return fmt.Sprintf("touch swipe %d %d %d %d", t.From.X, t.From.Y, t.To.X, t.To.Y)
