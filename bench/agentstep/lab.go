@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -13,6 +14,7 @@ import (
 	"github.com/adb-connector/adb-connector/bench/internal/benchtb"
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
 // lab is one profile's setup: a private Debian adb server, one virtual
@@ -37,6 +39,7 @@ type labConfig struct {
 	dir    string // temp dir (serve's data dirs)
 	screen android.ScreenSpec
 	think  time.Duration
+	helper bool // the phone helper on (the phone can run it, the policy allows it)
 }
 
 // startLab starts a lab for profile; everything stops in tb's cleanups.
@@ -46,9 +49,19 @@ func startLab(ctx context.Context, tb *benchtb.TB, cfg labConfig, profile string
 	if err != nil {
 		return nil, err
 	}
+	args := []string{"--adb", env.ServerAddr}
+	if cfg.helper {
+		phone.Android().SetAppProcess(phonefw.Run)
+	} else {
+		conf := filepath.Join(cfg.dir, "helper-off-"+profile+".yaml")
+		if err := os.WriteFile(conf, []byte("policies:\n  default:\n    phone_helper: off\n"), 0o600); err != nil {
+			return nil, err
+		}
+		args = append(args, "--config", conf)
+	}
 	serial := relay.Addr()
 	srv, err := benchtb.StartServe(ctx, benchtb.ServeOptions{Bin: cfg.bin, DataDir: filepath.Join(cfg.dir, "data-"+profile),
-		Args: []string{"--adb", env.ServerAddr}})
+		Args: args})
 	if err != nil {
 		return nil, err
 	}

@@ -75,6 +75,9 @@ type Config struct {
 	// ThinkMS is the untimed pause before each act and single step.
 	ThinkMS int64 `json:"think_ms"`
 	Short   bool  `json:"short"`
+	// Helper: the phone runs the connector's phone helper (app_process on
+	// the host JVM) and serve's policy allows it; false: phone_helper: off.
+	Helper bool `json:"helper"`
 }
 
 // Report is the JSON report.
@@ -118,6 +121,7 @@ func run() (missed bool, err error) {
 	think := flag.Duration("think", 0, "an untimed pause before each act and each single step, as a model's think time between observing and acting "+
 		"(a cache that expires sooner than this is cold for a real agent)")
 	strict := flag.Bool("strict", false, "exit 1 when a target is missed")
+	flag.BoolVar(&cfg.Helper, "helper", true, "our side with the phone helper (needs java, javac, enjarify: make test-deps); -helper=false sets phone_helper: off")
 	tokens := flag.Bool("tokens", false, "measure tokens per observation (objects, lines, since) and the login task as one batch against call by call, on the first -profile (tokens.go)")
 	flag.Parse()
 	set := map[string]bool{}
@@ -168,7 +172,7 @@ func run() (missed bool, err error) {
 	}
 	rep := Report{Time: time.Now().UTC(), Go: runtime.Version(), CPUs: runtime.NumCPU(), Config: cfg, Baseline: baselineDesc, Pass: true}
 	for _, prof := range cfg.Profiles {
-		pr, err := runProfile(ctx, labConfig{bin: *bin, dir: tmp, screen: screen, think: *think}, prof, cfg)
+		pr, err := runProfile(ctx, labConfig{bin: *bin, dir: tmp, screen: screen, think: *think, helper: cfg.Helper}, prof, cfg)
 		if err != nil {
 			return false, fmt.Errorf("%s: %w", prof, err)
 		}
