@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator"
 )
 
 // The step kinds. The first six are measured alone, round after round on a
@@ -54,8 +56,10 @@ type op func(ctx context.Context) error
 // round by round. The screen stays the same: the tap and the swipe land
 // where nothing reacts, the typing goes into the focused username field.
 func (l *lab) measureKinds(ctx context.Context, n int) (map[string][2][]time.Duration, error) {
-	if err := reset(ctx, l.phone.Android(), l.tasks[0]); err != nil {
-		return nil, err
+	for _, p := range []*emulator.Device{l.phone, l.basePhone} {
+		if err := reset(ctx, p.Android(), l.tasks[0]); err != nil {
+			return nil, err
+		}
 	}
 	v, err := l.base.observe(ctx)
 	if err != nil {
@@ -65,8 +69,10 @@ func (l *lab) measureKinds(ctx context.Context, n int) (map[string][2][]time.Dur
 	if !ok {
 		return nil, fmt.Errorf("no username field on the login screen")
 	}
-	if rc := l.phone.Android().Run(ctx, fmt.Sprintf("input tap %d %d", user.X, user.Y), nil, io.Discard, io.Discard); rc != 0 {
-		return nil, fmt.Errorf("focusing the username field: exit %d", rc)
+	for _, p := range []*emulator.Device{l.phone, l.basePhone} {
+		if rc := p.Android().Run(ctx, fmt.Sprintf("input tap %d %d", user.X, user.Y), nil, io.Discard, io.Discard); rc != 0 {
+			return nil, fmt.Errorf("focusing the username field: exit %d", rc)
+		}
 	}
 	w, h := v.W, v.H
 	kinds := []struct {

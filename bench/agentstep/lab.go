@@ -17,17 +17,23 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
-// lab is one profile's setup: a private Debian adb server, one virtual
-// phone with the profile behind a byte-counting relay (the cable), our
-// serve on the same adb server, an agent paired to the phone, and the
-// baseline on the same adb server and phone.
+// lab is one profile's setup: a private Debian adb server, two identical
+// virtual phones with the profile, each behind a byte-counting relay (the
+// cable), our serve on the same adb server with an agent paired to the
+// first phone, and the baseline on the same adb server and the second.
+// A phone each: with the phone helper on, ours holds the phone's one
+// UiAutomation connection, which a stock `uiautomator dump` then cannot
+// have (as on a real phone), so the two sides cannot share a phone.
 type lab struct {
 	profile string
-	phone   *emulator.Device
+	phone   *emulator.Device // ours
 	relay   *benchtb.Relay
 	serial  string
-	ours    *ours
-	base    *baseline
+	// basePhone and baseRelay are the baseline's phone.
+	basePhone *emulator.Device
+	baseRelay *benchtb.Relay
+	ours      *ours
+	base      *baseline
 	tasks   []task
 	// think is the untimed pause between an observation and its act.
 	think time.Duration
@@ -46,6 +52,10 @@ type labConfig struct {
 func startLab(ctx context.Context, tb *benchtb.TB, cfg labConfig, profile string) (*lab, error) {
 	env := adbtest.Start(tb, adbtest.Options{Devices: -1})
 	phone, relay, err := startPhone(ctx, tb, env, profile, cfg.screen)
+	if err != nil {
+		return nil, err
+	}
+	basePhone, baseRelay, err := startPhone(ctx, tb, env, profile, cfg.screen)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +82,9 @@ func startLab(ctx context.Context, tb *benchtb.TB, cfg labConfig, profile string
 	}
 	tb.Cleanup(ag.Close)
 	return &lab{profile: profile, phone: phone, relay: relay, serial: serial,
-		ours:  &ours{srv: srv, ag: ag},
-		base:  newBaseline(env, serial),
+		basePhone: basePhone, baseRelay: baseRelay,
+		ours:      &ours{srv: srv, ag: ag},
+		base:      newBaseline(env, baseRelay.Addr()),
 		tasks: tasks(cfg.screen.Width, cfg.screen.Height), think: cfg.think}, nil
 }
 
@@ -112,10 +123,14 @@ type taskRun struct {
 	observes int
 }
 
-// runOne resets the phone, then runs t on s, measuring the time, the
+// runOne resets s's phone, then runs t on s, measuring the time, the
 // phone's command log and the link's bytes.
 func (l *lab) runOne(ctx context.Context, s side, t task) (taskRun, error) {
-	if err := reset(ctx, l.phone.Android(), t); err != nil {
+	phone, relay := l.phone, l.relay
+	if _, ok := s.(*baseline); ok {
+		phone, relay = l.basePhone, l.baseRelay
+	}
+	if err := reset(ctx, phone.Android(), t); err != nil {
 		return taskRun{}, err
 	}
 	if o, ok := s.(*ours); ok {
@@ -123,20 +138,20 @@ func (l *lab) runOne(ctx context.Context, s side, t task) (taskRun, error) {
 			return taskRun{}, err
 		}
 	}
-	l.phone.Android().ClearCommands()
-	d0, u0 := l.relay.Bytes()
+	phone.Android().ClearCommands()
+	d0, u0 := relay.Bytes()
 	steps, err := runTask(ctx, s, t, l.think)
 	if err != nil {
 		return taskRun{}, err
 	}
-	d1, u1 := l.relay.Bytes()
+	d1, u1 := relay.Bytes()
 	// The task's time is its steps' (the pauses left out).
 	var el time.Duration
 	for _, st := range steps {
 		el += st.Total
 	}
 	r := taskRun{time: el, steps: steps, down: d1 - d0, up: u1 - u0, programs: map[string]int{}}
-	for _, c := range l.phone.Android().Commands() {
+	for _, c := range phone.Android().Commands() {
 		r.commands++
 		for _, argv := range c.Argv {
 			if len(argv) > 0 {
