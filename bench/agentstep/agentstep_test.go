@@ -78,7 +78,7 @@ func TestBaselineTasks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &lab{phone: phone, relay: relay, base: newBaseline(env, relay.Addr()), tasks: tasks(screen.Width, screen.Height)}
+	l := &lab{basePhone: phone, baseRelay: relay, base: newBaseline(env, relay.Addr()), tasks: tasks(screen.Width, screen.Height)}
 	for _, tk := range l.tasks {
 		r, err := l.runOne(ctx, l.base, tk)
 		if err != nil {
