@@ -217,6 +217,7 @@ var toolSpecs = []struct {
 	{keyTool, always},
 	{typeTool, always},
 	{swipeTool, always},
+	{rotateTool, always},
 	{appListTool, always},
 	{appLaunchTool, always},
 	{appStopTool, always},
