@@ -221,6 +221,7 @@ var toolSpecs = []struct {
 	{appListTool, always},
 	{appLaunchTool, always},
 	{appStopTool, always},
+	{permissionTool, always},
 	{openURLTool, always},
 	{recordTool, func(s Set) bool { return s.Files }},
 	{logcatTool, always},

@@ -30,6 +30,8 @@ func cmdDumpsys(c *cmdCtx) int {
 		d.dumpSurfaceFlinger(c, c.args[2:])
 	case "input_method":
 		d.dumpInputMethod(c)
+	case "package":
+		d.dumpPackage(c, c.args[2:])
 	default:
 		// frameworks/native/cmds/dumpsys/dumpsys.cpp: "Can't find
 		// service: NAME" on stderr, and the status stays 0.

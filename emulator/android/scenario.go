@@ -80,6 +80,9 @@ type App struct {
 	Color string `json:"color,omitempty"`
 	// Debuggable apps (android:debuggable, debug builds) accept run-as.
 	Debuggable bool `json:"debuggable,omitempty"`
+	// Permissions are the <uses-permission> names the app requests; the
+	// runtime ones (runtimePermissions) start denied (cmd_permission.go).
+	Permissions []string `json:"permissions,omitempty"`
 }
 
 // ScreenDef is one screen: a UI tree (Root), or a real `uiautomator dump`

@@ -24,6 +24,7 @@ type state struct {
 	checked  map[string]bool
 	scroll   map[string]int
 	settings map[string]string
+	granted  map[string]bool // "package permission" -> a runtime permission granted
 	wmSize   image.Point // override, zero when unset
 	wmDens   int         // override, zero when unset
 	version  uint64      // bumped on every visible change
