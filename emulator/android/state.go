@@ -25,9 +25,9 @@ type state struct {
 	scroll   map[string]int
 	settings map[string]string
 	granted  map[string]bool // "package permission" -> a runtime permission granted
-	wmSize   image.Point // override, zero when unset
-	wmDens   int         // override, zero when unset
-	version  uint64      // bumped on every visible change
+	wmSize   image.Point     // override, zero when unset
+	wmDens   int             // override, zero when unset
+	version  uint64          // bumped on every visible change
 	nextTask int
 	// lastInput is the last user activity (input, wake-up, a timeout
 	// setting changed): the screen times out screen_off_timeout after it.
