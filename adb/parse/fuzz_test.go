@@ -37,6 +37,10 @@ func FuzzWMDensity(f *testing.F) {
 	fuzzString(f, "wm/density_*.txt", func(s string) error { _, err := WMDensity(s); return err })
 }
 
+func FuzzNotifications(f *testing.F) {
+	fuzzString(f, "notification/*.txt", func(s string) error { _, err := Notifications(s); return err })
+}
+
 func FuzzPackagePermissions(f *testing.F) {
 	fuzzString(f, "package/*.txt", func(s string) error {
 		p, err := PackagePermissions(s)

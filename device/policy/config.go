@@ -78,6 +78,9 @@ type Rule struct {
 	MaxScreenshotSide *int `yaml:"max_screenshot_side"`
 	// TextInput: whether android_type_text may type.
 	TextInput *bool `yaml:"text_input"`
+	// Notifications: whether android_notifications may read and open the
+	// notification shade.
+	Notifications *bool `yaml:"notifications"`
 	// Lease and Shell are read and checked here, enforced by the bindings
 	// and android_shell.
 	Lease *Lease `yaml:"lease"`

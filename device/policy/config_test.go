@@ -90,6 +90,7 @@ func TestBadConfigs(t *testing.T) {
 		{"unknown nested key", "policies:\n  default:\n    rate: 3\n", []string{"line 3", "policies.default.rate", "allowed: tags, tools, packages"}},
 		{"wrong type int", "policies:\n  default:\n    rate_per_minute: fast\n", []string{"line 3", "policies.default.rate_per_minute", "whole number", `"fast"`}},
 		{"wrong type bool", "policies:\n  default:\n    text_input: yes please\n", []string{"text_input", "true or false"}},
+		{"notifications not a bool", "policies:\n  default:\n    notifications: maybe\n", []string{"notifications", "true or false"}},
 		{"wrong type list", "adb: 127.0.0.1:5037\n", []string{"line 1", "adb", "want a list"}},
 		{"wrong type mapping", "policies: [a]\n", []string{"policies", "want a mapping of default, rules"}},
 		{"bad duration", "lease_grace: soon\n", []string{"lease_grace", "duration"}},

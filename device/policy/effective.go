@@ -55,6 +55,8 @@ type Effective struct {
 	MaxScreenshotSide int
 	// TextInput: android_type_text may type.
 	TextInput bool
+	// Notifications: android_notifications may run (default true).
+	Notifications bool
 	// Lease and Shell are the lease and android_shell settings, enforced
 	// where bindings and android_shell live.
 	Lease Lease
@@ -153,7 +155,7 @@ func (c *Config) For(d Device) *Effective {
 		return nil
 	}
 	tags := c.TagsOf(d)
-	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true}
+	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true, Notifications: true}
 	e.apply(c.def)
 	for i, r := range c.rules {
 		if slices.ContainsFunc(r.Tags, func(t string) bool { return slices.Contains(tags, t) }) {
@@ -224,6 +226,9 @@ func (e *Effective) apply(r Rule) {
 	}
 	if r.TextInput != nil {
 		e.TextInput = *r.TextInput
+	}
+	if r.Notifications != nil {
+		e.Notifications = *r.Notifications
 	}
 	if r.Lease != nil {
 		e.Lease = *r.Lease

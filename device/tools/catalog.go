@@ -218,6 +218,7 @@ var toolSpecs = []struct {
 	{typeTool, always},
 	{swipeTool, always},
 	{rotateTool, always},
+	{notificationsTool, always},
 	{appListTool, always},
 	{appLaunchTool, always},
 	{appStopTool, always},

@@ -26,14 +26,15 @@ import (
 
 // Rules of adb_connector_policy_refusals_total (a bounded label set).
 const (
-	ruleTool       = "tool"       // the tool is not offered on the device
-	ruleTextInput  = "text_input" // typing is off
-	rulePackage    = "package"    // android_app_launch of a package the policy refuses
-	ruleForeground = "foreground" // acting while a denied package is in front
-	ruleURLScheme  = "url_scheme"
-	ruleURLHost    = "url_host"
-	ruleMaxRecord  = "max_record"
-	rulePolicy     = "policy" // a policyError without a rule
+	ruleTool          = "tool"          // the tool is not offered on the device
+	ruleTextInput     = "text_input"    // typing is off
+	ruleNotifications = "notifications" // android_notifications is off
+	rulePackage       = "package"       // android_app_launch of a package the policy refuses
+	ruleForeground    = "foreground"    // acting while a denied package is in front
+	ruleURLScheme     = "url_scheme"
+	ruleURLHost       = "url_host"
+	ruleMaxRecord     = "max_record"
+	rulePolicy        = "policy" // a policyError without a rule
 )
 
 // actingTools touch the phone's UI: none runs while a denied package is in
@@ -112,6 +113,10 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 	case "android_app_launch":
 		if r := eff.LaunchRefusal(str("package")); r != "" {
 			return refuse(rulePackage, "%s; nothing was started", r)
+		}
+	case "android_notifications":
+		if !eff.Notifications {
+			return refuse(ruleNotifications, "reading the notifications is not allowed on this device by the operator's policy")
 		}
 	case "android_permission":
 		if r := eff.LaunchRefusal(str("package")); r != "" {

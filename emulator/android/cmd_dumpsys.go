@@ -30,6 +30,8 @@ func cmdDumpsys(c *cmdCtx) int {
 		d.dumpSurfaceFlinger(c, c.args[2:])
 	case "input_method":
 		d.dumpInputMethod(c)
+	case "notification":
+		d.dumpNotification(c, c.args[2:])
 	case "package":
 		d.dumpPackage(c, c.args[2:])
 	default:
