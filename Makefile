@@ -35,10 +35,12 @@ deps:
 	@scripts/ensure-adb.sh
 
 # What the tests need besides: promtool for the metrics test, chromium for the console's browser test,
-# smali, enjarify and a JDK for the phone helper (assembled and run on the host JVM; never needed to build).
+# smali, enjarify and a JDK for the phone helper (assembled and run on the host JVM; never needed to build),
+# sshd for the SSH endpoint tests (and bench-scale).
 test-deps: deps $(PROMTOOL)
 	@scripts/ensure-chromium.sh
 	@scripts/ensure-helper-tools.sh
+	@scripts/ensure-sshd.sh
 
 $(PROMTOOL):
 	@scripts/ensure-promtool.sh $(CURDIR)/.bin

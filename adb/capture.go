@@ -8,6 +8,8 @@ import (
 	"image"
 	"image/png"
 	"time"
+
+	"github.com/adb-connector/adb-connector/adb/helper"
 )
 
 // A screenshot leaves the phone one of three ways. `screencap -p` has the
@@ -34,6 +36,12 @@ const (
 	// phone's toybox gzip (Android 9+), inflated and converted on the
 	// host. Unavailable on a phone without gzip.
 	CaptureRawGzip
+	// CaptureHelper is the phone helper's SHOT: the screen scaled to the
+	// size asked for and encoded as JPEG or PNG on the phone
+	// (UiAutomation.takeScreenshot), so only that image crosses the link.
+	// For UseEncoded only (the caller takes the image as it is); chosen
+	// by measurement like the others.
+	CaptureHelper
 
 	numCaptureModes // bound of the arrays indexed by mode
 )
@@ -42,10 +50,10 @@ const (
 // they are tried when nothing is measured yet: PNG, which every phone
 // supports and which costs the least on a slow link, first; then
 // raw-gzip, seldom dearer than raw where the phone has gzip.
-var captureModes = [...]CaptureMode{CapturePNG, CaptureRawGzip, CaptureRaw}
+var captureModes = [...]CaptureMode{CapturePNG, CaptureRawGzip, CaptureRaw, CaptureHelper}
 
-// String returns "auto", "raw", "png" or "raw-gzip" (the value of the
-// metrics' mode label).
+// String returns "auto", "raw", "png", "raw-gzip" or "helper" (the value
+// of the metrics' mode label).
 func (m CaptureMode) String() string {
 	switch m {
 	case CaptureRaw:
@@ -54,6 +62,8 @@ func (m CaptureMode) String() string {
 		return "png"
 	case CaptureRawGzip:
 		return "raw-gzip"
+	case CaptureHelper:
+		return "helper"
 	}
 	return "auto"
 }
@@ -79,11 +89,21 @@ func (m CaptureMode) needs() string {
 }
 
 // Screenshot is one screen capture from Device.Screenshot: PNG, Image or
-// both are set.
+// both are set; or, for CaptureHelper, PNG or JPEG at the size asked for.
 type Screenshot struct {
-	// Mode is how this capture was taken: CaptureRaw, CapturePNG or
-	// CaptureRawGzip.
+	// Mode is how this capture was taken: CaptureRaw, CapturePNG,
+	// CaptureRawGzip or CaptureHelper.
 	Mode CaptureMode
+	// JPEG is the helper's JPEG (CaptureHelper with ShotRequest.Format
+	// "jpeg"); else nil.
+	JPEG []byte
+	// ScreenWidth and ScreenHeight are the screen's size when the image
+	// was scaled on the phone (CaptureHelper); else zero (the image is the
+	// screen's size).
+	ScreenWidth, ScreenHeight int
+	// Secure: the helper saw a window that forbids capture (FLAG_SECURE),
+	// shown black (CaptureHelper only).
+	Secure bool
 	// PNG is the frame as PNG: the phone's (CapturePNG), or for UsePNG a
 	// raw frame encoded on the host; else nil.
 	PNG []byte
@@ -133,17 +153,39 @@ func (d *Device) CaptureStats() CaptureStats {
 // longer needed. Default timeout: DefaultScreencapTimeout, for both
 // attempts. Counted as a read. Safe for concurrent use.
 func (d *Device) Screenshot(ctx context.Context, use CaptureUse) (*Screenshot, error) {
+	return d.ScreenshotFor(ctx, ShotRequest{Use: use})
+}
+
+// ShotRequest says what a caller makes of a capture: Use, and for
+// UseEncoded the image it will make (longest side at most MaxSide, 0 for
+// the screen's size; Format "png" or "jpeg"; Quality 1-100 for JPEG),
+// which CaptureHelper produces on the phone.
+type ShotRequest struct {
+	Use     CaptureUse
+	MaxSide int
+	Format  string
+	Quality int
+}
+
+// ScreenshotFor is Screenshot for req: with UseEncoded, the phone helper's
+// SHOT is one of the modes measured and chosen among (a CaptureHelper
+// result holds the image made as req says: PNG or JPEG, Width and Height
+// its size, ScreenWidth and ScreenHeight the screen's); otherwise as
+// Screenshot (a result for UseEncoded from another mode is one for
+// UsePixels). Safe for concurrent use.
+func (d *Device) ScreenshotFor(ctx context.Context, req ShotRequest) (*Screenshot, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultScreencapTimeout)
 	defer cancel()
+	use := req.Use
 	mode, probe, limit := d.planCapture(ctx, use)
-	shot, err := d.captureMeasured(ctx, use, mode, probe, limit)
+	shot, err := d.captureMeasured(ctx, req, mode, probe, limit)
 	if err == nil || !(modeFailure(err) || errors.Is(err, errProbeSlow)) {
 		return shot, err
 	}
 	d.capMu.Lock()
 	next := d.cap.best(use, mode)
 	d.capMu.Unlock()
-	shot, err2 := d.captureMeasured(ctx, use, next, false, 0)
+	shot, err2 := d.captureMeasured(ctx, req, next, false, 0)
 	if err2 != nil {
 		if errors.Is(err, errProbeSlow) {
 			return nil, err2
@@ -185,13 +227,14 @@ func (d *Device) planCapture(ctx context.Context, use CaptureUse) (CaptureMode, 
 
 // captureMeasured takes one capture in mode for use (its fetch bounded by
 // limit when it is a probe) and records its costs or its failure.
-func (d *Device) captureMeasured(ctx context.Context, use CaptureUse, mode CaptureMode, probe bool, limit time.Duration) (*Screenshot, error) {
+func (d *Device) captureMeasured(ctx context.Context, req ShotRequest, mode CaptureMode, probe bool, limit time.Duration) (*Screenshot, error) {
+	use := req.Use
 	d.capMu.Lock()
 	// A PNG for pixels is decoded here (and the decode timed) on a probe
 	// or until that cost is known; later ones are decoded by the caller.
-	decode := use == UsePixels && mode == CapturePNG && (probe || d.cap.decode == 0)
+	decode := use != UsePNG && mode == CapturePNG && (probe || d.cap.decode == 0)
 	d.capMu.Unlock()
-	shot, tid, fetch, err := d.capture(ctx, mode, limit)
+	shot, tid, fetch, err := d.capture(ctx, req, mode, limit)
 	var dec, enc time.Duration
 	if err == nil {
 		dec, enc, err = d.hostWork(shot, use, decode)
@@ -253,7 +296,7 @@ func (d *Device) hostWork(shot *Screenshot, use CaptureUse, decode bool) (dec, e
 // to the frame in memory; tid is the transport's id (0 if unknown). A
 // limit (> 0) bounds the capture from the read slot on: past it, the error
 // wraps errProbeSlow.
-func (d *Device) capture(ctx context.Context, mode CaptureMode, limit time.Duration) (_ *Screenshot, tid int64, fetch time.Duration, err error) {
+func (d *Device) capture(ctx context.Context, req ShotRequest, mode CaptureMode, limit time.Duration) (_ *Screenshot, tid int64, fetch time.Duration, err error) {
 	op := "screencap " + mode.String()
 	release, err := d.lim.acquire(ctx, opRead)
 	if err != nil {
@@ -274,7 +317,13 @@ func (d *Device) capture(ctx context.Context, mode CaptureMode, limit time.Durat
 			}
 		}()
 	}
-	shot, tid, err := d.captureStream(cctx, op, mode)
+	var shot *Screenshot
+	if mode == CaptureHelper {
+		shot, tid, err = d.helperShot(cctx, req)
+	} else {
+		d.stockCall(helper.OpShot)
+		shot, tid, err = d.captureStream(cctx, op, mode)
+	}
 	if err != nil {
 		return nil, 0, 0, err
 	}

@@ -36,6 +36,13 @@ import (
 // second failure in a row leaves it to the periodic probes. A new
 // transport (the device reconnected, maybe on another cable or port) or a
 // tracked reconnect (Client.forget) drops what was measured and checked.
+//
+// A fourth mode serves callers that make an image to measure (UseEncoded:
+// a size and a format): the phone helper's SHOT (CaptureHelper), which
+// scales and encodes on the phone, so a 1024 px JPEG crosses the link
+// instead of a full frame. Its fetch is the whole request, the phone's
+// encode included; it is probed and chosen like the others, for that use
+// only, and a phone where the helper cannot serve it fails it as a mode.
 
 // CaptureUse is what the caller makes of a capture, which decides the
 // cheaper mode.
@@ -48,6 +55,10 @@ const (
 	// UsePNG: the whole frame as PNG bytes (Screenshot.PNG: the phone's,
 	// or a raw frame encoded on the host).
 	UsePNG
+	// UseEncoded: an image of ShotRequest's size and format, which the
+	// caller makes from pixels (as UsePixels) or takes as the phone
+	// helper made it (CaptureHelper, only for this use).
+	UseEncoded
 )
 
 // Capture policy constants (see above).
@@ -92,8 +103,11 @@ type CaptureStats struct {
 	Pixels, AsPNG CaptureMode
 	// Pinned is the mode set with SetCaptureMode (CaptureAuto: none).
 	Pinned CaptureMode
-	// Raw, PNG and RawGzip are the fetch measurements of each mode.
-	Raw, PNG, RawGzip ModeStats
+	// Encoded is the mode the next capture for UseEncoded takes.
+	Encoded CaptureMode
+	// Raw, PNG, RawGzip and Helper are the fetch measurements of each
+	// mode.
+	Raw, PNG, RawGzip, Helper ModeStats
 	// Decode is the host's decode of a PNG, Encode its PNG encode of a
 	// raw frame (smoothed; zero until measured).
 	Decode, Encode time.Duration
@@ -119,8 +133,8 @@ type captureState struct {
 func (s *captureState) stats(m CaptureMode) *ModeStats { return &s.modes[m] }
 
 func (s *captureState) snapshot() CaptureStats {
-	return CaptureStats{Pixels: s.choice(UsePixels), AsPNG: s.choice(UsePNG), Pinned: s.pinned,
-		Raw: s.modes[CaptureRaw], PNG: s.modes[CapturePNG], RawGzip: s.modes[CaptureRawGzip],
+	return CaptureStats{Pixels: s.choice(UsePixels), AsPNG: s.choice(UsePNG), Encoded: s.choice(UseEncoded), Pinned: s.pinned,
+		Raw: s.modes[CaptureRaw], PNG: s.modes[CapturePNG], RawGzip: s.modes[CaptureRawGzip], Helper: s.modes[CaptureHelper],
 		Decode: s.decode, Encode: s.encode, Captures: s.since, Probed: s.probed}
 }
 
@@ -132,7 +146,7 @@ func (s *captureState) total(m CaptureMode, use CaptureUse) time.Duration {
 	switch {
 	case st.Fetch == 0:
 		return 0
-	case m == CapturePNG && use == UsePixels:
+	case m == CapturePNG && use != UsePNG:
 		return st.Fetch + s.decode
 	case m != CapturePNG && use == UsePNG:
 		return st.Fetch + s.encode
@@ -143,6 +157,10 @@ func (s *captureState) total(m CaptureMode, use CaptureUse) time.Duration {
 // usable reports whether mode m may be tried: not known to be missing its
 // tool.
 func (s *captureState) usable(m CaptureMode) bool { return !s.modes[m].Unavailable }
+
+// serves reports whether mode m gives what use needs: the helper's image
+// is made for UseEncoded only.
+func (m CaptureMode) serves(use CaptureUse) bool { return m != CaptureHelper || use == UseEncoded }
 
 // unchecked reports whether mode m needs a tool whose presence is not yet
 // known on this connection.
@@ -159,7 +177,7 @@ func (s *captureState) checked(m CaptureMode, present bool) {
 
 // choice is the mode for use: the pinned one (when usable), else best.
 func (s *captureState) choice(use CaptureUse) CaptureMode {
-	if s.pinned != CaptureAuto && s.usable(s.pinned) {
+	if s.pinned != CaptureAuto && s.usable(s.pinned) && s.pinned.serves(use) {
 		return s.pinned
 	}
 	return s.best(use, CaptureAuto)
@@ -172,13 +190,13 @@ func (s *captureState) best(use CaptureUse, not CaptureMode) CaptureMode {
 	var best, plain CaptureMode
 	var bt time.Duration
 	for _, m := range captureModes {
-		if m == not || !s.usable(m) {
+		if m == not || !s.usable(m) || !m.serves(use) {
 			continue
 		}
 		if t := s.total(m, use); t > 0 && (bt == 0 || t < bt) {
 			best, bt = m, t
 		}
-		if m.needs() == "" && (plain == CaptureAuto || s.modes[m].Failures < s.modes[plain].Failures) {
+		if m.needs() == "" && m != CaptureHelper && (plain == CaptureAuto || s.modes[m].Failures < s.modes[plain].Failures) {
 			plain = m
 		}
 	}
@@ -195,7 +213,7 @@ func (s *captureState) plan(use CaptureUse, now time.Time) (mode CaptureMode, pr
 	if mode == s.pinned || s.probing || !s.measured() {
 		return mode, false, 0
 	}
-	next := s.probeTarget(mode, now)
+	next := s.probeTarget(mode, use, now)
 	if next == CaptureAuto {
 		return mode, false, 0
 	}
@@ -220,11 +238,11 @@ func (s *captureState) measured() bool {
 // none: first a usable mode short of its two samples (fewest first) that
 // has not failed twice in a row; else, when a probe is due, the next mode
 // after the last probed one, in turn.
-func (s *captureState) probeTarget(chosen CaptureMode, now time.Time) CaptureMode {
+func (s *captureState) probeTarget(chosen CaptureMode, use CaptureUse, now time.Time) CaptureMode {
 	next := CaptureAuto
 	for _, m := range captureModes {
 		st := s.modes[m]
-		if m == chosen || !s.usable(m) || st.Samples >= 2 || st.Failures >= 2 {
+		if m == chosen || !s.usable(m) || !m.serves(use) || st.Samples >= 2 || st.Failures >= 2 {
 			continue
 		}
 		if next == CaptureAuto || st.Samples < s.modes[next].Samples {
@@ -241,7 +259,7 @@ func (s *captureState) probeTarget(chosen CaptureMode, now time.Time) CaptureMod
 		}
 	}
 	for i := 1; i <= len(captureModes); i++ {
-		if m := captureModes[(last+i)%len(captureModes)]; m != chosen && s.usable(m) {
+		if m := captureModes[(last+i)%len(captureModes)]; m != chosen && s.usable(m) && m.serves(use) {
 			return m
 		}
 	}
@@ -318,5 +336,5 @@ func (s *captureState) fail(m CaptureMode, probe bool) {
 // (or, for CaptureRawGzip, no gzip on the phone). A context end, a busy, offline or unauthorized device fail the
 // call as they are.
 func modeFailure(err error) bool {
-	return errors.Is(err, ErrProtocol) || errors.Is(err, ErrOutputTooLarge) || errors.Is(err, errNoGzip)
+	return errors.Is(err, ErrProtocol) || errors.Is(err, ErrOutputTooLarge) || errors.Is(err, errNoGzip) || errors.Is(err, errHelperUnavailable)
 }

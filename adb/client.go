@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -16,8 +17,19 @@ import (
 // Config configures a Client. The zero value talks to the local adb server
 // at 127.0.0.1:5037.
 type Config struct {
-	// Endpoints are adb servers as "host:port". Default [DefaultEndpoint].
+	// Endpoints are adb servers as "host:port", or names of Dialers
+	// entries. Default [DefaultEndpoint].
 	Endpoints []string
+	// Dialers open the connections of the endpoints they name, instead of
+	// TCP to a "host:port" (e.g. channels of an SSH connection to a lab
+	// host, whose adb server listens on its loopback only). Such an
+	// endpoint is a name: device keys are "NAME/SERIAL", so it holds no
+	// "/"; it is never normalized and never started locally. A failed
+	// dial is tracking's "server down", retried with its backoff. The
+	// connections should be sockets (syscall.Conn): an idle session is
+	// checked with a non-blocking peek, and deadlines are set on them.
+	// Default: none.
+	Dialers map[string]DialFunc
 	// StartLocalServer starts the adb server of a loopback endpoint that does
 	// not answer (`adb -P PORT start-server`): at New, and again whenever
 	// tracking finds it down (with tracking's backoff). Default false.
@@ -39,6 +51,10 @@ type Config struct {
 	// the touchscreen's /dev/input node over one open stream per device,
 	// with `input` where that is not possible (touch.go).
 	NoTouchEvents bool
+	// NoHelper never starts the resident phone helper (helper_run.go):
+	// every operation takes the stock commands. Default false: the helper
+	// runs where it can, per device unless Device.SetHelper turned it off.
+	NoHelper bool
 	// StreamIdle is how long a device's open streams (the shell session,
 	// the touch stream) stay open unused before they are closed: a shelf
 	// of idle phones then holds no stream, FD or goroutine for them, and
@@ -46,6 +62,10 @@ type Config struct {
 	// DefaultStreamIdle; negative: kept until the device goes away.
 	StreamIdle time.Duration
 }
+
+// DialFunc opens one connection to an adb server; ctx bounds the dial
+// (Config.DialTimeout), not the connection's life.
+type DialFunc func(ctx context.Context) (net.Conn, error)
 
 // DefaultStreamIdle is Config.StreamIdle's default: longer than an
 // agent's pause between two steps, so a working phone keeps its streams.
@@ -100,9 +120,11 @@ func (it *idleTimer) stop() {
 // Client talks to one or more adb servers. It is safe for concurrent use.
 // Close stops tracking and waits for its goroutines.
 type Client struct {
-	cfg       Config
-	log       *slog.Logger
-	endpoints []string
+	cfg          Config
+	helperCounts helperCounters
+	helperCfg    helperConfig
+	log          *slog.Logger
+	endpoints    []string
 
 	ctx    context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -136,11 +158,14 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	if len(eps) == 0 {
 		eps = []string{DefaultEndpoint}
 	}
-	c := &Client{cfg: cfg, log: cfg.Logger, devices: map[string]*Device{},
+	c := &Client{cfg: cfg, log: cfg.Logger, devices: map[string]*Device{}, helperCfg: defaultHelperConfig(),
 		keep: map[string]map[string]*keptDevice{}, reattaching: map[string]bool{}}
 	seen := map[string]bool{}
 	for _, ep := range eps {
 		n, err := normalizeEndpoint(ep)
+		if cfg.Dialers[ep] != nil {
+			n, err = ep, checkEndpointName(ep)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +176,7 @@ func New(ctx context.Context, cfg Config) (*Client, error) {
 	}
 	if cfg.StartLocalServer {
 		for _, ep := range c.endpoints {
-			if isLoopback(ep) {
+			if c.startable(ep) {
 				if err := c.ensureLocalServer(ctx, ep); err != nil {
 					return nil, err
 				}
@@ -186,6 +211,7 @@ func (c *Client) Close() error {
 	c.closed = true
 	devs := slices.Collect(maps.Values(c.devices))
 	c.mu.Unlock()
+	c.closeHelpers(devs)
 	c.cancel()
 	for _, d := range devs {
 		d.closeTouch()
@@ -238,7 +264,7 @@ func (c *Client) Devices(ctx context.Context) ([]DeviceInfo, error) {
 }
 
 func (c *Client) endpointDevices(ctx context.Context, ep string) ([]DeviceInfo, error) {
-	s, err := hostQuery(ctx, ep, "host:devices-l", c.cfg.DialTimeout)
+	s, err := c.hostQuery(ctx, ep, "host:devices-l")
 	if err != nil {
 		return nil, fmt.Errorf("devices %s: %w", ep, err)
 	}
@@ -303,6 +329,7 @@ func (c *Client) forget(key string) {
 	if d != nil {
 		d.resetCache()
 		d.resetTouch()
+		d.resetHelper()
 		d.closeSession()
 	}
 }

@@ -90,7 +90,7 @@ func TestStartLocalServer(t *testing.T) {
 	}
 	t.Cleanup(func() {
 		// The started server is a daemon: stop it through the protocol.
-		if hc, err := dialHost(context.Background(), ep, 0); err == nil {
+		if hc, err := c.dialHost(context.Background(), ep); err == nil {
 			_ = hc.send("host:kill")
 			_, _ = hc.br.ReadByte()
 			hc.Close()

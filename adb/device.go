@@ -29,6 +29,10 @@ type Device struct {
 
 	touch touchState // the touch event path (touch.go)
 
+	helper     helperState                  // the resident phone helper (helper_run.go)
+	helperTid  atomic.Int64                 // transport of the helper's last stream
+	helperSnap atomic.Pointer[HelperStatus] // HelperStatus, as of the last helper operation
+
 	capMu sync.Mutex
 	cap   captureState // how screenshots are taken (capture.go)
 
@@ -71,7 +75,7 @@ func (d *Device) open(ctx context.Context, service string) (*hostConn, error) {
 	if d.c.isClosed() {
 		return nil, ErrClosed
 	}
-	hc, err := openService(ctx, d.endpoint, d.serial, service, d.c.cfg.DialTimeout)
+	hc, err := d.c.openService(ctx, d.endpoint, d.serial, service)
 	if err != nil {
 		return nil, &DeviceError{Key: d.key, Op: "open", Err: err}
 	}

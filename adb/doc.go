@@ -77,6 +77,18 @@
 // always uses `input`. Errors, deadlines and serialization are the same on
 // both paths (touch.go).
 //
+// # Phone helper
+//
+// On Android 10 (SDK 29) and later, UI dumps, taps, swipes, keys (while it
+// runs), text in any script and screenshots made to measure go first to a
+// resident helper of ours (package helper's protocol; helper_run.go,
+// helper_ops.go): pushed by content hash to /data/local/tmp, run with
+// app_process on one shell v2 stream, stopped after Config.StreamIdle,
+// retried with backoff after a failure. Every operation falls back to the
+// stock commands; an action the helper took and never confirmed is an
+// error, never played twice. Config.NoHelper and Device.SetHelper turn it
+// off; HelperStatus and Client.HelperCounts report it.
+//
 // # gadb
 //
 // The known defects of gadb v0.1.0 (legacy shell without exit

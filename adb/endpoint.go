@@ -37,6 +37,15 @@ func normalizeEndpoint(ep string) (string, error) {
 	return net.JoinHostPort(host, port), nil
 }
 
+// checkEndpointName checks the name of an endpoint with a dialer of its
+// own (Config.Dialers): it starts device keys, "NAME/SERIAL".
+func checkEndpointName(name string) error {
+	if strings.TrimSpace(name) != name || name == "" || strings.Contains(name, "/") {
+		return fmt.Errorf("adb endpoint %q: a dialer's name must be non-empty, without spaces around or \"/\"", name)
+	}
+	return nil
+}
+
 // isLoopback reports whether endpoint's host is this machine.
 func isLoopback(endpoint string) bool {
 	host, _, err := net.SplitHostPort(endpoint)
@@ -50,12 +59,18 @@ func isLoopback(endpoint string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// startable reports whether ep's adb server is this machine's, which
+// StartLocalServer may start: a loopback address dialled over TCP.
+func (c *Client) startable(ep string) bool {
+	return c.cfg.Dialers[ep] == nil && isLoopback(ep)
+}
+
 // ServerVersion returns the adb server's host protocol version
 // (host:version, e.g. 41). Default timeout: 5 s.
 func (c *Client) ServerVersion(ctx context.Context, endpoint string) (int, error) {
 	ctx, cancel := withDefaultTimeout(ctx, 5*time.Second)
 	defer cancel()
-	s, err := hostQuery(ctx, endpoint, "host:version", c.cfg.DialTimeout)
+	s, err := c.hostQuery(ctx, endpoint, "host:version")
 	if err != nil {
 		return 0, fmt.Errorf("adb version %s: %w", endpoint, err)
 	}
@@ -123,7 +138,7 @@ func (c *Client) Disconnect(ctx context.Context, endpoint, addr string) error {
 func (c *Client) netDeviceQuery(ctx context.Context, endpoint, op, addr string, okPrefixes ...string) error {
 	ctx, cancel := withDefaultTimeout(ctx, 10*time.Second)
 	defer cancel()
-	s, err := hostQuery(ctx, endpoint, "host:"+op+":"+addr, c.cfg.DialTimeout)
+	s, err := c.hostQuery(ctx, endpoint, "host:"+op+":"+addr)
 	if err != nil {
 		return fmt.Errorf("%s %s: %w", op, addr, err)
 	}

@@ -29,7 +29,7 @@ func (d *Device) Forward(ctx context.Context, local, remote string) (string, err
 	}
 	ctx, cancel := withDefaultTimeout(ctx, 5*time.Second)
 	defer cancel()
-	hc, err := dialHost(ctx, d.endpoint, d.c.cfg.DialTimeout)
+	hc, err := d.c.dialHost(ctx, d.endpoint)
 	if err != nil {
 		return "", fmt.Errorf("forward: %w", err)
 	}
@@ -60,7 +60,7 @@ func (d *Device) ForwardRemove(ctx context.Context, local string) error {
 	}
 	ctx, cancel := withDefaultTimeout(ctx, 5*time.Second)
 	defer cancel()
-	hc, err := dialHost(ctx, d.endpoint, d.c.cfg.DialTimeout)
+	hc, err := d.c.dialHost(ctx, d.endpoint)
 	if err != nil {
 		return fmt.Errorf("forward remove: %w", err)
 	}

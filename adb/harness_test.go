@@ -169,9 +169,16 @@ type testDevice struct {
 // it is listed in state "device".
 func startDevice(t *testing.T, c *Client, adb *adbserver.Server) *testDevice {
 	t.Helper()
-	ctx := t.Context()
 	be := newFakeBackend()
-	srv, err := adbd.Listen(ctx, be, adbd.Options{})
+	return startBackend(t, c, adb, be, be)
+}
+
+// startBackend is startDevice with the device served by run (which may
+// wrap be, the scripted part).
+func startBackend(t *testing.T, c *Client, adb *adbserver.Server, be *fakeBackend, run adbd.Backend) *testDevice {
+	t.Helper()
+	ctx := t.Context()
+	srv, err := adbd.Listen(ctx, run, adbd.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

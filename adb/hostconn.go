@@ -36,23 +36,29 @@ type hostConn struct {
 	stop func() bool
 }
 
-// dialHost connects to the adb server at addr. The connection is closed when
-// ctx is done.
-func dialHost(ctx context.Context, addr string, timeout time.Duration) (*hostConn, error) {
-	if timeout <= 0 {
-		timeout = defaultDialTimeout
+// dialHost connects to the adb server of endpoint ep: through its
+// Config.Dialers entry when it has one, else over TCP to ep. The dial takes
+// at most Config.DialTimeout; the connection is closed when ctx is done.
+func (c *Client) dialHost(ctx context.Context, ep string) (*hostConn, error) {
+	var nc net.Conn
+	var err error
+	if dial := c.cfg.Dialers[ep]; dial != nil {
+		dctx, cancel := context.WithTimeout(ctx, c.cfg.DialTimeout)
+		nc, err = dial(dctx)
+		cancel()
+	} else {
+		d := net.Dialer{Timeout: c.cfg.DialTimeout}
+		nc, err = d.DialContext(ctx, "tcp", ep)
 	}
-	d := net.Dialer{Timeout: timeout}
-	nc, err := d.DialContext(ctx, "tcp", addr)
 	if err != nil {
-		if cerr := ctxError(ctx, "dial "+addr, nil); cerr != nil {
+		if cerr := ctxError(ctx, "dial "+ep, nil); cerr != nil {
 			return nil, cerr
 		}
-		return nil, fmt.Errorf("dial %s: %w: %w", addr, ErrServerUnavailable, err)
+		return nil, fmt.Errorf("dial %s: %w: %w", ep, ErrServerUnavailable, err)
 	}
-	c := &hostConn{nc: nc, br: bufio.NewReaderSize(nc, 64<<10), ctx: ctx}
-	c.stop = context.AfterFunc(ctx, func() { _ = nc.Close() })
-	return c, nil
+	hc := &hostConn{nc: nc, br: bufio.NewReaderSize(nc, 64<<10), ctx: ctx}
+	hc.stop = context.AfterFunc(ctx, func() { _ = nc.Close() })
+	return hc, nil
 }
 
 // Close closes the connection; it is safe to call more than once.
@@ -142,8 +148,8 @@ func (c *hostConn) request(req string) error {
 
 // hostQuery runs a host service that answers with one length-prefixed string
 // (host:version, host:devices-l, host-serial:S:features, ...).
-func hostQuery(ctx context.Context, addr, req string, dialTimeout time.Duration) (string, error) {
-	c, err := dialHost(ctx, addr, dialTimeout)
+func (cl *Client) hostQuery(ctx context.Context, ep, req string) (string, error) {
+	c, err := cl.dialHost(ctx, ep)
 	if err != nil {
 		return "", err
 	}
@@ -154,13 +160,13 @@ func hostQuery(ctx context.Context, addr, req string, dialTimeout time.Duration)
 	return c.readHex()
 }
 
-// openService connects to serial's transport on the adb server at addr and
+// openService connects to serial's transport on the adb server of ep and
 // opens service on the device. The returned connection carries the
 // service's raw stream and knows the transport id (host:tport:serial:,
 // adb 1.0.41+; host:transport: on older servers), so a device that dropped
 // and reconnected during the stream is told apart from one that stayed.
-func openService(ctx context.Context, addr, serial, service string, dialTimeout time.Duration) (*hostConn, error) {
-	c, err := dialHost(ctx, addr, dialTimeout)
+func (cl *Client) openService(ctx context.Context, ep, serial, service string) (*hostConn, error) {
+	c, err := cl.dialHost(ctx, ep)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +180,7 @@ func openService(ctx context.Context, addr, serial, service string, dialTimeout 
 		c.tid = int64(binary.LittleEndian.Uint64(id[:]))
 	} else if fe := (*FailError)(nil); errors.As(err, &fe) && strings.Contains(fe.Message, "unknown host service") {
 		c.Close()
-		if c, err = dialHost(ctx, addr, dialTimeout); err != nil {
+		if c, err = cl.dialHost(ctx, ep); err != nil {
 			return nil, err
 		}
 		err = c.request("host:transport:" + serial)

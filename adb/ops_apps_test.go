@@ -38,7 +38,7 @@ func TestLauncherPackages(t *testing.T) {
 // phone, which does not know the command, once per package as well.
 func TestLaunchableQuery(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile(filepath.Join("..", "emulator", "android", "scenarios", "launcher", "scenario.json"))
+	b, err := os.ReadFile(filepath.Join("..", "emulator", "android", "ui", "scenarios", "launcher", "scenario.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

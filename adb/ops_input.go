@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/adb/helper"
 )
 
 // DefaultInputTimeout bounds input operations (tap, swipe, text, key) when
@@ -136,7 +138,8 @@ func textChunks(text string) ([]string, error) {
 	return out, nil
 }
 
-// Text types text into the focused field. Printable ASCII goes through
+// Text types text into the focused field: through the phone helper when it
+// runs (any script, nothing installed: helper_ops.go); else printable ASCII goes through
 // `input text` (each argument quoted for the device shell); anything else
 // goes through the ADB Keyboard IME when installed (selected with `ime set`,
 // text sent base64-encoded with ADB_INPUT_B64, then the user's IME set
@@ -144,6 +147,13 @@ func textChunks(text string) ([]string, error) {
 // ErrUnsupportedText. Serialized with other inputs. Default timeout:
 // DefaultInputTimeout.
 func (d *Device) Text(ctx context.Context, text string) error {
+	if served, err := d.textHelper(ctx, text); served {
+		if err != nil {
+			return fmt.Errorf("text: %w", err)
+		}
+		return nil
+	}
+	d.stockCall(helper.OpText)
 	chunks, err := textChunks(text)
 	if errors.Is(err, ErrUnsupportedText) {
 		return d.textIME(ctx, text)
@@ -203,6 +213,16 @@ func (d *Device) keys(ctx context.Context, op string, head, keys []string) error
 	if err != nil {
 		return err
 	}
+	if op == "keyevent" {
+		if keys, err = d.keysHelper(ctx, slices.Contains(head, "--longpress"), keys); err != nil || len(keys) == 0 {
+			if err != nil {
+				err = fmt.Errorf("%s: %w", op, err)
+			}
+			return err
+		}
+		argv, _ = keyArgv(head, keys)
+	}
+	d.stockCall(helper.OpKey)
 	cmd, err := QuoteArgs(argv...)
 	if err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adb-connector/adb-connector/adb/helper"
 	"github.com/adb-connector/adb-connector/adb/parse"
 )
 
@@ -36,6 +37,10 @@ var (
 	// ErrUIBusy: the UI never went idle for uiautomator ("ERROR: could not
 	// get idle state.", seen on animated screens); a later dump may work.
 	ErrUIBusy = errors.New("adb: the UI is not idle (animating?)")
+	// ErrUIHeld: another process holds the phone's one UiAutomation
+	// connection (uiautomator2, Appium, a running uiautomator), so no tree
+	// can be read until it lets go; it is never taken from it.
+	ErrUIHeld = errors.New("adb: another tool holds the phone's UiAutomation connection (uiautomator2, Appium, a running uiautomator)")
 )
 
 var pngMagic = []byte("\x89PNG\r\n\x1a\n")
@@ -104,14 +109,19 @@ func tmpName(prefix, ext string) string {
 	return "/data/local/tmp/" + prefix + hex.EncodeToString(r[:]) + ext
 }
 
-// UIDump dumps the UI hierarchy (uiautomator dump to a temporary file, cat,
-// rm) and parses it. A screen with no UI gives ErrScreenOff, one that never
+// UIDump dumps the UI hierarchy and parses it: from the phone helper when
+// it runs (helper_ops.go), else with uiautomator dump to a temporary file,
+// cat, rm. A screen with no UI gives ErrScreenOff, one that never
 // goes idle ErrUIBusy. Serialized with
 // inputs (uiautomator cannot run twice at once, and a dump reflects the
 // inputs before it). Default timeout: DefaultUIDumpTimeout.
 func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultUIDumpTimeout)
 	defer cancel()
+	if root, served, err := d.uiDumpHelper(ctx); served {
+		return root, err
+	}
+	d.stockCall(helper.OpTree)
 	f := tmpName("adbc-ui-", ".xml")
 	// ";" not "&&": uiautomator can be killed after it wrote the file
 	// (it then exits non-zero), and that dump is still whole.
@@ -128,6 +138,11 @@ func (d *Device) UIDump(ctx context.Context) (*parse.UINode, error) {
 	if i < 0 {
 		msg := strings.TrimSpace(string(clip(append(out, res.Stderr...))))
 		switch {
+		case bytes.Contains(out, []byte("already registered")) || bytes.Contains(res.Stderr, []byte("already registered")):
+			// Another process holds the one UiAutomation connection
+			// (AOSP UiAutomationManagerService
+			// registerUiTestAutomationServiceLocked); it may let go.
+			return nil, fmt.Errorf("ui dump: %w", ErrUIHeld)
 		case strings.Contains(msg, "could not get idle state"), strings.HasPrefix(msg, "Killed"):
 			// "Killed": the phone stopped uiautomator (low memory, a
 			// watchdog); a later dump may work.

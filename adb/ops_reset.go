@@ -67,11 +67,14 @@ func (d *Device) ClearData(ctx context.Context, pkg string) error {
 }
 
 // RemoveTempFiles deletes every file this package left on the phone
-// (TempPrefix*: a recording still being written included). Default
+// (TempPrefix*: a recording still being written included, and the phone
+// helper's jar, the helper stopped first). Default
 // timeout: DefaultShellTimeout.
 func (d *Device) RemoveTempFiles(ctx context.Context) error {
 	ctx, cancel := withDefaultTimeout(ctx, DefaultShellTimeout)
 	defer cancel()
+	// The phone helper's jar is one of them: the helper stops first.
+	d.forgetHelperJar(ctx)
 	// The glob is the shell's: TempPrefix holds no character sh treats
 	// specially, so it is not quoted.
 	if _, err := d.shellScript(ctx, opInput, "rm -f "+TempPrefix+"*"); err != nil {

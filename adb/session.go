@@ -8,9 +8,10 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net"
 	"strconv"
 	"time"
+
+	"github.com/adb-connector/adb-connector/internal/tcpopt"
 )
 
 // A shell stream costs the phone more than its command: the host's OPEN and
@@ -157,10 +158,12 @@ func (d *Device) openSession(ctx context.Context) (*shellSession, error) {
 	}
 	sctx, cancel := context.WithCancel(d.c.ctx)
 	stop := context.AfterFunc(ctx, cancel)
-	hc, err := openService(sctx, d.endpoint, d.serial, "shell,v2,raw:", d.c.cfg.DialTimeout)
+	hc, err := d.c.openService(sctx, d.endpoint, d.serial, "shell,v2,raw:")
 	if err == nil {
 		// The shell has not been written to: nothing of it is buffered.
-		hc.br.Reset(quickAckReader{hc.nc})
+		// A session is long-lived: see package tcpopt for why its reads
+		// acknowledge at once (the stderr marker after stdout's).
+		hc.br.Reset(tcpopt.Reader{Conn: hc.nc})
 	}
 	if !stop() || err != nil {
 		cancel()
@@ -173,14 +176,6 @@ func (d *Device) openSession(ctx context.Context) (*shellSession, error) {
 		return nil, err
 	}
 	return &shellSession{hc: hc, cancel: cancel}, nil
-}
-
-// quickAckReader reads conn with quickAck re-armed before every read.
-type quickAckReader struct{ conn net.Conn }
-
-func (r quickAckReader) Read(p []byte) (int, error) {
-	quickAck(r.conn)
-	return r.conn.Read(p)
 }
 
 // newMarker returns a fresh random marker.
@@ -236,6 +231,17 @@ func (d *Device) sessionRun(ctx context.Context, s *shellSession, cmd string) (r
 	}
 	var stdout, stderr bytes.Buffer
 	code, outDone, errDone := 0, false, false
+	// Through a relay (an endpoint with a dialer, e.g. sshd's forwarding)
+	// the adb server's peer is the relay, not us: our quick-ack does not
+	// reach it, and sshd delays its acknowledgements on a connection it
+	// carries no interactive session on (package tcpopt). The adb server
+	// then holds the stderr marker (Nagle) for up to 40 ms after stdout's.
+	// An empty stdin packet once stdout's marker is in makes the relay
+	// write to the adb server, and that write carries the acknowledgement;
+	// adbd takes an empty stdin packet as no input (AOSP
+	// packages/modules/adb/daemon/shell_service.cpp, Subprocess::PassInput
+	// writes only input_bytes_left_ > 0).
+	nudge := d.c.cfg.Dialers[d.endpoint] != nil
 	for !outDone || !errDone {
 		id, payload, err := readShellPacket(s.hc.br)
 		if err != nil {
@@ -246,6 +252,12 @@ func (d *Device) sessionRun(ctx context.Context, s *shellSession, cmd string) (r
 			stdout.Write(payload)
 			if !outDone {
 				code, outDone = stdoutEnd(stdout.Bytes(), mark)
+				if outDone && !errDone && nudge {
+					nudge = false
+					if err := writeStdin(s.hc, ""); err != nil {
+						return Result{}, d.sessionError(ctx, s, err), false
+					}
+				}
 			}
 		case shellStderr:
 			stderr.Write(payload)

@@ -152,12 +152,21 @@ func (d *Device) gesture(ctx context.Context, g gesture, input string) error {
 	// Either path acts on the phone (ActionSeq); the geometry read before
 	// it still holds for it.
 	seq := d.actions.Add(1) - 1
+	// The touch stream where the phone lets the shell write its panel (a
+	// hundred bytes on an open stream, the cheapest); else the phone
+	// helper's injection (Android 10+, where SELinux refuses the panel);
+	// else `input`. Each passes on only what it did not start.
 	if !d.c.cfg.NoTouchEvents {
 		played, err := d.playTouch(ctx, g, seq)
 		if played || err != nil {
+			d.stockCall(gestureOp(g))
 			return err
 		}
 	}
+	if served, err := d.helperGesture(ctx, g); served {
+		return err
+	}
+	d.stockCall(gestureOp(g))
 	_, err = d.runChecked(ctx, input)
 	return err
 }
@@ -316,7 +325,7 @@ func (d *Device) openTouch(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithCancel(d.c.ctx)
 	stop := context.AfterFunc(ctx, cancel) // ctx ends the opening only
-	hc, err := openService(sctx, d.endpoint, d.serial, "shell,v2,raw:: >"+node+" && echo ok && tee "+node, d.c.cfg.DialTimeout)
+	hc, err := d.c.openService(sctx, d.endpoint, d.serial, "shell,v2,raw:: >"+node+" && echo ok && tee "+node)
 	if err != nil {
 		stop()
 		cancel()

@@ -19,6 +19,14 @@ import (
 // cfg says otherwise).
 func touchEnv(t *testing.T, opts adbtest.Options, cfg Config) (*emulator.Device, *Device) {
 	t.Helper()
+	// The phone helper would serve the gestures these tests play.
+	cfg.NoHelper = true
+	return phoneEnv(t, opts, cfg)
+}
+
+// phoneEnv starts one virtual phone and a Client on it.
+func phoneEnv(t *testing.T, opts adbtest.Options, cfg Config) (*emulator.Device, *Device) {
+	t.Helper()
 	env := adbtest.Start(t, opts)
 	cfg.Endpoints = []string{env.ServerAddr}
 	c := newTestClient(t, cfg)
@@ -356,7 +364,7 @@ func TestTouchEventsRefused(t *testing.T) {
 func TestTouchEventsReconnect(t *testing.T) {
 	t.Parallel()
 	env := adbtest.Start(t, adbtest.Options{Rooted: true})
-	c := newTestClient(t, Config{Endpoints: []string{env.ServerAddr}})
+	c := newTestClient(t, Config{Endpoints: []string{env.ServerAddr}, NoHelper: true})
 	vd := env.Devices[0]
 	d, _ := c.Device(DeviceKey(env.ServerAddr, vd.Serial()))
 	ctx := context.Background()

@@ -258,7 +258,7 @@ func (t *tracker) serverDown(ep string) {
 func (t *tracker) run(ctx context.Context, ep string) {
 	backoff := trackBackoffMin
 	up := true // assume up until the first failure, so that is logged
-	start := t.c.cfg.StartLocalServer && isLoopback(ep)
+	start := t.c.cfg.StartLocalServer && t.c.startable(ep)
 	startFailed := false // a failed start was logged at Warn this outage
 	for ctx.Err() == nil {
 		got, err := t.follow(ctx, ep)
@@ -309,7 +309,7 @@ func (t *tracker) run(ctx context.Context, ep string) {
 func (t *tracker) follow(ctx context.Context, ep string) (got bool, err error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	hc, err := dialHost(ctx, ep, t.c.cfg.DialTimeout)
+	hc, err := t.c.dialHost(ctx, ep)
 	if err != nil {
 		return false, err
 	}
@@ -361,7 +361,7 @@ func (t *tracker) follow(ctx context.Context, ep string) (got bool, err error) {
 			// A poll that does not answer in time also detects a hung server
 			// behind a quiet track stream.
 			pctx, pcancel := context.WithTimeout(ctx, trackPollTimeout)
-			s, err := hostQuery(pctx, ep, "host:devices-l", t.c.cfg.DialTimeout)
+			s, err := t.c.hostQuery(pctx, ep, "host:devices-l")
 			pcancel()
 			if err != nil {
 				return got, err

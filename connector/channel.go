@@ -3,6 +3,7 @@ package connector
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 type channelOpenAckPayload struct {
@@ -92,4 +93,13 @@ func (s *Server) PushDescriptor(ctx context.Context, channelID string) error {
 	}
 	c.reply(&Packet{ChannelID: ch.ID}, TypeDescriptorPush, descriptorPayload{Descriptor: d}, nil)
 	return nil
+}
+
+// ChannelLink says whether the channel with this id is open on a live
+// data plane connection (xAgent is connected and uses it) and since when
+// it has been so, or been closed; ok is false for a channel the server
+// does not know (never opened, or released). Operators read it to tell a
+// holder that is working from one that went away. Safe for concurrent use.
+func (s *Server) ChannelLink(id string) (open bool, since time.Time, ok bool) {
+	return s.state.link(id)
 }

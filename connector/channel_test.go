@@ -293,3 +293,37 @@ func TestRestoreAdoptsChannelOfIdleConnectorID(t *testing.T) {
 	}
 	wantError(t, r, connector.TypeError, connector.CodeChannelConnectorMismatch)
 }
+
+// TestChannelLink: ChannelLink says whether a channel is open on a live
+// connection and since when, for the operator's "is the holder still
+// there": open while the socket holds it, closed once the socket goes.
+func TestChannelLink(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOpts{})
+	before := time.Now()
+	c, _, ch := e.openChannel(t)
+	open, since, ok := e.srv.ChannelLink(ch)
+	if !ok || !open || since.Before(before) {
+		t.Fatalf("ChannelLink of an open channel = %v %v %v", open, since, ok)
+	}
+	closedAt := time.Now()
+	c.Close()
+	// The server sees the close on its reader: poll for it.
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(10 * time.Second)
+	for open {
+		select {
+		case <-tick.C:
+		case <-deadline:
+			t.Fatal("the channel still reads open 10 s after its socket closed")
+		}
+		open, since, ok = e.srv.ChannelLink(ch)
+	}
+	if !ok || open || since.Before(closedAt) {
+		t.Errorf("ChannelLink after the socket closed = %v %v %v, want closed since then", open, since, ok)
+	}
+	if _, _, ok := e.srv.ChannelLink("cch_00000000000000000000000000000000"); ok {
+		t.Error("ChannelLink of an unknown channel: ok")
+	}
+}

@@ -37,6 +37,10 @@ type channelRec struct {
 	connectorID string
 	profiles    []string
 	conn        *conn // the connection holding it open, nil when closed
+	// linkSince is when conn last changed (open or closed; the load for
+	// a restored channel): what an operator reads as "up since" or
+	// "gone since".
+	linkSince time.Time
 }
 
 func newState(s *Server) *state {
@@ -86,7 +90,7 @@ func (st *state) load(ctx context.Context) error {
 		if profs != "" {
 			pl = strings.Split(profs, ",")
 		}
-		st.channels[id] = &channelRec{id: id, connectorID: cid, profiles: pl}
+		st.channels[id] = &channelRec{id: id, connectorID: cid, profiles: pl, linkSince: time.Now()}
 	}
 	if err := crows.Err(); err != nil {
 		return err
@@ -143,7 +147,7 @@ func (st *state) connClosed(c *conn) {
 	defer st.mu.Unlock()
 	for _, ch := range st.channels {
 		if ch.conn == c {
-			ch.conn = nil
+			ch.conn, ch.linkSince = nil, time.Now()
 		}
 	}
 	rec := st.connectors[id]
@@ -244,7 +248,7 @@ func (st *state) open(ctx context.Context, c *conn, requested string) (Channel, 
 			st.s.log.Error("channel.open: update channel", "err", err)
 			return Channel{}, &Error{Code: CodeInternal, Message: genericInternalMessage}
 		}
-		rec.connectorID, rec.profiles, rec.conn = connectorID, profiles, c
+		rec.connectorID, rec.profiles, rec.conn, rec.linkSince = connectorID, profiles, c, time.Now()
 		return rec.channel(), nil
 	}
 	id := randomID(channelIDPrefix)
@@ -254,7 +258,7 @@ func (st *state) open(ctx context.Context, c *conn, requested string) (Channel, 
 		st.s.log.Error("channel.open: insert channel", "err", err)
 		return Channel{}, &Error{Code: CodeInternal, Message: genericInternalMessage}
 	}
-	rec := &channelRec{id: id, connectorID: connectorID, profiles: profiles, conn: c}
+	rec := &channelRec{id: id, connectorID: connectorID, profiles: profiles, conn: c, linkSince: time.Now()}
 	st.channels[id] = rec
 	return rec.channel(), nil
 }
@@ -263,7 +267,7 @@ func (st *state) closeChannel(c *conn, id string) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if rec := st.channels[id]; rec != nil && rec.conn == c {
-		rec.conn = nil
+		rec.conn, rec.linkSince = nil, time.Now()
 	}
 }
 
@@ -295,4 +299,16 @@ func (st *state) holder(id string) (Channel, *conn, bool) {
 		return Channel{}, nil, false
 	}
 	return rec.channel(), rec.conn, true
+}
+
+// link is whether channel id is open on a connection and since when it is
+// (or is not); ok is false for an unknown channel.
+func (st *state) link(id string) (open bool, since time.Time, ok bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rec := st.channels[id]
+	if rec == nil {
+		return false, time.Time{}, false
+	}
+	return rec.conn != nil, rec.linkSince, true
 }

@@ -72,7 +72,7 @@ func TestLeaseIdleExpires(t *testing.T) {
 	if err != nil || len(rows) != 1 || rows[0].Reset != "reset-pending" || rows[0].Bound {
 		t.Errorf("devices = %+v %v", rows, err)
 	}
-	if _, err := e.op.Pair(t.Context(), testSerial, 0); err == nil {
+	if _, err := e.op.Pair(t.Context(), testSerial, 0, false); err == nil {
 		t.Error("pairing code issued for a device owing a reset")
 	}
 	if _, err := e.op.ClearReset(t.Context(), testSerial); err != nil {

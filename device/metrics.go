@@ -40,7 +40,7 @@ type serviceCollector struct{ s *Service }
 // server's registry: phones by state per adb server, adb server up,
 // bindings by state, lease ends and resets.
 func (s *Service) Collectors() []prometheus.Collector {
-	return slices.Concat([]prometheus.Collector{serviceCollector{s}}, s.leases.Collectors(), s.resets.Collectors())
+	return slices.Concat([]prometheus.Collector{serviceCollector{s}, helperCollector{s.cfg.ADB}}, s.leases.Collectors(), s.resets.Collectors())
 }
 
 // Describe implements prometheus.Collector.

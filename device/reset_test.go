@@ -123,7 +123,7 @@ func TestResetOnRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	a, _ := authReplyAck(t, r)
-	if _, err := e.op.Approve(t.Context(), a.QRCodeText, key); err == nil || !strings.Contains(err.Error(), "needs a reset") {
+	if _, err := e.op.Approve(t.Context(), a.QRCodeText, key, false); err == nil || !strings.Contains(err.Error(), "needs a reset") {
 		t.Errorf("approval of a needs-reset device = %v", err)
 	}
 	phone.FailNext(0)
@@ -131,7 +131,7 @@ func TestResetOnRelease(t *testing.T) {
 	if owed := e.waitResetEnd(t, key); len(owed) != 0 {
 		t.Fatalf("after a good retry the device owes %+v", owed)
 	}
-	if _, err := e.op.Approve(t.Context(), a.QRCodeText, key); err != nil {
+	if _, err := e.op.Approve(t.Context(), a.QRCodeText, key, false); err != nil {
 		t.Errorf("approval after the retry: %v", err)
 	}
 }

@@ -230,7 +230,7 @@ func TestRequestExpiryAndRefresh(t *testing.T) {
 	if got, _ := authReplyAck(t, st); got.Status != "expired" {
 		t.Errorf("after the TTL: %+v", got)
 	}
-	if _, err := e.op.Approve(t.Context(), first, ""); !errors.Is(err, auth.ErrInvalidRequestCode) {
+	if _, err := e.op.Approve(t.Context(), first, "", false); !errors.Is(err, auth.ErrInvalidRequestCode) {
 		t.Errorf("approving an expired code: %v", err)
 	}
 	st, _ = e.svc.AuthStatus(t.Context(), chn("cch_a"), sessionReq(a.SessionID, true))
@@ -319,7 +319,7 @@ func TestRequestApproved(t *testing.T) {
 	}
 	a, _ := authReplyAck(t, r)
 	m := e.push.mark()
-	key, err := e.op.Approve(t.Context(), a.QRCodeText, "")
+	key, err := e.op.Approve(t.Context(), a.QRCodeText, "", false)
 	if err != nil || key != e.key(0) {
 		t.Fatalf("approve: %q %v", key, err)
 	}
@@ -331,10 +331,10 @@ func TestRequestApproved(t *testing.T) {
 	// A second channel's request cannot take the bound device.
 	r, _ = e.svc.AuthStart(t.Context(), chn("cch_b"), startRequest)
 	b, _ := authReplyAck(t, r)
-	if _, err := e.op.Approve(t.Context(), b.QRCodeText, e.adbEnv.Devices[0].Serial()); !errors.Is(err, binding.ErrDeviceInUse) {
+	if _, err := e.op.Approve(t.Context(), b.QRCodeText, e.adbEnv.Devices[0].Serial(), false); !errors.Is(err, binding.ErrDeviceInUse) {
 		t.Errorf("approving a bound device: %v", err)
 	}
-	if _, err := e.op.Approve(t.Context(), b.QRCodeText, ""); !errors.Is(err, auth.ErrNoFreeDevice) {
+	if _, err := e.op.Approve(t.Context(), b.QRCodeText, "", false); !errors.Is(err, auth.ErrNoFreeDevice) {
 		t.Errorf("approving with no free device: %v", err)
 	}
 }

@@ -49,6 +49,7 @@ func withheldHas(withheld, id string) bool {
 // replaced (a reload).
 func (s *Service) PolicyChanged() {
 	s.leases.Changed()
+	s.applyHelperPolicy()
 	s.mu.RLock()
 	chs := make([]string, 0, len(s.lastSeen))
 	for ch := range s.lastSeen {
@@ -81,6 +82,7 @@ func (s *Service) readManufacturer(key string) {
 		p.manufacturer = props["ro.product.manufacturer"]
 	}
 	s.mu.Unlock()
+	s.applyHelperPolicy(key)
 }
 
 // tagsOf is a device's tags under the policy in force, for `devices`.

@@ -36,7 +36,7 @@ func TestApproveRace(t *testing.T) {
 		for i := range chans {
 			wg.Go(func() {
 				<-start
-				_, errs[i] = e.op.Approve(t.Context(), codes[i], serial)
+				_, errs[i] = e.op.Approve(t.Context(), codes[i], serial, false)
 			})
 		}
 		close(start)

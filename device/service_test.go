@@ -238,7 +238,7 @@ func (e *svcEnv) open(t *testing.T, ch string) connector.DescriptorState {
 func (e *svcEnv) pair(t *testing.T, ch, key string) {
 	t.Helper()
 	_, serial := binding.SplitKey(key)
-	code, err := e.op.Pair(t.Context(), key, 0)
+	code, err := e.op.Pair(t.Context(), key, 0, false)
 	if err != nil {
 		t.Fatalf("pair %s: %v", redact.KeyHint(key), err)
 	}

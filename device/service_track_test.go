@@ -168,7 +168,8 @@ func TestDevicesList(t *testing.T) {
 	ep := e.client.Endpoints()[0]
 	want := []admin.DeviceRow{
 		{Serial: e.adbEnv.Devices[0].Serial(), Endpoint: ep, State: "device", Model: "Pixel_6", Bound: false},
-		{Serial: e.adbEnv.Devices[1].Serial(), Endpoint: ep, State: "device", Model: "Pixel_6", Bound: true},
+		{Serial: e.adbEnv.Devices[1].Serial(), Endpoint: ep, State: "device", Model: "Pixel_6", Bound: true,
+			Holder: &admin.Holder{Channel: "cch_a", ChannelID: "cch_a", BoundSince: e.clock.Now()}},
 	}
 	if e.key(0) > e.key(1) {
 		want[0], want[1] = want[1], want[0]

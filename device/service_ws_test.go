@@ -143,7 +143,7 @@ func TestOverWebSocket(t *testing.T) {
 	if !bytes.Contains(open.Payload, []byte(`"status":"created"`)) {
 		t.Errorf("channel.open.ack: %s", open.Payload)
 	}
-	code, err := e.op.Pair(t.Context(), d0.Serial(), 0)
+	code, err := e.op.Pair(t.Context(), d0.Serial(), 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestOverWebSocket(t *testing.T) {
 	if a.Status != "pending" || a.QRCodeText == "" {
 		t.Fatalf("auth.start request: %+v", a)
 	}
-	if _, err := e.op.Approve(t.Context(), a.QRCodeText, ""); err != nil {
+	if _, err := e.op.Approve(t.Context(), a.QRCodeText, "", false); err != nil {
 		t.Fatal(err)
 	}
 	e.waitStatus(t, chb, "connected", pushDeadline)

@@ -7,12 +7,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb/adbtest/adbserver"
 	"github.com/adb-connector/adb-connector/bench/internal/benchtb"
 	"github.com/adb-connector/adb-connector/bench/internal/procstat"
 	"github.com/adb-connector/adb-connector/device/policy"
+	"github.com/adb-connector/adb-connector/sshtunnel/sshdtest"
 )
 
 // settleIdle is the pause before each idle sample, after serve started or
@@ -30,19 +32,33 @@ type bench struct {
 	tb       *benchtb.TB
 	tmp, bin string
 	adbPorts []int
+	sshd     *sshdtest.Server // nil without -ssh-servers
 }
 
 func (b *bench) run(ctx context.Context) (*Report, error) {
 	cfg := b.cfg
+	runStart := time.Now()
 	rep := &Report{Config: cfg, CPUs: runtime.NumCPU(), Go: runtime.Version(), LoadavgStart: loadavg(),
 		StrayADB: []int{}, Flags: []string{}}
 
 	servers := make([]*adbserver.Server, cfg.Servers)
 	args := []string{"--lease-grace", cfg.LeaseGrace.String(), "--config", filepath.Join(b.tmp, "config.yaml")}
+	if cfg.SSHServers > 0 {
+		sargs, err := b.startSSHD()
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, sargs...)
+	}
 	for i := range servers {
 		servers[i] = adbserver.Start(b.tb)
 		b.adbPorts = append(b.adbPorts, servers[i].Port)
-		args = append(args, "--adb", servers[i].Addr)
+		ep := servers[i].Addr
+		if i >= cfg.Servers-cfg.SSHServers {
+			ep = b.sshd.URL(servers[i].Addr)
+		}
+		rep.Endpoints = append(rep.Endpoints, ep)
+		args = append(args, "--adb", ep)
 	}
 	// The per-channel budget at its maximum: the connector's capacity is
 	// measured, not the policy's 120 calls a minute.
@@ -56,13 +72,10 @@ func (b *bench) run(ctx context.Context) (*Report, error) {
 		return nil, err
 	}
 	b.tb.Cleanup(func() { plog.Close() })
-	ph, err := startPhones(ctx, b.bin, cfg.Phones, cfg.Profile, cfg.Scenario, plog)
+	ph, err := startPhoneProcs(ctx, b.tb, b.bin, cfg, plog)
 	if err != nil {
 		return nil, err
 	}
-	// Cleanups run last first: serve stops, then the phones, then the adb
-	// servers (started first, and killed even if serve restarted one).
-	b.tb.Cleanup(ph.stop)
 
 	slog, err := os.Create(filepath.Join(b.tmp, "serve.log"))
 	if err != nil {
@@ -83,10 +96,10 @@ func (b *bench) run(ctx context.Context) (*Report, error) {
 		return nil, fmt.Errorf("sample with no phone: %w", err)
 	}
 	fmt.Printf("scale: adb connect %d phones over %d adb servers\n", cfg.Phones, cfg.Servers)
-	if rep.PhonesPerServer, err = connect(ctx, servers, ph.Addrs); err != nil {
+	if rep.PhonesPerServer, err = connect(ctx, servers, ph.addrs()); err != nil {
 		return nil, err
 	}
-	serials, err := waitAttached(ctx, srv, cfg.Phones)
+	serials, paths, err := waitAttached(ctx, srv, cfg.Phones)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +107,7 @@ func (b *bench) run(ctx context.Context) (*Report, error) {
 	if rep.Baseline, err = sm.TakeWithTargets(ctx); err != nil {
 		return nil, fmt.Errorf("sample baseline: %w", err)
 	}
-	rep.PhonesRSSKB, _ = procstat.RSSKB(ph.Pid())
+	rep.PhonesRSSKB = ph.rssKB()
 	metricsBefore, err := srv.Metrics(ctx)
 	if err != nil {
 		return nil, err
@@ -116,21 +129,33 @@ func (b *bench) run(ctx context.Context) (*Report, error) {
 		if agents[i], err = bind(ctx, srv, clients[i%len(clients)], serial); err != nil {
 			return nil, err
 		}
+		agents[i].path = paths[serial]
 	}
+	acting := pickActing(agents, cfg.Acting)
 
 	se := procstat.NewSeries(rep.Baseline)
 	sctx, stopSampling := context.WithCancel(ctx)
 	defer stopSampling()
 	go se.Run(sctx, sm, time.Second)
-	cpu0 := b.cpu(srv.Pid(), ph.Pid())
-	fmt.Printf("scale: %d agents acting for %s\n", len(agents), cfg.Duration)
-	l := &load{srv: srv, rec: newRecorder(), think: cfg.Think}
+	cpu0 := b.cpu(srv.Pid(), ph)
+	fmt.Printf("scale: %d agents acting (%d bound) for %s\n", len(acting), len(agents), cfg.Duration)
+	l := newLoad(srv, cfg.Think)
 	lctx, stopLoad := context.WithTimeout(ctx, cfg.Duration)
 	defer stopLoad()
 	loadStart := time.Now()
-	lastAnswer := l.run(lctx, agents)
+	rep.SetupSeconds = round3(loadStart.Sub(runStart).Seconds())
+	lastAnswer := l.run(lctx, acting)
 	elapsed := lastAnswer.Sub(loadStart)
-	cpu1 := b.cpu(srv.Pid(), ph.Pid())
+	cpu1 := b.cpu(srv.Pid(), ph)
+	if cfg.SSHServers > 0 {
+		rep.ByPath = map[string][]OpStats{}
+		for path, r := range l.byPath {
+			rep.ByPath[path], _ = r.stats(elapsed)
+		}
+		if cfg.PathPhase > 0 {
+			rep.PathPhases = b.pathPhases(ctx, srv, ph, acting)
+		}
+	}
 
 	fmt.Println("scale: load stopped; the clients leave; settling for", cfg.Settle)
 	closeClients()
@@ -158,7 +183,7 @@ func (b *bench) run(ctx context.Context) (*Report, error) {
 	rep.LoadSeconds = round3(elapsed.Seconds())
 	rep.CallsPerSecond = round3(float64(rep.Calls) / elapsed.Seconds())
 	rep.CPU = CPU{ServeS: round3(cpu1.serve - cpu0.serve), PhonesS: round3(cpu1.phones - cpu0.phones),
-		ADBServersS: round3(cpu1.adb - cpu0.adb), BenchS: round3(cpu1.bench - cpu0.bench)}
+		ADBServersS: round3(cpu1.adb - cpu0.adb), BenchS: round3(cpu1.bench - cpu0.bench), SSHDS: round3(cpu1.sshd - cpu0.sshd)}
 	if rep.Calls > 0 {
 		rep.CPU.ServeMSCall = round3(rep.CPU.ServeS * 1000 / float64(rep.Calls))
 	}
@@ -167,38 +192,53 @@ func (b *bench) run(ctx context.Context) (*Report, error) {
 }
 
 // waitAttached waits (at most 60 s) until serve lists n phones as
-// "device", and returns their serials.
-func waitAttached(ctx context.Context, srv *benchtb.Serve, n int) ([]string, error) {
+// "device", and returns their serials and each one's path ("ssh" for an
+// endpoint named USER@HOST:PORT, else "direct").
+func waitAttached(ctx context.Context, srv *benchtb.Serve, n int) ([]string, map[string]string, error) {
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	for {
 		rows, err := srv.Devices(ctx)
 		var serials []string
+		paths := map[string]string{}
 		for _, r := range rows {
 			if r.State == "device" {
 				serials = append(serials, r.Serial)
+				paths[r.Serial] = pathDirect
+				if strings.Contains(r.Endpoint, "@") {
+					paths[r.Serial] = pathSSH
+				}
 			}
 		}
 		if err == nil && len(serials) == n {
-			return serials, nil
+			return serials, paths, nil
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("%d phones not all attached to serve after 60 s (%d are; %v)", n, len(serials), err)
+			return nil, nil, fmt.Errorf("%d phones not all attached to serve after 60 s (%d are; %v)", n, len(serials), err)
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
 }
 
-type cpuTimes struct{ serve, phones, adb, bench float64 }
+type cpuTimes struct{ serve, phones, adb, bench, sshd float64 }
 
-// cpu reads the CPU time used so far by serve, the phones' process, the
-// adb servers and this program.
-func (b *bench) cpu(servePid, phonesPid int) cpuTimes {
+// cpu reads the CPU time used so far by serve, the phones' processes, the
+// adb servers, sshd and this program.
+func (b *bench) cpu(servePid int, ph phoneProcs) cpuTimes {
 	var t cpuTimes
 	t.serve, _ = procstat.CPUSeconds(servePid)
-	t.phones, _ = procstat.CPUSeconds(phonesPid)
+	for _, p := range ph {
+		s, _ := procstat.CPUSeconds(p.Pid())
+		t.phones += s
+	}
 	t.bench, _ = procstat.CPUSeconds(os.Getpid())
+	if b.sshd != nil {
+		for _, pid := range b.sshd.Pids() {
+			s, _ := procstat.CPUSeconds(pid)
+			t.sshd += s
+		}
+	}
 	for _, port := range b.adbPorts {
 		for _, pid := range adbserver.Processes(port) {
 			s, _ := procstat.CPUSeconds(pid)

@@ -108,7 +108,14 @@ type agent struct {
 	c      *xagenttest.Client
 	ch     string
 	serial string
+	path   string // pathDirect or pathSSH
 }
+
+// The paths from serve to a phone's adb server.
+const (
+	pathDirect = "direct"
+	pathSSH    = "ssh"
+)
 
 // dial opens n xAgent-like sockets (schema validation off: the bench
 // measures the server, not the client's validator) and says hello on each.
@@ -154,10 +161,27 @@ func bind(ctx context.Context, srv *benchtb.Serve, c *xagenttest.Client, serial 
 // last is answered, after think), until ctx ends; calls under way then are
 // answered before it returns. It returns when the last answer came.
 type load struct {
-	srv   *benchtb.Serve
-	rec   *recorder
-	think time.Duration
-	seq   atomic.Uint64
+	srv    *benchtb.Serve
+	rec    *recorder
+	byPath map[string]*recorder // the same calls by the agent's path
+	think  time.Duration
+}
+
+// callSeq numbers the tool_call_ids of every load of the run: an id used
+// again (with other arguments) would be refused as a replay.
+var callSeq atomic.Uint64
+
+func newLoad(srv *benchtb.Serve, think time.Duration) *load {
+	return &load{srv: srv, rec: newRecorder(), think: think,
+		byPath: map[string]*recorder{pathDirect: newRecorder(), pathSSH: newRecorder()}}
+}
+
+// add records a call in the totals and in its agent's path.
+func (l *load) add(a *agent, op, outcome string, d time.Duration) {
+	l.rec.add(op, outcome, d)
+	if r := l.byPath[a.path]; r != nil {
+		r.add(op, outcome, d)
+	}
 }
 
 func (l *load) run(ctx context.Context, agents []*agent) time.Time {
@@ -191,8 +215,8 @@ func (l *load) call(ctx context.Context, a *agent) {
 	start := time.Now()
 	p, err := a.c.Request(rctx, connector.TypeToolInvoke, a.ch, map[string]any{
 		"tool_id": s.tool, "arguments": s.args(),
-		"context": map[string]string{"tool_call_id": "scale_" + strconv.FormatUint(l.seq.Add(1), 10)}})
-	l.rec.add(s.tool, classify(p, err), time.Since(start))
+		"context": map[string]string{"tool_call_id": "scale_" + strconv.FormatUint(callSeq.Add(1), 10)}})
+	l.add(a, s.tool, classify(p, err), time.Since(start))
 	if err != nil || p.Error != nil || s.download == nil {
 		return
 	}
@@ -200,17 +224,17 @@ func (l *load) call(ctx context.Context, a *agent) {
 		Result json.RawMessage `json:"result"`
 	}
 	if json.Unmarshal(p.Payload, &ack) != nil {
-		l.rec.add("download", outClientError, 0)
+		l.add(a, "download", outClientError, 0)
 		return
 	}
 	url, size, ok := s.download(ack.Result)
 	if !ok {
-		l.rec.add("download", outClientError, 0)
+		l.add(a, "download", outClientError, 0)
 		return
 	}
 	start = time.Now()
 	err = l.srv.Download(rctx, url, size)
-	l.rec.add("download", classify(nil, err), time.Since(start))
+	l.add(a, "download", classify(nil, err), time.Since(start))
 }
 
 // classify names the outcome of a request: ok, its error code, or what

@@ -27,6 +27,17 @@
 //     baseline, but for a small margin and the SQLite reader pool
 //     (procstat.MaxDBFDs).
 //
+// With -ssh-servers K, the last K adb servers are reached through SSH
+// (--adb ssh://USER@127.0.0.1:PORT/127.0.0.1:ADBPORT) to one loopback sshd
+// the benchmark starts (Debian's /usr/sbin/sshd, its own host key and an
+// authorized key made for the run; sshtunnel/sshdtest), one SSH connection
+// per adb server as per lab host. With -acting N only N channels act
+// (balanced over the two paths), the others stay bound and idle. After the
+// main load, two phases of -path-phase each make the same number of
+// channels act on direct phones only, then on SSH phones only: serve's CPU
+// per call on each path, and sshd's, are the SSH path's cost against the
+// direct one in the same run.
+//
 // The per-channel budget of 120 calls a minute is lifted (a config file
 // with rate_per_minute at its maximum) so the connector's capacity, not
 // the policy, is measured; the phones use the `instant` timing profile by
@@ -37,6 +48,7 @@
 //
 //	go run ./bench/scale                 # 64 phones, 2 adb servers, 5 minutes
 //	go run ./bench/scale -short          # 16 phones, 30 s
+//	go run ./bench/scale -phones 256 -phone-procs 4 -servers 8 -ssh-servers 4 -acting 128
 package main
 
 import (
@@ -70,7 +82,11 @@ func main() {
 // Config is the run's shape; it is part of the report.
 type Config struct {
 	Phones         int           `json:"phones"`
+	PhoneProcs     int           `json:"phone_processes"`
 	Servers        int           `json:"adb_servers"`
+	SSHServers     int           `json:"ssh_adb_servers"`
+	Acting         int           `json:"acting_channels"`
+	PathPhase      time.Duration `json:"path_phase"`
 	Sockets        int           `json:"sockets"`
 	Duration       time.Duration `json:"duration"`
 	Think          time.Duration `json:"think"`
@@ -89,7 +105,11 @@ const rssGoalKB = 2048
 func parseFlags() (cfg Config, out, bin string, strict, keep bool, err error) {
 	fs := flag.CommandLine
 	fs.IntVar(&cfg.Phones, "phones", 64, "virtual phones (one channel each)")
+	fs.IntVar(&cfg.PhoneProcs, "phone-procs", 1, "processes the phones are spread over (`adb-connector emulator` each)")
 	fs.IntVar(&cfg.Servers, "servers", 2, "private adb servers; the phones are spread evenly over them")
+	fs.IntVar(&cfg.SSHServers, "ssh-servers", 0, "how many of the adb servers serve reaches through SSH (a loopback sshd the benchmark starts)")
+	fs.IntVar(&cfg.Acting, "acting", 0, "channels acting (balanced over direct and SSH phones); the others stay bound and idle (0: all)")
+	fs.DurationVar(&cfg.PathPhase, "path-phase", 30*time.Second, "with -ssh-servers: after the load, this long with only direct phones acting, then only SSH ones (0: skip)")
 	fs.IntVar(&cfg.Sockets, "sockets", 1, "WebSockets carrying the channels (xAgent carries every user on one)")
 	fs.DurationVar(&cfg.Duration, "duration", 5*time.Minute, "how long the agents act")
 	fs.DurationVar(&cfg.Think, "think", 0, "pause of each agent between its calls (0: a closed loop, the next call once the last is answered)")
@@ -116,8 +136,12 @@ func parseFlags() (cfg Config, out, bin string, strict, keep bool, err error) {
 		}
 	}
 	switch {
-	case cfg.Phones < 1 || cfg.Servers < 1 || cfg.Sockets < 1:
-		err = errors.New("-phones, -servers and -sockets must be at least 1")
+	case cfg.Phones < 1 || cfg.Servers < 1 || cfg.Sockets < 1 || cfg.PhoneProcs < 1:
+		err = errors.New("-phones, -phone-procs, -servers and -sockets must be at least 1")
+	case cfg.SSHServers < 0 || cfg.SSHServers > cfg.Servers:
+		err = errors.New("-ssh-servers: 0 to -servers")
+	case cfg.Acting < 0 || cfg.Acting > cfg.Phones || cfg.PathPhase < 0:
+		err = errors.New("-acting: 0 to -phones; -path-phase not negative")
 	case cfg.Phones > 256:
 		err = errors.New("-phones: at most 256")
 	case cfg.Duration <= 0 || cfg.Settle <= 0 || cfg.LeaseGrace <= 0 || cfg.Think < 0:
@@ -147,7 +171,7 @@ func run() (failed bool, err error) {
 	// A hard bound on the whole run: setup, load, settle and teardown.
 	// Past it the program exits, and its children die with it (they are
 	// started with a parent-death signal).
-	limit := cfg.Duration + cfg.Settle + 10*time.Minute
+	limit := cfg.Duration + 2*cfg.PathPhase + cfg.Settle + 10*time.Minute
 	watchdog := time.AfterFunc(limit, func() {
 		fmt.Fprintf(os.Stderr, "scale: still running after %s; exiting (children are killed with it)\n", limit)
 		os.Exit(2)
@@ -220,6 +244,16 @@ type Report struct {
 	LoadavgEnd   string `json:"loadavg_end"`
 	// PhonesPerServer is how many phones each adb server carries.
 	PhonesPerServer []int `json:"phones_per_server"`
+	// Endpoints are serve's --adb values, in the servers' order.
+	Endpoints []string `json:"endpoints"`
+	// SetupSeconds is from the start to the first call (phones started,
+	// attached, every channel bound).
+	SetupSeconds float64 `json:"setup_s"`
+	// ByPath are the main load's figures per tool on each path ("direct",
+	// "ssh"), the same calls as Ops.
+	ByPath map[string][]OpStats `json:"ops_by_path,omitempty"`
+	// PathPhases are the runs with one path acting at a time.
+	PathPhases []PathPhase `json:"path_phases,omitempty"`
 
 	// Calls are the tool calls answered during the load (downloads not
 	// included), over LoadSeconds: from the first call to the last answer.
@@ -280,6 +314,9 @@ type CPU struct {
 	ServeS      float64 `json:"serve_s"`
 	PhonesS     float64 `json:"phones_s"`
 	ADBServersS float64 `json:"adb_servers_s"`
+	// SSHDS is the loopback sshd's CPU (its listener and one process per
+	// SSH connection): the lab hosts' side of the SSH path.
+	SSHDS       float64 `json:"sshd_s"`
 	BenchS      float64 `json:"bench_client_s"`
 	ServeMSCall float64 `json:"serve_ms_per_call"`
 }

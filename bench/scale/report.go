@@ -54,8 +54,8 @@ func (b *bench) judge(rep *Report) {
 
 func printReport(w io.Writer, rep *Report) {
 	c := rep.Config
-	fmt.Fprintf(w, "\nscale: %d phones on %d adb servers %v, %d channels on %d socket(s), profile %s, %.1f s of load (think %s)\n",
-		c.Phones, c.Servers, rep.PhonesPerServer, c.Phones, c.Sockets, c.Profile, rep.LoadSeconds, c.Think)
+	fmt.Fprintf(w, "\nscale: %d phones in %d process(es) on %d adb servers %v (%d through SSH), %d channels on %d socket(s) (%d acting), profile %s, %.1f s of load (think %s), set up in %.0f s\n",
+		c.Phones, c.PhoneProcs, c.Servers, rep.PhonesPerServer, c.SSHServers, c.Phones, c.Sockets, actingCount(c), c.Profile, rep.LoadSeconds, c.Think, rep.SetupSeconds)
 	fmt.Fprintf(w, "load average: %s at the start, %s at the end (%d CPUs)\n\n", rep.LoadavgStart, rep.LoadavgEnd, rep.CPUs)
 	fmt.Fprintf(w, "%-24s %8s %8s %9s %9s %9s %9s %9s  %s\n", "operation", "calls", "ok", "calls/s", "p50_ms", "p90_ms", "p99_ms", "max_ms", "errors")
 	for _, o := range rep.Ops {
@@ -64,6 +64,7 @@ func printReport(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "%-24s %8d %8s %9.1f\n", "all tool calls", rep.Calls, "", rep.CallsPerSecond)
 	fmt.Fprintf(w, "errors by code: %s\n", codes(rep.Errors))
 	fmt.Fprintf(w, "server tool outcomes: %v\nserver errors sent:   %v\n\n", rep.ServerToolOutcomes, rep.ServerErrorsSent)
+	printPaths(w, rep)
 
 	fmt.Fprintf(w, "%-28s %10s %10s %10s %10s %12s\n", "serve process", "0 phones", "baseline", "peak", "after", "after-base")
 	row := func(name string, f func(procstat.Sample) int64) {
@@ -80,8 +81,8 @@ func printReport(w io.Writer, rep *Report) {
 	fmt.Fprintf(w, "per phone: RSS %.0f kB (baseline - 0 phones; goal <= %d kB: %s), heap %.0f kB, %.2f goroutines, %.2f FDs; under load RSS %+.0f kB (peak - baseline)\n",
 		pp.RSSKB, pp.RSSGoalKB, met(pp.RSSMet), pp.HeapKB, pp.Goroutines, pp.FDs, pp.PeakRSSKB)
 	fmt.Fprintf(w, "virtual phones' own process (excluded above): RSS %d kB\n", rep.PhonesRSSKB)
-	fmt.Fprintf(w, "CPU during the load (s): serve %.1f (%.3f ms a call), phones %.1f, adb servers %.1f, bench client %.1f\n",
-		rep.CPU.ServeS, rep.CPU.ServeMSCall, rep.CPU.PhonesS, rep.CPU.ADBServersS, rep.CPU.BenchS)
+	fmt.Fprintf(w, "CPU during the load (s): serve %.1f (%.3f ms a call), phones %.1f, adb servers %.1f, sshd %.1f, bench client %.1f\n",
+		rep.CPU.ServeS, rep.CPU.ServeMSCall, rep.CPU.PhonesS, rep.CPU.ADBServersS, rep.CPU.SSHDS, rep.CPU.BenchS)
 	l := rep.Leak
 	fmt.Fprintf(w, "after the clients left: goroutines %+d (margin %d), FDs %+d besides the database files (margin %d), database FDs %+d (pool bound %d), RSS %+d kB (not judged): back to baseline: %s\n",
 		l.Goroutines, c.LeakGoroutines, l.FDs, c.LeakFDs, l.DBFDs, procstat.MaxDBFDs, l.RSSKB, met(l.Back))
@@ -89,6 +90,13 @@ func printReport(w io.Writer, rep *Report) {
 	for _, f := range rep.Flags {
 		fmt.Fprintln(w, "FLAG:", f)
 	}
+}
+
+func actingCount(c Config) int {
+	if c.Acting == 0 {
+		return c.Phones
+	}
+	return c.Acting
 }
 
 func met(ok bool) string {

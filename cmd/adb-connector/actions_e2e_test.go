@@ -45,7 +45,7 @@ func TestSwipeListFlow(t *testing.T) {
 		t.Fatalf("until Item 80: %+v", res)
 	}
 	swipes := f.inputs()[before:]
-	if len(swipes) != res.Swipes || !strings.HasPrefix(swipes[0], "input swipe ") {
+	if len(swipes) != res.Swipes || !strings.HasPrefix(swipes[0], "touch swipe ") {
 		t.Errorf("%d swipes reported, the phone ran %v", res.Swipes, swipes)
 	}
 	// The ref of the element is good on the screen_id it came with.

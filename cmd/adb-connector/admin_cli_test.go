@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -53,7 +54,20 @@ func startAdminFixture(t *testing.T) *adminFixture {
 	f.bindings = binding.New(db, binding.Options{ResetOnRelease: func(string) binding.ResetStatus { return binding.ResetPending }})
 	f.pairing = auth.NewPairing(f.bindings, secret, auth.PairingOptions{})
 	f.requests = auth.NewRequests(f.bindings, secret, auth.RequestOptions{Devices: devs})
-	api := operator.New(operator.Config{Bindings: f.bindings, Pairing: f.pairing, Requests: f.requests, Devices: devs, DB: db})
+	// chA's xAgent connection is up, chB's gone: what serve's connector
+	// says of them (connector.Server.ChannelLink).
+	now := time.Now()
+	link := func(ch string) (bool, time.Time, bool) {
+		switch ch {
+		case "chA":
+			return true, now.Add(-5 * time.Minute), true
+		case "chB":
+			return false, now.Add(-2 * time.Hour), true
+		}
+		return false, time.Time{}, false
+	}
+	api := operator.New(operator.Config{Bindings: f.bindings, Pairing: f.pairing, Requests: f.requests, Devices: devs, DB: db,
+		Serve: operator.Serve{Link: link}})
 	closeFn, err := admin.Serve(ctx, admin.SocketPath(dir), api, admin.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -79,7 +93,7 @@ func TestOperatorCommands(t *testing.T) {
 	if err := runDevices([]string{"--data-dir", f.dir}, &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"SERIAL", "ENDPOINT", "STATE", "MODEL", "BOUND", "S1", "127.0.0.1:5037", "device", "Pixel 7", "unauthorized", "false"} {
+	for _, want := range []string{"SERIAL", "ENDPOINT", "STATE", "MODEL", "HOLDER", "XAGENT", "LEASE LEFT", "LAST CALL", "S1", "127.0.0.1:5037", "device", "Pixel 7", "unauthorized", "free"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("devices table lacks %q:\n%s", want, out.String())
 		}
@@ -124,6 +138,54 @@ func TestOperatorCommands(t *testing.T) {
 	if len(rows) != 2 || rows[0]["serial"] != "S1" || rows[0]["bound"] != true || rows[1]["bound"] != true ||
 		rows[0]["endpoint"] != "127.0.0.1:5037" || rows[1]["state"] != "unauthorized" || rows[0]["model"] != "Pixel 7" {
 		t.Errorf("devices --json = %v", rows)
+	}
+
+	// The holders at a glance: label, connection, bound for, lease.
+	out.Reset()
+	if err := runDevices([]string{"--data-dir", f.dir}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	for serial, want := range map[string][]string{
+		"S1": {"chA", "connected 5m0", "no limit"},
+		"S2": {"chB", "disconnected 2h00m ago", "no limit"},
+	} {
+		var line string
+		for l := range strings.Lines(out.String()) {
+			if strings.HasPrefix(l, serial+" ") {
+				line = l
+			}
+		}
+		for _, w := range want {
+			if !strings.Contains(line, w) {
+				t.Errorf("devices: the row of %s lacks %q:\n%s", serial, w, out.String())
+			}
+		}
+	}
+
+	// No free device: how many are bound, how many holders are gone, how to free one.
+	s3, err := f.requests.StartRequest(ctx, "chC")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runCLI(runApprove, s3.Code, "--data-dir", f.dir)
+	if want := "no free online device: 2 bound, 1 of their holders disconnected; `adb-connector devices` shows who holds each, `adb-connector unbind SERIAL` frees one"; err == nil || err.Error() != want {
+		t.Errorf("approve with every device bound: %v\nwant %s", err, want)
+	}
+	// A held phone: no code without --force, and the refusal names the holder.
+	if _, err := runCLI(runPair, "S1", "--data-dir", f.dir); err == nil ||
+		!strings.Contains(err.Error(), "S1 is held by channel chA (connected 5m") || !strings.Contains(err.Error(), "--force") {
+		t.Errorf("pair of a held phone: %v, want a refusal naming chA and --force", err)
+	}
+	if _, err := runCLI(runApprove, s3.Code, "--serial", "S2", "--data-dir", f.dir); err == nil ||
+		!strings.Contains(err.Error(), "held by channel chB (disconnected 2h00m ago)") {
+		t.Errorf("approve onto a held phone: %v, want a refusal naming chB", err)
+	}
+	// --force: the code is issued for when the phone is free; chA keeps it.
+	if out, err := runCLI(runPair, "S1", "--force", "--data-dir", f.dir); err != nil || !strings.Contains(out, "One-time pairing code for S1") {
+		t.Errorf("pair --force of a held phone: %q, %v", out, err)
+	}
+	if bd, err := f.bindings.ByChannel(ctx, "chA"); err != nil || bd.State != binding.Bound {
+		t.Fatalf("pair of a held phone changed the binding: %+v, %v", bd, err)
 	}
 
 	reset()
@@ -237,11 +299,11 @@ func TestOperatorCommandsWithoutServer(t *testing.T) {
 			args []string
 			want []string
 		}{
-			{"devices", runDevices, []string{"x"}, []string{"usage: adb-connector devices [--json]", "-json"}},
-			{"pair", runPair, nil, []string{"usage: adb-connector pair SERIAL", "Prints a one-time code", "-ttl"}},
-			{"pair ttl", runPair, []string{"S", "--ttl", "0s"}, []string{"usage: adb-connector pair SERIAL"}},
-			{"approve", runApprove, nil, []string{"usage: adb-connector approve CODE", "Binds the requesting channel", "-serial"}},
-			{"unbind", runUnbind, []string{"a", "b"}, []string{"usage: adb-connector unbind SERIAL"}},
+			{"devices", runDevices, []string{"x"}, []string{`adb-connector devices: unexpected argument "x" (it takes no arguments)`}},
+			{"pair", runPair, nil, []string{"adb-connector pair: missing SERIAL"}},
+			{"pair ttl", runPair, []string{"S", "--ttl", "0s"}, []string{"adb-connector pair: --ttl 0s: want a positive duration"}},
+			{"approve", runApprove, nil, []string{"adb-connector approve: missing CODE"}},
+			{"unbind", runUnbind, []string{"a", "b"}, []string{`adb-connector unbind: unexpected argument "b" (it takes only SERIAL)`}},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				var out, errOut bytes.Buffer
@@ -252,13 +314,13 @@ func TestOperatorCommandsWithoutServer(t *testing.T) {
 					t.Errorf("stdout = %q, want nothing", out.String())
 				}
 				got := errOut.String()
-				for _, w := range append(tt.want, "-data-dir", dataDirEnv) {
+				for _, w := range append(tt.want, "--help") {
 					if !strings.Contains(got, w) {
-						t.Errorf("usage lacks %q:\n%s", w, got)
+						t.Errorf("stderr lacks %q:\n%s", w, got)
 					}
 				}
-				if n := strings.Count(got, "usage:"); n != 1 {
-					t.Errorf("usage printed %d times:\n%s", n, got)
+				if n := strings.Count(got, "\n"); n != 1 {
+					t.Errorf("%d lines, want one:\n%s", n, got)
 				}
 			})
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/device/audit"
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/store"
 )
 
@@ -46,25 +47,25 @@ type auditOptions struct {
 	poll    time.Duration
 }
 
-func parseAuditFlags(now time.Time, args []string, stderr io.Writer) (auditOptions, error) {
-	fs, dataDir := newAdminFlags("audit", stderr,
-		"usage: adb-connector audit [--since D|TIME] [--until D|TIME] [--device SERIAL] [--channel ID] [--tool ID]",
+func parseAuditFlags(now time.Time, args []string, stdout, stderr io.Writer) (auditOptions, error) {
+	fs, dataDir := newAdminFlags("audit", stdout, "audit [--since WHEN] [--until WHEN] [--device SERIAL] [--channel ID] [--tool ID]\n"+
 		"                           [--outcome ok|CODE] [--limit N] [--json] [--follow] [--data-dir DIR]",
-		"Prints tool calls oldest first, newest last; D is a duration back from now (90m, 2h, 7d), TIME is RFC 3339.")
-	since := fs.String("since", "", "only calls at or after this: a duration back from now (2h, 7d) or an RFC 3339 time")
-	until := fs.String("until", "", "only calls before this: a duration back from now or an RFC 3339 time")
-	dev := fs.String("device", "", "only calls on this device: its serial (or ENDPOINT/SERIAL) or the hint the trail shows (…3F9A, \"tcp #1a2b\")")
-	channel := fs.String("channel", "", "only calls on this connector_channel_id")
-	tool := fs.String("tool", "", "only calls of this tool, e.g. android_tap")
-	outcome := fs.String("outcome", "", "only calls with this outcome: ok or an error code, e.g. device_offline")
+		"Prints the audit trail of tool calls, oldest first, newest last; WHEN is a duration back from now",
+		"(90m, 2h, 7d) or an RFC 3339 time.")
+	since := fs.String("since", "", "only calls at or after `WHEN`: a duration back from now (2h, 7d) or an RFC 3339 time")
+	until := fs.String("until", "", "only calls before `WHEN`: a duration back from now or an RFC 3339 time")
+	dev := fs.String("device", "", "only calls on this device: its `SERIAL` (or ENDPOINT/SERIAL) or the hint the trail shows (…3F9A, \"tcp #1a2b\")")
+	channel := fs.String("channel", "", "only calls on this channel: its `ID` (connector_channel_id) or the short label the trail shows")
+	tool := fs.String("tool", "", "only calls of this tool (`ID`), e.g. android_tap")
+	outcome := fs.String("outcome", "", "only calls with this `OUTCOME`: ok or an error code, e.g. device_offline")
 	limit := fs.Int("limit", audit.DefaultLimit, fmt.Sprintf("print at most the newest N calls (1..%d)", audit.MaxLimit))
 	asJSON := fs.Bool("json", false, "print one JSON object per call (JSON lines)")
 	follow := fs.Bool("follow", false, "keep printing new calls as they are written, until interrupted")
 	poll := fs.Duration("poll-interval", defaultPollInterval, "with --follow, how often to look for new calls")
-	if _, err := parseAdminArgs(fs, args, 0); err != nil {
+	if _, err := parseAdminArgs(fs, args, stderr); err != nil {
 		return auditOptions{}, err
 	}
-	o := auditOptions{dataDir: *dataDir, json: *asJSON, follow: *follow, poll: *poll}
+	o := auditOptions{dataDir: resolveDataDir(*dataDir, stderr), json: *asJSON, follow: *follow, poll: *poll}
 	q, err := audit.Filter{Since: *since, Until: *until, Device: *dev, Channel: *channel,
 		Tool: *tool, Outcome: *outcome, Limit: *limit}.Query(now, flagName)
 	if err != nil {
@@ -83,7 +84,7 @@ func parseAuditFlags(now time.Time, args []string, stderr io.Writer) (auditOptio
 // auditCmd runs `adb-connector audit` until done (or, with --follow, until
 // ctx ends, which is not an error).
 func auditCmd(ctx context.Context, now func() time.Time, args []string, stdout, stderr io.Writer) error {
-	o, err := parseAuditFlags(now(), args, stderr)
+	o, err := parseAuditFlags(now(), args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -168,7 +169,7 @@ func (p *auditPrinter) print(recs []audit.Record) error {
 		if r.Replayed {
 			outcome += " (replayed)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.At.UTC().Format(auditTimeLayout), r.ChannelID,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.At.UTC().Format(auditTimeLayout), redact.ChannelLabel(r.ChannelID),
 			dash(r.DeviceHint), r.ToolID, dash(r.ToolCallID), outcome, r.Latency.String(), string(r.Args))
 	}
 	return tw.Flush()

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strings"
 	"testing"
@@ -116,7 +117,7 @@ func TestAuditCommand(t *testing.T) {
 	if err := auditCmd(t.Context(), time.Now, []string{"--data-dir", p.DataDir}, &table, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"TIME", "CHANNEL", "DEVICE", "TOOL", "OUTCOME", "LATENCY", "ARGS", ch1, hintA, hintB,
+	for _, want := range []string{"TIME", "CHANNEL", "DEVICE", "TOOL", "OUTCOME", "LATENCY", "ARGS", redact.ChannelLabel(ch1), hintA, hintB,
 		"android_tap", "invalid_arguments", `{"format":"jpeg"}`} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
@@ -244,8 +245,8 @@ func TestAuditFlagErrors(t *testing.T) {
 	t.Run("unknown flag", func(t *testing.T) {
 		var errOut bytes.Buffer
 		if err := auditCmd(t.Context(), time.Now, []string{"--sinse", "1h"}, io.Discard, &errOut); err == nil ||
-			!strings.Contains(errOut.String(), "usage: adb-connector audit") {
-			t.Errorf("err %v, stderr %q: want the usage", err, errOut.String())
+			errOut.String() != "adb-connector audit: unknown flag --sinse (did you mean --since?); see adb-connector audit --help\n" {
+			t.Errorf("err %v, stderr %q: want one line with the closest flag", err, errOut.String())
 		}
 	})
 }
@@ -272,9 +273,10 @@ func TestAuditRetentionFlag(t *testing.T) {
 	} {
 		t.Run(strings.Join(tc.args, " ")+" env="+tc.env, func(t *testing.T) {
 			t.Setenv("ADB_CONNECTOR_AUDIT_RETENTION", tc.env)
-			cfg, err := parseServeFlags(tc.args, io.Discard)
-			if err == nil && cfg.Device.envErr != nil {
-				err = cfg.Device.envErr
+			var errOut bytes.Buffer
+			cfg, err := parseServeFlags(tc.args, &errOut)
+			if err != nil {
+				err = fmt.Errorf("%w: %s", err, errOut.String())
 			}
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {

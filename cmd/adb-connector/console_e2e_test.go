@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"net/http"
 	"net/url"
 	"os"
@@ -24,6 +25,7 @@ import (
 	"github.com/adb-connector/adb-connector/adb/adbtest"
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/device/auth"
+	"github.com/adb-connector/adb-connector/device/redact"
 )
 
 var updateScreenshots = flag.Bool("update-screenshots", false, "rewrite docs/console/*.png from the browser test")
@@ -277,6 +279,9 @@ func TestConsoleBrowser(t *testing.T) {
 	if !strings.Contains(list, "shelf-a") || !strings.Contains(list, "free") {
 		t.Errorf("devices page shows no tag or free phone:\n%s", list)
 	}
+	b.wantCounts(t, 2, 0, 0)
+	b.fits360(t, "devices page")
+	titles := b.titles(t)
 	// Thumbnails on screen are taken again every 2 s by the page's script;
 	// one scrolled out of sight is not.
 	b.do(t, "a small screen", chromedp.EmulateViewport(360, 200),
@@ -308,17 +313,36 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Fatalf("pairing with the console's code: %+v", ack)
 	}
 	b.do(t, "bound shown live", chromedp.WaitVisible(chromedp.CSS("#status .bound")))
-	if st := b.text(t, "#status"); !strings.Contains(st, ch) || !strings.Contains(st, "29m") && !strings.Contains(st, "30m") {
-		t.Errorf("status after pairing shows no channel or lease left:\n%s", st)
+	label := redact.ChannelLabel(ch)
+	if st := b.text(t, "#status"); !strings.Contains(st, label) || !strings.Contains(st, "connected") ||
+		!strings.Contains(st, "29m") && !strings.Contains(st, "30m") {
+		t.Errorf("status after pairing shows no holder label, connection or lease left:\n%s", st)
+	}
+	// A phone another channel holds is offered no pairing code nor approval.
+	b.do(t, "hand out withheld", chromedp.WaitVisible(chromedp.ID("held")))
+	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#pair, #code").length`)); err != nil || n != 0 {
+		t.Errorf("a held phone's page offers a pairing code or an approval (%d, %v)", n, err)
 	}
 	if pk := a.invoke(t, ch, "android_device_status", map[string]any{}); pk.Error != nil {
 		t.Fatalf("device status: %+v", pk.Error)
 	}
 	b.do(t, "last calls shown live", chromedp.WaitVisible(chromedp.CSS("#calls table")))
+	b.poll(t, "last call in the holder, live", `document.querySelector("#status .lastcall")?.textContent.startsWith("android_device_status ok")`)
 	// Again, so the screenshots show no (spent) pairing code.
 	b.do(t, "device page", chromedp.Navigate(devicePage), chromedp.WaitVisible(chromedp.CSS("#calls table")))
 	b.screenshot(t, "device", 1280)
 	b.screenshot(t, "device-360", 360)
+	b.do(t, "devices page", chromedp.Navigate(c+"/"), chromedp.WaitVisible(chromedp.CSS("#devlist .bound")))
+	if list := b.text(t, "#devlist"); !strings.Contains(list, label) || !strings.Contains(list, "connected") ||
+		!strings.Contains(list, "android_device_status") {
+		t.Errorf("devices page shows no holder (label, connection, last call):\n%s", list)
+	}
+	b.wantCounts(t, 1, 1, 0)
+	// The filter: only the phone in use.
+	b.do(t, "filter in use", chromedp.Navigate(c+"/?show=in-use"), chromedp.WaitVisible(chromedp.ID("devlist")))
+	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#devlist article").length`)); err != nil || n != 1 {
+		t.Errorf("filter in use: %d cards, %v; want 1", n, err)
+	}
 	b.do(t, "devices page", chromedp.Navigate(c+"/"), chromedp.WaitVisible(chromedp.CSS("#devlist .bound")))
 	b.screenshot(t, "devices", 1280)
 	b.screenshot(t, "devices-360", 360)
@@ -329,10 +353,17 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Fatalf("press key: %+v", pk.Error)
 	}
 	b.do(t, "audit row live", chromedp.WaitVisible(chromedp.CSS("#audit-rows tr.new")))
-	if row := b.text(t, "#audit-rows tr.new"); !strings.Contains(row, "android_press_key") || !strings.Contains(row, ch) {
+	if row := b.text(t, "#audit-rows tr.new"); !strings.Contains(row, "android_press_key") || !strings.Contains(row, label) {
 		t.Errorf("live audit row: %q", row)
 	}
 	b.screenshot(t, "audit", 1280)
+	b.fits360(t, "audit page")
+	b.do(t, "a phone's audit", chromedp.EmulateViewport(360, 800))
+	b.poll(t, "the outcome of the newest call seen at 360 px without scrolling sideways",
+		`(() => { const r = document.querySelector("#audit-rows tr .outcome").getBoundingClientRect(); return r.width > 0 && r.left >= 0 && r.right <= 360; })()`)
+	b.do(t, "a desk screen", chromedp.EmulateViewport(1280, 900))
+	b.do(t, "device page", chromedp.Navigate(devicePage), chromedp.WaitVisible(chromedp.CSS("#calls table")))
+	b.fits360(t, "device page")
 
 	// A forged CSRF token is refused and nothing is done: still bound.
 	b.do(t, "device page", chromedp.Navigate(devicePage), chromedp.WaitEnabled(chromedp.ID("unbind")),
@@ -378,18 +409,27 @@ func TestConsoleBrowser(t *testing.T) {
 	// approves it there and the requesting channel holds that phone.
 	other := c + "/device?d=" + url.QueryEscape(adb.DeviceKey(cs.env.ServerAddr, serials[1]))
 	b.do(t, "other device page", chromedp.Navigate(other), chromedp.WaitVisible(chromedp.ID("requests")))
+	// Disabled buttons look disabled: the free phone's Unbind is grey, not red.
+	b.poll(t, "a disabled Unbind looks disabled", `(() => { const s = getComputedStyle(document.getElementById("unbind"));
+		return document.getElementById("unbind").disabled && s.backgroundColor === "rgb(228, 231, 235)" && s.cursor === "not-allowed"; })()`)
 	ch2 := a.open(t)
 	_, start := a.request(t, connector.TypeAuthStart, ch2, map[string]any{"flow_id": auth.FlowRequest})
 	if start.Status != "pending" || start.QRCodeText == "" {
 		t.Fatalf("auth.start device_request: %+v", start)
 	}
+	// The waiting code is on the Devices page too.
+	b.do(t, "devices page", chromedp.Navigate(c+"/"), chromedp.WaitVisible(chromedp.CSS("#requests .code")))
+	if got := b.text(t, "#requests li .code"); got != start.QRCodeText {
+		t.Errorf("devices page: waiting request code %q, want %q", got, start.QRCodeText)
+	}
+	b.do(t, "other device page", chromedp.Navigate(other), chromedp.WaitVisible(chromedp.ID("requests")))
 	b.do(t, "request shown live", chromedp.WaitVisible(chromedp.CSS("#requests li button")))
 	if got := b.text(t, "#requests li .code"); got != start.QRCodeText {
 		t.Errorf("waiting request code %q, want %q", got, start.QRCodeText)
 	}
 	b.do(t, "approve", chromedp.Click(chromedp.CSS("#requests li button")), chromedp.WaitVisible(chromedp.CSS("#status .bound")))
 	a.waitStatus(t, ch2, "connected", setupWait)
-	if st := b.text(t, "#status"); !strings.Contains(st, ch2) {
+	if st := b.text(t, "#status"); !strings.Contains(st, redact.ChannelLabel(ch2)) {
 		t.Errorf("after approval the phone is not held by %s:\n%s", ch2, st)
 	}
 
@@ -404,12 +444,57 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	b.screenshot(t, "policy", 1280)
 
+	// A phone that turns unauthorized: its card keeps its title (model
+	// and short serial), shows the doctor's fix and counts as needing
+	// attention.
+	cs.env.Devices[1].SetUnauthorized(true)
+	cs.env.WaitState(cs.env.Devices[1], "unauthorized")
+	b.do(t, "devices page", chromedp.Navigate(c+"/"), chromedp.WaitVisible(chromedp.ID("devlist")))
+	b.poll(t, "the doctor's fix on the unauthorized card", `document.querySelector("#devlist .fix")?.textContent.includes("Allow USB debugging")`)
+	if got := b.titles(t); strings.Join(got, "|") != strings.Join(titles, "|") {
+		t.Errorf("card titles %q after the phone turned unauthorized, were %q", got, titles)
+	}
+	b.wantCounts(t, 1, 0, 1)
+	b.screenshot(t, "devices-attention", 1280)
+
 	// Without JavaScript the forms still work: a pairing code is issued.
 	if _, err := chromedp.Call(b.ctx, emulation.SetScriptExecutionDisabled, emulation.SetScriptExecutionDisabledParams{Value: true}); err != nil {
 		t.Fatal(err)
 	}
 	b.do(t, "no-JS pairing code", chromedp.Navigate(devicePage), chromedp.Click(chromedp.ID("pair")),
 		chromedp.WaitVisible(chromedp.ID("pair-code")))
+}
+
+// titles are the devices page's card titles.
+func (b *browser) titles(t *testing.T) []string {
+	t.Helper()
+	got, err := chromedp.Run(b.ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("#devlist h2"), h => h.textContent)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// wantCounts checks the counts at the top of the devices page.
+func (b *browser) wantCounts(t *testing.T, free, inUse, attention int) {
+	t.Helper()
+	want := fmt.Sprintf("%d/%d/%d", free, inUse, attention)
+	b.poll(t, "counts "+want, `["n-free", "n-inuse", "n-attention"].map(id => document.getElementById(id).textContent).join("/") === "`+want+`"`)
+}
+
+// fits360 checks that the page is usable 360 px wide: nothing to scroll
+// sideways.
+func (b *browser) fits360(t *testing.T, what string) {
+	t.Helper()
+	b.do(t, "a phone's screen", chromedp.EmulateViewport(360, 800))
+	w, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.scrollingElement.scrollWidth`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w > 360 {
+		t.Errorf("%s at 360 px: %d px wide, scrolls sideways", what, w)
+	}
+	b.do(t, "a desk screen", chromedp.EmulateViewport(1280, 900))
 }
 
 // waitPolicyError loads the policy page until it shows the refused

@@ -163,6 +163,9 @@ func TestConsoleRefusals(t *testing.T) {
 		t.Errorf("session cookie %+v: want HttpOnly, SameSite=Strict, Path=/, no token", ck)
 	}
 	_, page := send(t, hc, "GET", c+"/device?d="+url.QueryEscape(key), nil, nil)
+	if !strings.Contains(page, "Phone helper") || !strings.Contains(page, "started on first use") {
+		t.Errorf("the device page does not say the phone helper's state:\n%s", page)
+	}
 	m := csrfField.FindStringSubmatch(page)
 	if m == nil {
 		t.Fatalf("device page has no CSRF field:\n%s", page)

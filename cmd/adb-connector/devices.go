@@ -7,11 +7,15 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
+	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/operator"
+	"github.com/adb-connector/adb-connector/store"
 )
 
 // The operator commands (devices, pair, approve, unbind) talk to a running
@@ -19,61 +23,76 @@ import (
 // server is the only database writer. Helpers shared by the four live here.
 
 // dataDirEnv overrides defaultDataDir, for serve and the operator commands.
+// systemDataDir is the data directory of the packaged systemd unit: an
+// operator command given no --data-dir also looks there.
 const (
 	dataDirEnv     = "ADB_CONNECTOR_DATA_DIR"
 	defaultDataDir = "./data"
+	systemDataDir  = "/var/lib/adb-connector"
 )
 
-// newAdminFlags starts the flag set of operator command name: errors and
-// usage go to stderr (the usage lines, then the flag defaults), and it has
-// --data-dir with serve's default (./data, or $ADB_CONNECTOR_DATA_DIR).
-// The command adds its own flags, then calls parseAdminArgs.
-func newAdminFlags(name string, stderr io.Writer, usage ...string) (fs *flag.FlagSet, dataDir *string) {
-	fs = flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		for _, line := range usage {
-			fmt.Fprintln(stderr, line)
-		}
-		fs.PrintDefaults()
-	}
-	return fs, fs.String("data-dir", envOr(dataDirEnv, defaultDataDir), "data directory of the running server (env "+dataDirEnv+")")
+// newAdminFlags starts the flag set of operator command name (newFlags)
+// with --data-dir: given (or $ADB_CONNECTOR_DATA_DIR), else the running
+// server's (resolveDataDir). The command adds its own flags, then calls
+// parseAdminArgs.
+func newAdminFlags(name string, stdout io.Writer, synopsis string, description ...string) (fs *flag.FlagSet, dataDir *string) {
+	fs = newFlags(name, stdout, synopsis, description...)
+	return fs, fs.String("data-dir", envOr(dataDirEnv, ""), "data directory `DIR` of the running server (env "+dataDirEnv+"; default: "+defaultDataDir+", else "+systemDataDir+", whichever a running server listens in)")
 }
 
-// parseAdminArgs parses args with parseInterspersed and returns the
-// positionals; unless there are exactly n of them, it prints the usage and
-// returns errUsage.
-func parseAdminArgs(fs *flag.FlagSet, args []string, n int) ([]string, error) {
-	pos, err := parseInterspersed(fs, args)
+// dataDirCandidates are where an operator command looks for the server's
+// data directory when it is given none (tests replace the system one).
+var dataDirCandidates = []string{defaultDataDir, systemDataDir}
+
+// resolveDataDir returns dir when it was given (flag or environment);
+// else the first of defaultDataDir and systemDataDir whose admin socket a
+// server answers on; else the first that holds a database (a stopped
+// server's, which audit reads); else defaultDataDir (whose error then
+// says what to do). It says on stderr which it took when that is not the
+// default.
+func resolveDataDir(dir string, stderr io.Writer) string {
+	if dir != "" {
+		return dir
+	}
+	candidates := dataDirCandidates
+	pick := func(d, why string) string {
+		if d != defaultDataDir {
+			fmt.Fprintf(stderr, "using %s, %s (--data-dir sets another)\n", d, why)
+		}
+		return d
+	}
+	for _, d := range candidates {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c, err := admin.Dial(ctx, admin.SocketPath(d))
+		cancel()
+		if err == nil {
+			c.Close()
+			return pick(d, "the running server's data directory")
+		}
+	}
+	for _, d := range candidates {
+		if _, err := os.Stat(filepath.Join(d, store.FileName)); err == nil {
+			return pick(d, "the data directory that holds a database")
+		}
+	}
+	return defaultDataDir
+}
+
+// parseAdminArgs parses args (parseArgs) and returns the positionals,
+// which must be those named (wantArgs).
+func parseAdminArgs(fs *flag.FlagSet, args []string, stderr io.Writer, names ...string) ([]string, error) {
+	pos, err := parseArgs(fs, args, stderr)
 	if err != nil {
 		return nil, err
 	}
-	if len(pos) != n {
-		fs.Usage()
-		return nil, errUsage
-	}
-	return pos, nil
+	return pos, wantArgs(fs, stderr, pos, names...)
 }
 
-// parseInterspersed parses flags that may come after positional arguments
-// (`pair SERIAL --ttl 5m`) and returns the positionals.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
-}
-
-// withAdmin dials the admin socket of dataDir, runs f and closes the connection.
-func withAdmin(dataDir string, f func(ctx context.Context, c *admin.Client) error) error {
+// withAdmin dials the admin socket of dataDir (resolveDataDir), runs f
+// and closes the connection.
+func withAdmin(dataDir string, stderr io.Writer, f func(ctx context.Context, c *admin.Client) error) error {
 	ctx := context.Background()
+	dataDir = resolveDataDir(dataDir, stderr)
 	path := admin.SocketPath(dataDir)
 	c, err := admin.Dial(ctx, path)
 	if errors.Is(err, admin.ErrNotRunning) {
@@ -91,12 +110,13 @@ func init() {
 }
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
-	fs, dataDir := newAdminFlags("devices", stderr, "usage: adb-connector devices [--json] [--data-dir DIR]")
-	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound, tags, reset, reset_error}")
-	if _, err := parseAdminArgs(fs, args, 0); err != nil {
+	fs, dataDir := newAdminFlags("devices", stdout, "devices [--json] [--data-dir DIR]",
+		"Lists the devices the running server sees: state, model, who holds each, tags, reset.")
+	asJSON := fs.Bool("json", false, "print a JSON array of {serial, endpoint, state, model, bound, holder, tags, reset, reset_error}")
+	if _, err := parseAdminArgs(fs, args, stderr); err != nil {
 		return err
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
+	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		rows, err := c.Devices(ctx)
 		if err != nil {
 			return err
@@ -110,23 +130,30 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 			_, err := fmt.Fprintln(stdout, "no devices")
 			return err
 		}
-		tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tBOUND\tTAGS\tRESET")
-		for _, r := range rows {
-			model := r.Model
-			if model == "" {
-				model = "-"
-			}
-			tags := strings.Join(r.Tags, ",")
-			if tags == "" {
-				tags = "-"
-			}
-			reset := r.Reset
-			if reset == "" {
-				reset = "-"
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, model, strconv.FormatBool(r.Bound), tags, reset)
-		}
-		return tw.Flush()
+		return printDevices(stdout, rows, time.Now())
 	})
+}
+
+// printDevices is the devices table: each phone, who holds it (the
+// channel's short label, whether its xAgent connection is up, for how
+// long it is bound, the lease left, its last tool call) and what it owes.
+func printDevices(w io.Writer, rows []admin.DeviceRow, now time.Time) error {
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SERIAL\tENDPOINT\tSTATE\tMODEL\tHOLDER\tXAGENT\tBOUND FOR\tLEASE LEFT\tLAST CALL\tTAGS\tRESET")
+	for _, r := range rows {
+		holder, link, since, left, last := "free", "-", "-", "-", "-"
+		if h := r.Holder; h != nil {
+			holder, link, since = h.Channel, operator.LinkWords(h, now), operator.Round(now.Sub(h.BoundSince))
+			left = "no limit"
+			if !h.LeaseEnds.IsZero() {
+				left = operator.Round(h.LeaseEnds.Sub(now))
+			}
+			if h.LastTool != "" {
+				last = h.LastTool + " " + h.LastOutcome + " " + operator.Round(now.Sub(h.LastCallAt)) + " ago"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Serial, r.Endpoint, r.State, dash(r.Model),
+			holder, link, since, left, last, dash(strings.Join(r.Tags, ",")), dash(r.Reset))
+	}
+	return tw.Flush()
 }

@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/adb"
+	"github.com/adb-connector/adb-connector/device/operator"
+	"github.com/adb-connector/adb-connector/sshtunnel"
 )
 
 func init() {
@@ -53,7 +55,7 @@ type doctor struct {
 }
 
 func runDoctor(args []string, stdout, stderr io.Writer) error {
-	d, asJSON, err := parseDoctorFlags(args, stderr)
+	d, asJSON, err := parseDoctorArgs(args, stdout, stderr)
 	if err != nil {
 		return err
 	}
@@ -63,7 +65,7 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, r := range results {
 		if r.Status == statusFail {
-			return errUsage // the report already says why; exit 1 without another line
+			return errFailed // the report already says why; exit 1 without another line
 		}
 	}
 	return nil
@@ -72,28 +74,28 @@ func runDoctor(args []string, stdout, stderr io.Writer) error {
 // parseDoctorFlags takes serve's flags (and env), so the operator checks
 // the configuration serve runs with, plus doctor's own.
 func parseDoctorFlags(args []string, stderr io.Writer) (d *doctor, asJSON bool, err error) {
-	fs := flag.NewFlagSet("doctor", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: adb-connector doctor [--json] [--service-user USER] [serve's flags]")
-		fs.PrintDefaults()
-	}
+	return parseDoctorArgs(args, io.Discard, stderr)
+}
+
+// parseDoctorArgs is parseDoctorFlags with --help to stdout.
+func parseDoctorArgs(args []string, stdout, stderr io.Writer) (d *doctor, asJSON bool, err error) {
+	fs := newFlags("doctor", stdout, "doctor [--json] [--service-user USER] [serve's flags]",
+		"Checks the host and the configuration serve would run with (the same flags, environment and config file),",
+		"and says how to fix what fails.")
 	config := registerServeFlags(fs)
 	jsonFlag := fs.Bool("json", false, "print a JSON array of {check, status, message, fix}")
-	svcUser := fs.String("service-user", "", "the user serve runs as, for the plugdev check (default: the current user)")
-	if err := fs.Parse(args); err != nil {
+	svcUser := fs.String("service-user", "", "the `USER` serve runs as, for the plugdev check (default: the current user)")
+	pos, err := parseArgs(fs, args, stderr)
+	if err != nil {
 		return nil, false, err
 	}
-	if fs.NArg() > 0 {
-		return nil, false, fmt.Errorf("doctor: unexpected argument %q", fs.Arg(0))
+	if err := wantArgs(fs, stderr, pos); err != nil {
+		return nil, false, err
 	}
 	cfg, err := config()
 	var keyErr *apiKeyError
 	if err != nil && !errors.As(err, &keyErr) {
 		return nil, false, err
-	}
-	if cfg.Device.envErr != nil {
-		return nil, false, cfg.Device.envErr
 	}
 	d = &doctor{cfg: cfg, ServiceUser: *svcUser}
 	if keyErr != nil {
@@ -183,25 +185,41 @@ func (d *doctor) checkADBBinary(ctx context.Context) checkResult {
 // its phones, one check each.
 func (d *doctor) checkADBServers(ctx context.Context) []checkResult {
 	var out []checkResult
-	for _, ep := range d.endpoints() {
-		c, err := adb.New(ctx, adb.Config{Endpoints: []string{ep}, NoTracking: true, DialTimeout: d.timeout()})
+	dialing, err := d.cfg.Device.SSH.dialing(d.endpoints(), slog.New(slog.DiscardHandler))
+	if err != nil {
+		return []checkResult{{Check: "adb-server", Status: statusFail, Message: err.Error(), Fix: "fix --adb (HOST:PORT or ssh://USER@HOST) and --ssh-key"}}
+	}
+	defer dialing.close()
+	for _, ep := range dialing.Endpoints {
+		if tu := dialing.Tunnels[ep]; tu != nil {
+			r := d.checkSSH(ctx, tu)
+			out = append(out, r)
+			if r.Status == statusFail {
+				continue
+			}
+		}
+		c, err := adb.New(ctx, adb.Config{Endpoints: []string{ep}, Dialers: dialing.Dialers, NoTracking: true, DialTimeout: d.timeout()})
 		if err != nil {
-			out = append(out, checkResult{Check: "adb-server", Status: statusFail, Message: err.Error(), Fix: "fix --adb (HOST:PORT)"})
+			out = append(out, checkResult{Check: "adb-server", Status: statusFail, Message: err.Error(), Fix: "fix --adb (HOST:PORT or ssh://USER@HOST)"})
 			continue
 		}
-		out = append(out, d.checkADBServer(ctx, c, ep)...)
+		out = append(out, d.checkADBServer(ctx, c, ep, dialing.Tunnels[ep] != nil)...)
 		c.Close()
 	}
 	return out
 }
 
-func (d *doctor) checkADBServer(ctx context.Context, c *adb.Client, ep string) []checkResult {
+func (d *doctor) checkADBServer(ctx context.Context, c *adb.Client, ep string, viaSSH bool) []checkResult {
 	cctx, cancel := context.WithTimeout(ctx, d.timeout())
 	defer cancel()
 	v, err := c.ServerVersion(cctx, ep)
 	if err != nil {
 		fix := "start it on that host: adb -a -P PORT server nodaemon, and open the port to this host"
-		if host, port, _ := net.SplitHostPort(ep); isLoopbackHost(host) {
+		if errors.Is(err, sshtunnel.ErrForwardRefused) {
+			fix = "let the SSH user forward to the adb server: AllowTcpForwarding local and PermitOpen 127.0.0.1:5037 in the lab host's sshd_config"
+		} else if viaSSH {
+			fix = "start it on the lab host, on its loopback: adb -P 5037 start-server"
+		} else if host, port, _ := net.SplitHostPort(ep); isLoopbackHost(host) {
 			fix = "start it: adb -P " + port + " start-server (serve also starts it when adb is on PATH)"
 		}
 		return []checkResult{{Check: "adb-server", Status: statusFail, Message: fmt.Sprintf("%s not reachable: %v", ep, err), Fix: fix}}
@@ -217,8 +235,37 @@ func (d *doctor) checkADBServer(ctx context.Context, c *adb.Client, ep string) [
 	}
 	for _, info := range list {
 		out = append(out, d.checkPhone(info))
+		if info.State == adb.StateDevice {
+			out = append(out, d.checkHelper(ctx, c, info))
+		}
 	}
 	return out
+}
+
+// checkHelper starts the phone helper once on a phone that answers and
+// says whether it runs, its version, and why not. The stock commands serve
+// a phone without it, so it is never a failure.
+func (d *doctor) checkHelper(ctx context.Context, c *adb.Client, info adb.DeviceInfo) checkResult {
+	r := checkResult{Check: "phone-helper", Status: statusOK}
+	dev, err := c.Device(info.Key)
+	if err != nil {
+		r.Status, r.Message = statusWarn, err.Error()
+		return r
+	}
+	ctx, cancel := context.WithTimeout(ctx, d.timeout()+5*time.Second)
+	defer cancel()
+	st := dev.ProbeHelper(ctx)
+	r.Message = info.Serial + ": " + st.Summary()
+	switch {
+	case st.Running && st.Reason != "":
+		r.Status, r.Fix = statusWarn, "another tool holds the phone's UiAutomation (uiautomator2, Appium, a running uiautomator, or this server's own helper): UI trees and text take the stock path until it lets go"
+	case !st.Running && st.Why == adb.HelperWhySDK:
+		r.Status = statusWarn
+		r.Fix = fmt.Sprintf("none needed: the stock commands serve it (the helper runs on Android 10, SDK %d, and later)", adb.HelperMinSDK)
+	case !st.Running:
+		r.Status, r.Fix = statusWarn, "none needed: the stock commands serve it; the server's log says more (phone helper failed)"
+	}
+	return r
 }
 
 // checkPhone maps a phone's adb state to its fix.
@@ -230,16 +277,12 @@ func (d *doctor) checkPhone(info adb.DeviceInfo) checkResult {
 		if info.Model != "" {
 			r.Message += " (" + info.Model + ")"
 		}
-	case adb.StateUnauthorized:
-		r.Status, r.Fix = statusFail, "unlock the phone and accept \"Allow USB debugging\" (adb reconnect offline shows the prompt again)"
 	case adb.StateNoPermissions:
 		r.Status, r.Fix = statusFail, d.udevFix(info)
-	case adb.StateOffline:
-		r.Status, r.Fix = statusFail, "replug the cable, or run adb -P PORT reconnect offline; for a TCP phone, adb connect again"
 	case adb.StateAuthorizing, adb.StateConnecting:
-		r.Status, r.Fix = statusWarn, "wait a few seconds and run doctor again; if it stays, replug"
-	default:
-		r.Status, r.Fix = statusFail, "reboot the phone into Android (adb -s SERIAL reboot)"
+		r.Status, r.Fix = statusWarn, operator.StateFix(string(info.State))
+	default: // the console shows the same fix on the phone's card
+		r.Status, r.Fix = statusFail, operator.StateFix(string(info.State))
 	}
 	return r
 }

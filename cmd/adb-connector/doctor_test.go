@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"io"
 	"net"
 	"os"
@@ -301,7 +300,7 @@ func TestDoctorCommand(t *testing.T) {
 	t.Parallel()
 	var out bytes.Buffer
 	err := runDoctor([]string{"--json", "--adb", closedAddr(t), "--listen", closedAddr(t), "--data-dir", t.TempDir()}, &out, io.Discard)
-	if !errors.Is(err, errUsage) {
+	if !errors.Is(err, errFailed) {
 		t.Errorf("with failures: err %v, want the exit-1 error", err)
 	}
 	var rows []checkResult
@@ -333,18 +332,20 @@ func TestDoctorCommand(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--no-such-flag"}, "flag provided but not defined"},
+		{[]string{"--no-such-flag"}, "unknown flag --no-such-flag"},
 		{[]string{"--adb", "nohost"}, `adb server "nohost": want HOST:PORT`},
 		{[]string{"--adb", "127.0.0.1:99999"}, "bad port"},
 		{[]string{"extra"}, `unexpected argument "extra"`},
 	} {
-		err := runDoctor(tc.args, io.Discard, io.Discard)
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("doctor %q: err %v, want %q", tc.args, err, tc.want)
+		var errOut bytes.Buffer
+		err := runDoctor(tc.args, io.Discard, &errOut)
+		if !errors.Is(err, errUsage) || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("doctor %q: err %v, stderr %q, want %q", tc.args, err, errOut.String(), tc.want)
 		}
 	}
-	if err := runDoctor([]string{"-h"}, io.Discard, io.Discard); !errors.Is(err, flag.ErrHelp) {
-		t.Errorf("-h: %v", err)
+	var help bytes.Buffer
+	if err := runDoctor([]string{"-h"}, &help, io.Discard); !errors.Is(err, errHelp) || !strings.Contains(help.String(), "usage: adb-connector doctor") {
+		t.Errorf("-h: %v %q", err, help.String())
 	}
 }
 

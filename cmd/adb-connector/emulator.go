@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -27,29 +26,26 @@ func runEmulator(args []string, stdout, stderr io.Writer) error {
 // emulatorMain runs the devices until ctx ends. Once every device listens
 // it prints one "127.0.0.1:PORT" line per device on stdout.
 func emulatorMain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("emulator", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: adb-connector emulator [--devices N] [--base-port P] [--scenario NAME|DIR] [--profile NAME] [--rooted] [--unauthorized] [-v]")
-		fmt.Fprintln(stderr, "\nRuns virtual Android devices speaking the ADB wire protocol until interrupted.")
-		fmt.Fprintln(stderr, "Prints one 127.0.0.1:PORT per device; then: adb connect 127.0.0.1:PORT")
-		fmt.Fprintln(stderr)
-		fs.PrintDefaults()
-	}
-	n := fs.Int("devices", 1, "number of virtual devices")
-	base := fs.Int("base-port", 0, "device i listens on base-port+i (default: free ports)")
-	scenario := fs.String("scenario", "launcher", "scenario name (launcher, login, list, photos) or directory with scenario.json")
-	profile := fs.String("profile", android.DefaultProfile, "timing profile: "+strings.Join(android.ProfileNames(), ", ")+" (what commands, captures and the link cost, as on a real phone)")
+	fs := newFlags("emulator", stdout, "emulator [--devices N] [--base-port PORT] [--scenario NAME|DIR] [--profile NAME] [--rooted] [--unauthorized] [-v]",
+		"Runs virtual Android devices speaking the ADB wire protocol until interrupted.",
+		"Prints one 127.0.0.1:PORT per device; then: adb connect 127.0.0.1:PORT")
+	n := fs.Int("devices", 1, "`N`umber of virtual devices")
+	base := fs.Int("base-port", 0, "device i listens on `PORT`+i (default: free ports)")
+	scenario := fs.String("scenario", "launcher", "scenario `NAME` (launcher, login, list, photos) or directory with scenario.json")
+	profile := fs.String("profile", android.DefaultProfile, "timing profile `NAME`: "+strings.Join(android.ProfileNames(), ", ")+" (what commands, captures and the link cost, as on a real phone)")
 	rooted := fs.Bool("rooted", false, "run the devices' shell as root, as after adb root on a userdebug build (uid 0 in u:r:su:s0: touch events may be written on any SDK)")
 	unauth := fs.Bool("unauthorized", false, "start devices unauthorized (adb devices shows \"unauthorized\")")
 	verbose := fs.Bool("v", false, "debug logs (commands are logged without their arguments)")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, stderr, pos); err != nil {
 		return err
 	}
 	v := virtualDevices{N: *n, BasePort: *base, Scenario: *scenario, Unauthorized: *unauth, Profile: *profile, Rooted: *rooted}
-	if fs.NArg() > 0 || *n < 1 {
-		fs.Usage()
-		return errUsage
+	if *n < 1 {
+		return usageError(fs, stderr, fmt.Sprintf("--devices %d: want 1 or more", *n))
 	}
 	if err := v.check(); err != nil {
 		return fmt.Errorf("emulator: %w", err)

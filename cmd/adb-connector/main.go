@@ -6,11 +6,12 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
-	"sort"
+	"strings"
+
+	"github.com/adb-connector/adb-connector/internal/suggest"
 )
 
 // command is one subcommand: run parses its own flags from args.
@@ -32,42 +33,65 @@ func register(name, summary string, run func(args []string, stdout, stderr io.Wr
 // errUsage marks an error already explained by a usage message.
 var errUsage = errors.New("usage")
 
+// Exit codes: 0 done (help included), 1 the command failed, 2 the
+// command line was wrong (the line printed says how).
 func main() {
-	if err := run(os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		if !errors.Is(err, errUsage) && !errors.Is(err, flag.ErrHelp) {
+	err := run(os.Args[1:], os.Stdout, os.Stderr)
+	switch {
+	case err == nil || errors.Is(err, errHelp):
+	case errors.Is(err, errUsage):
+		os.Exit(2)
+	default:
+		if !errors.Is(err, errFailed) {
 			fmt.Fprintln(os.Stderr, "adb-connector:", err)
 		}
 		os.Exit(1)
 	}
 }
 
+// errFailed marks a failure the command has already reported in full (a
+// doctor check that failed): exit 1 with no further line.
+var errFailed = errors.New("failed")
+
 func run(args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return errUsage
+		return errUsage
+	}
+	switch {
+	case isHelp(args[0]):
+		if len(args) > 1 { // adb-connector help pair
+			if _, ok := commands[args[1]]; ok {
+				return commands[args[1]].run([]string{"--help"}, stdout, stderr)
+			}
 		}
-		return nil
+		usage(stdout)
+		return errHelp
+	case args[0] == "--version" || args[0] == "-version":
+		return runVersion(args[1:], stdout, stderr)
 	}
 	cmd, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "adb-connector: unknown command %q\n\n", args[0])
-		usage(stderr)
+		what := "command"
+		if strings.HasPrefix(args[0], "-") {
+			what = "flag"
+		}
+		hint := ""
+		if c := suggest.Closest(strings.TrimLeft(args[0], "-"), commandNames()); c != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", c)
+		}
+		fmt.Fprintf(stderr, "adb-connector: unknown %s %q%s; see adb-connector --help\n", what, args[0], hint)
 		return errUsage
 	}
 	return cmd.run(args[1:], stdout, stderr)
 }
 
 func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: adb-connector <command> [flags]")
+	fmt.Fprintln(w, "usage: adb-connector COMMAND [flags]")
+	fmt.Fprintln(w, "\nServes Android phones to AI agents over the xAgent Connector protocol 3.0, and holds the operator's commands.")
 	fmt.Fprintln(w, "\ncommands:")
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
+	for _, name := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", name, commands[name].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'adb-connector <command> -h' for a command's flags.")
+	fmt.Fprintln(w, "\nRun 'adb-connector COMMAND --help' for a command's flags; 'adb-connector --version' for the build.")
 }

@@ -113,7 +113,9 @@ func (f *flow) inputs() []string {
 // refs and text, with a stale ref along the way.
 func TestLoginFlows(t *testing.T) {
 	t.Parallel()
-	f := newFlow(t, "login")
+	// The stock path, whose `input text` quoting this checks (the phone
+	// helper's path: TestPhoneHelperFlows).
+	f := newPolicyFlow(t, "login", helperOff).flow
 	login := f.elements()
 	if login.Foreground.Package != "com.example.login" || login.ScreenID == "" {
 		t.Fatalf("login screen: %+v", login)
@@ -266,7 +268,8 @@ func TestPerceptionBadInput(t *testing.T) {
 
 // TestTypeTextAnyScript types a CJK name through the ADB Keyboard IME on a
 // phone that has it (read back exactly; the user's keyboard comes back),
-// and is refused not_supported, with nothing typed, on one that has not.
+// and, with the phone helper off, is refused not_supported, with nothing
+// typed, on one that has not (the helper types it: TestPhoneHelperFlows).
 func TestTypeTextAnyScript(t *testing.T) {
 	t.Parallel()
 	t.Run("with the IME", func(t *testing.T) {
@@ -291,7 +294,7 @@ func TestTypeTextAnyScript(t *testing.T) {
 	})
 	t.Run("without the IME", func(t *testing.T) {
 		t.Parallel()
-		f := newFlow(t, filepath.Join("testdata", "scenarios", "login-no-ime"))
+		f := newPolicyFlow(t, filepath.Join("testdata", "scenarios", "login-no-ime"), helperOff).flow
 		before := len(f.inputs())
 		e := f.fail("android_type_text", map[string]any{"text": "张伟", "target": map[string]any{"resource_id": "username"}})
 		if e.Code != "not_supported" || !strings.Contains(e.Message, "ADB Keyboard") {

@@ -14,17 +14,16 @@ func init() {
 }
 
 func runReset(args []string, stdout, stderr io.Writer) error {
-	fs, dataDir := newAdminFlags("reset", stderr,
-		"usage: adb-connector reset SERIAL [--data-dir DIR]",
+	fs, dataDir := newAdminFlags("reset", stdout, "reset SERIAL [--data-dir DIR]",
 		"Starts the reset the device owes at once; `adb-connector devices` and `adb-connector audit --tool reset` show how it ends.")
-	pos, err := parseAdminArgs(fs, args, 1)
+	pos, err := parseAdminArgs(fs, args, stderr, "SERIAL")
 	if err != nil {
 		return err
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
+	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		key, err := c.Reset(ctx, pos[0])
 		if err != nil {
-			return err
+			return operatorError(ctx, c, pos[0], err)
 		}
 		ep, sr := binding.SplitKey(key)
 		_, err = fmt.Fprintf(stdout, "reset started for %s on %s; `adb-connector devices` shows how it ends\n", sr, ep)

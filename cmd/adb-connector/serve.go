@@ -65,6 +65,9 @@ type serveWiring struct {
 	Operator *operator.API
 }
 
+// envOr is the value of the environment variable key, or def when unset
+// or empty (for the operator commands' flags; serve's settings take their
+// variables through applyEnv).
 func envOr(key, def string) string {
 	if v, ok := os.LookupEnv(key); ok && v != "" {
 		return v
@@ -72,15 +75,25 @@ func envOr(key, def string) string {
 	return def
 }
 
+// parseServeFlags is parseServeArgs with no help to print (tests).
 func parseServeFlags(args []string, stderr io.Writer) (serveConfig, error) {
-	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	return parseServeArgs(args, io.Discard, stderr)
+}
+
+// parseServeArgs parses serve's command line, then its environment and
+// config file (registerServeFlags); --help goes to stdout.
+func parseServeArgs(args []string, stdout, stderr io.Writer) (serveConfig, error) {
+	fs := newFlags("serve", stdout, "serve [flags]",
+		"Serves xAgent: the Card, Skill, health and metrics over HTTP, the /ws data plane, the device tools,",
+		"the admin socket for the operator commands and, with --console-listen, the operator console.",
+		"Every flag is also an environment variable and a config file key, shown in brackets.")
 	config := registerServeFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args, stderr)
+	if err != nil {
 		return serveConfig{}, err
 	}
-	if fs.NArg() > 0 {
-		return serveConfig{}, fmt.Errorf("serve: unexpected argument %q", fs.Arg(0))
+	if err := wantArgs(fs, stderr, pos); err != nil {
+		return serveConfig{}, err
 	}
 	return config()
 }
@@ -92,48 +105,69 @@ type apiKeyError struct{ err error }
 func (e *apiKeyError) Error() string { return e.err.Error() }
 func (e *apiKeyError) Unwrap() error { return e.err }
 
+// serveFlagVals are serve's flags once registered, read once parsed.
+type serveFlagVals struct {
+	listen, dataDir, keyFile, level *string
+	grace, drain                    *time.Duration
+	hf                              *httpFlags
+	dev                             *deviceOptions
+	cf                              configFlags
+	console                         consoleFlags
+}
+
+// registerServeFlagsOnly adds serve's flags to fs: every serve setting,
+// each also an environment variable and a config key (settings.go).
+func registerServeFlagsOnly(fs *flag.FlagSet) *serveFlagVals {
+	return &serveFlagVals{
+		listen:  fs.String("listen", "127.0.0.1:8080", "HTTP listen `ADDRESS` (host:port)"),
+		dataDir: fs.String("data-dir", defaultDataDir, "data directory `DIR`, created 0700"),
+		keyFile: fs.String("api-key-file", "", "`FILE` holding the system API key (or put the key itself in ADB_CONNECTOR_API_KEY)"),
+		grace:   fs.Duration("lease-grace", time.Hour, "how long a connector_id and its channels survive with no xAgent connected (a `DURATION`, e.g. 1h)"),
+		level:   fs.String("log-level", "info", "`LEVEL`: debug, info, warn or error"),
+		drain:   fs.Duration("drain-timeout", 15*time.Second, "on SIGTERM, how long in-flight requests may finish (a `DURATION`)"),
+		hf:      registerHTTPFlags(fs),
+		dev:     registerDeviceFlags(fs),
+		cf:      registerConfigFlags(fs),
+		console: registerConsoleFlags(fs),
+	}
+}
+
 // registerServeFlags adds serve's flags to fs (so doctor checks the very
-// configuration serve would run with); once fs is parsed, config returns
-// it. A bad API key setting is an *apiKeyError, returned with the rest of
-// the configuration.
+// configuration serve would run with); once fs is parsed, config applies
+// the environment and the config file to the flags not given, and returns
+// the configuration. A bad API key setting is an *apiKeyError, returned
+// with the rest of the configuration.
 func registerServeFlags(fs *flag.FlagSet) (config func() (serveConfig, error)) {
-	listen := fs.String("listen", envOr("ADB_CONNECTOR_LISTEN", "127.0.0.1:8080"), "HTTP listen address (env ADB_CONNECTOR_LISTEN)")
-	dataDir := fs.String("data-dir", envOr(dataDirEnv, defaultDataDir), "data directory, created 0700 (env "+dataDirEnv+")")
-	keyFile := fs.String("api-key-file", envOr("ADB_CONNECTOR_API_KEY_FILE", ""), "file holding the system API key (env ADB_CONNECTOR_API_KEY_FILE; or put the key itself in ADB_CONNECTOR_API_KEY)")
-	graceEnv := envOr("ADB_CONNECTOR_LEASE_GRACE", "1h")
-	graceDef, graceErr := time.ParseDuration(graceEnv)
-	grace := fs.Duration("lease-grace", graceDef, "how long a connector_id and its channels survive with no xAgent connected (env ADB_CONNECTOR_LEASE_GRACE)")
-	level := fs.String("log-level", envOr("ADB_CONNECTOR_LOG_LEVEL", "info"), "debug, info, warn or error (env ADB_CONNECTOR_LOG_LEVEL)")
-	drain := fs.Duration("drain-timeout", 15*time.Second, "on SIGTERM, how long in-flight requests may finish")
-	hf := registerHTTPFlags(fs)
-	dev := registerDeviceFlags(fs)
-	cf := registerConfigFlags(fs)
-	consoleF := registerConsoleFlags(fs)
+	var v *serveFlagVals
+	names := registerSettings(fs, func(fs *flag.FlagSet) { v = registerServeFlagsOnly(fs) })
 	return func() (serveConfig, error) {
-		if graceErr != nil {
-			return serveConfig{}, fmt.Errorf("ADB_CONNECTOR_LEASE_GRACE: %w", graceErr)
-		}
-		// The config file fills what neither a flag nor its env set, so it
-		// is read before the values are.
-		var err error
-		if dev.Policy, err = applyConfigFile(fs, cf); err != nil {
+		given := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+		if err := applyEnv(fs, names, given); err != nil {
 			return serveConfig{}, err
 		}
-		dev.ConfigPath, dev.ConfigPoll = *cf.path, *cf.poll
-		cfg := serveConfig{Listen: *listen, DataDir: *dataDir, KeyFile: *keyFile, LeaseGrace: *grace, DrainTime: *drain, Device: *dev}
-		if err := cfg.LogLevel.UnmarshalText([]byte(*level)); err != nil {
-			return serveConfig{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", *level)
+		// The config file fills what neither a flag nor its variable set,
+		// so it is read before the values are.
+		dev := v.dev
+		var err error
+		if dev.Policy, err = applyConfigFile(fs, names, given, *v.cf.path); err != nil {
+			return serveConfig{}, err
+		}
+		dev.ConfigPath, dev.ConfigPoll = *v.cf.path, *v.cf.poll
+		cfg := serveConfig{Listen: *v.listen, DataDir: *v.dataDir, KeyFile: *v.keyFile, LeaseGrace: *v.grace, DrainTime: *v.drain, Device: *dev}
+		if err := cfg.LogLevel.UnmarshalText([]byte(*v.level)); err != nil {
+			return serveConfig{}, fmt.Errorf("--log-level %q: want debug, info, warn or error", *v.level)
 		}
 		if cfg.LeaseGrace <= 0 {
 			return serveConfig{}, errors.New("--lease-grace must be positive")
 		}
-		if cfg.HTTP, err = hf.config(httplimit.FileLimit()); err != nil {
+		if cfg.HTTP, err = v.hf.config(httplimit.FileLimit()); err != nil {
 			return serveConfig{}, err
 		}
-		if cfg.APIKey, err = loadAPIKey(*keyFile, os.Getenv("ADB_CONNECTOR_API_KEY")); err != nil {
+		if cfg.APIKey, err = loadAPIKey(*v.keyFile, os.Getenv("ADB_CONNECTOR_API_KEY")); err != nil {
 			return cfg, &apiKeyError{err}
 		}
-		if cfg.Console, err = consoleF.config(cfg.APIKey); err != nil {
+		if cfg.Console, err = v.console.config(cfg.APIKey); err != nil {
 			return serveConfig{}, err
 		}
 		return cfg, nil
@@ -170,7 +204,7 @@ func loadSecret(what, fileFlag, envName, file, env string) (string, error) {
 }
 
 func runServe(args []string, stdout, stderr io.Writer) error {
-	cfg, err := parseServeFlags(args, stderr)
+	cfg, err := parseServeArgs(args, stdout, stderr)
 	if err != nil {
 		return err
 	}

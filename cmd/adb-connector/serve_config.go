@@ -2,14 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"os/signal"
-	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -24,13 +23,11 @@ import (
 // wins), and the tags and policies, which are reloaded on SIGHUP and when
 // the file changes. Package policy reads and checks it.
 
-const configEnv = "ADB_CONNECTOR_CONFIG"
-
 // policyOptions are what a config file's names are checked against: every
 // tool of the catalogue (a policy may name a tool this deployment's Card
 // lacks) and android_shell.
 func policyOptions() policy.Options {
-	return policy.Options{ToolIDs: tools.IDs(tools.Set{Files: true, Shell: true})}
+	return policy.Options{ToolIDs: tools.IDs(tools.Set{Files: true, Shell: true}), Settings: serveSettingKeys()}
 }
 
 // configFlags are serve's --config and --config-poll.
@@ -41,81 +38,46 @@ type configFlags struct {
 
 func registerConfigFlags(fs *flag.FlagSet) configFlags {
 	return configFlags{
-		path: fs.String("config", envOr(configEnv, ""), "YAML config file: server settings, device tags and policies (env "+configEnv+"; see deploy/adb-connector.example.yaml). Flags and environment variables given win over it"),
-		poll: fs.Duration("config-poll", policy.DefaultPollInterval, "how often the config file is checked for changes (0: only on SIGHUP)"),
+		path: fs.String("config", "", "YAML config `FILE`: server settings, device tags and policies (see deploy/adb-connector.example.yaml); flags and environment variables given win over it"),
+		poll: fs.Duration("config-poll", policy.DefaultPollInterval, "how often the config file is checked for changes (a `DURATION`; 0: only on SIGHUP)"),
 	}
 }
 
-// applyConfigFile loads the file named by --config (none: nil) and sets
-// every flag it gives that neither the command line nor its environment
-// variable set, through the flag's own parser, so the file's values are
-// checked as the flag's are.
-func applyConfigFile(fs *flag.FlagSet, cf configFlags) (*policy.Config, error) {
-	if *cf.path == "" {
+// applyConfigFile loads the config file at path (none: nil) and sets
+// every setting it gives that neither the command line nor its
+// environment variable set (given), through the flag's own parser, so the
+// file's values are checked as the flag's are. Every mistake of the file
+// is reported, each with its line.
+func applyConfigFile(fs *flag.FlagSet, names []string, given map[string]bool, path string) (*policy.Config, error) {
+	if path == "" {
 		return nil, nil
 	}
-	c, err := policy.Load(*cf.path, policyOptions())
+	c, err := loadConfigFile(path)
+	var settings map[string]policy.Setting
+	if c != nil {
+		settings = c.File.Settings
+	} else if err == nil {
+		return nil, nil
+	}
+	if err == nil {
+		err = applyFile(fs, names, given, settings)
+		if err == nil {
+			return c, nil
+		}
+	}
+	return nil, fmt.Errorf("config file %s:\n%w", path, err)
+}
+
+// loadConfigFile reads and checks the file at path: its policies, and its
+// server settings' keys. A file with mistakes returns them all (joined
+// *policy.Error values) and, when its settings could still be read, a
+// Config holding them, so that their values are checked too.
+func loadConfigFile(path string) (*policy.Config, error) {
+	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("config file: %w", err)
+		return nil, err
 	}
-	given := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-	f := c.File
-	type setting struct {
-		flag, env string
-		values    []string // none: not in the file
-	}
-	dur := func(d policy.Duration) []string {
-		if d == 0 {
-			return nil
-		}
-		return []string{time.Duration(d).String()}
-	}
-	str := func(s string) []string {
-		if s == "" {
-			return nil
-		}
-		return []string{s}
-	}
-	num := func(n int64) []string {
-		if n == 0 {
-			return nil
-		}
-		return []string{strconv.FormatInt(n, 10)}
-	}
-	var virtual []string
-	if f.VirtualDevices != nil {
-		virtual = []string{strconv.Itoa(*f.VirtualDevices)}
-	}
-	apiEnv := "ADB_CONNECTOR_API_KEY_FILE"
-	if os.Getenv("ADB_CONNECTOR_API_KEY") != "" {
-		apiEnv = "ADB_CONNECTOR_API_KEY" // a key in the environment wins over a key file named by the file
-	}
-	for _, s := range []setting{
-		{"listen", "ADB_CONNECTOR_LISTEN", str(f.Listen)},
-		{"data-dir", dataDirEnv, str(f.DataDir)},
-		{"api-key-file", apiEnv, str(f.APIKeyFile)},
-		{"lease-grace", "ADB_CONNECTOR_LEASE_GRACE", dur(f.LeaseGrace)},
-		{"log-level", "ADB_CONNECTOR_LOG_LEVEL", str(f.LogLevel)},
-		{"drain-timeout", "", dur(f.DrainTimeout)},
-		{"adb", "ADB_CONNECTOR_ADB", f.ADB},
-		{"virtual-devices", "ADB_CONNECTOR_VIRTUAL_DEVICES", virtual},
-		{"virtual-scenario", "ADB_CONNECTOR_VIRTUAL_SCENARIO", str(f.VirtualScenario)},
-		{"file-ttl", "", dur(f.FileTTL)},
-		{"file-cap-bytes", "", num(f.FileCapBytes)},
-		{"max-conns", "ADB_CONNECTOR_MAX_CONNS", num(int64(f.MaxConns))},
-		{"max-conns-per-ip", "ADB_CONNECTOR_MAX_CONNS_PER_IP", num(int64(f.MaxConnsPerIP))},
-	} {
-		if len(s.values) == 0 || given[s.flag] || s.env != "" && os.Getenv(s.env) != "" {
-			continue
-		}
-		for _, v := range s.values {
-			if err := fs.Set(s.flag, v); err != nil {
-				return nil, fmt.Errorf("config file %s: %s: %w", *cf.path, s.flag, err)
-			}
-		}
-	}
-	return c, nil
+	return policy.Parse(b, policyOptions())
 }
 
 // watchConfig reloads the config file on SIGHUP and when it changes, and
@@ -168,20 +130,37 @@ func init() {
 }
 
 func runConfig(args []string, stdout, stderr io.Writer) error {
-	if len(args) != 2 || args[0] != "check" {
-		fmt.Fprintln(stderr, "usage: adb-connector config check FILE")
-		fmt.Fprintln(stderr, "  Checks a config file (YAML) as serve --config would, without starting anything.")
-		return errUsage
-	}
-	c, err := policy.Load(args[1], policyOptions())
+	fs := newFlags("config", stdout, "config check FILE",
+		"Checks a config file (YAML) as serve --config would, without starting anything: every mistake, each with its line.")
+	pos, err := parseArgs(fs, args, stderr)
 	if err != nil {
-		var pe *policy.Error
-		if errors.As(err, &pe) {
-			return err
-		}
+		return err
+	}
+	switch {
+	case len(pos) == 0 || pos[0] != "check":
+		return usageError(fs, stderr, "missing the word check: adb-connector config check FILE")
+	case len(pos) == 1:
+		return usageError(fs, stderr, "missing FILE: adb-connector config check FILE")
+	case len(pos) > 2:
+		return usageError(fs, stderr, fmt.Sprintf("unexpected argument %q: one FILE at a time", pos[2]))
+	}
+	path := pos[1]
+	b, err := os.ReadFile(path)
+	if err != nil {
 		return fmt.Errorf("config file: %w", err)
 	}
-	_, err = fmt.Fprintf(stdout, "%s: ok (%d tag rules, %d policy rules besides the default)\n",
-		args[1], len(c.File.Tags), len(c.File.Policies.Rules))
+	f, err := policy.Check(b, policyOptions())
+	// The server settings' values, through serve's own flag parsers.
+	sfs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	names := registerSettings(sfs, func(fs *flag.FlagSet) { registerServeFlagsOnly(fs) })
+	if err = settingsLines(err, applyFile(sfs, names, map[string]bool{}, f.Settings)); err != nil {
+		lines := strings.Split(err.Error(), "\n")
+		for _, l := range lines {
+			fmt.Fprintf(stderr, "%s: %s\n", path, l)
+		}
+		return fmt.Errorf("%s: %d mistake(s); fix them and run config check again", path, len(lines))
+	}
+	_, err = fmt.Fprintf(stdout, "%s: ok (%d server settings, %d tag rules, %d policy rules besides the default)\n",
+		path, len(f.Settings), len(f.Tags), len(f.Policies.Rules))
 	return err
 }

@@ -46,9 +46,9 @@ type consoleFlags struct {
 
 func registerConsoleFlags(fs *flag.FlagSet) consoleFlags {
 	return consoleFlags{
-		listen:      fs.String("console-listen", envOr("ADB_CONNECTOR_CONSOLE_LISTEN", ""), "serve the operator console on this address, e.g. 127.0.0.1:8081 (env ADB_CONNECTOR_CONSOLE_LISTEN; default off)"),
+		listen:      fs.String("console-listen", "", "serve the operator console on this `ADDRESS`, e.g. 127.0.0.1:8081 (default off)"),
 		allowRemote: fs.Bool("console-allow-remote", false, "let --console-listen be a non-loopback address (put TLS in front: the console speaks plain HTTP)"),
-		tokenFile:   fs.String("console-token-file", envOr("ADB_CONNECTOR_CONSOLE_TOKEN_FILE", ""), "file holding the console's operator token (env ADB_CONNECTOR_CONSOLE_TOKEN_FILE; or put the token itself in "+consoleTokenEnv+")"),
+		tokenFile:   fs.String("console-token-file", "", "`FILE` holding the console's operator token (or put the token itself in "+consoleTokenEnv+")"),
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -23,11 +22,13 @@ import (
 	"github.com/adb-connector/adb-connector/emulator"
 	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/files"
+	"github.com/adb-connector/adb-connector/sshtunnel"
 )
 
 // deviceOptions are serve's device flags.
 type deviceOptions struct {
 	Endpoints endpointList
+	SSH       sshOptions
 	Virtual   virtualDevices
 	FileTTL   time.Duration
 	FileCap   int64
@@ -38,7 +39,6 @@ type deviceOptions struct {
 	Policy     *policy.Config
 	ConfigPath string
 	ConfigPoll time.Duration
-	envErr     error // a bad ADB_CONNECTOR_ADB, _VIRTUAL_DEVICES or _AUDIT_RETENTION, reported when wiring
 	// onVirtual, when set (tests only), receives the virtual devices once
 	// they are attached, so a test can drive their faults and read their
 	// command logs.
@@ -51,21 +51,20 @@ type deviceOptions struct {
 	onService func(*device.Service)
 }
 
-// endpointList is the repeatable --adb flag. Values from the environment
-// are a default: the first --adb on the command line replaces them.
+// endpointList is the repeatable --adb flag.
 type endpointList struct {
-	list    []string
-	fromEnv bool
+	list []string
 }
 
 func (l *endpointList) String() string { return strings.Join(l.list, ",") }
 
 func (l *endpointList) Set(v string) error {
-	if err := checkEndpoint(v); err != nil {
-		return err
+	check := checkEndpoint
+	if sshtunnel.IsSSH(v) {
+		check = func(v string) error { _, err := sshtunnel.Parse(v); return err }
 	}
-	if l.fromEnv {
-		l.list, l.fromEnv = nil, false
+	if err := check(v); err != nil {
+		return err
 	}
 	l.list = append(l.list, v)
 	return nil
@@ -86,35 +85,15 @@ func checkEndpoint(v string) error {
 // registerDeviceFlags adds the device flags to fs; the options hold their
 // values once fs is parsed.
 func registerDeviceFlags(fs *flag.FlagSet) *deviceOptions {
-	deviceOpts := &deviceOptions{}
-	if env := os.Getenv("ADB_CONNECTOR_ADB"); env != "" {
-		for _, ep := range strings.Split(env, ",") {
-			if err := deviceOpts.Endpoints.Set(strings.TrimSpace(ep)); err != nil {
-				deviceOpts.envErr = fmt.Errorf("ADB_CONNECTOR_ADB: %w", err)
-			}
-		}
-		deviceOpts.Endpoints.fromEnv = true
-	}
-	fs.Var(&deviceOpts.Endpoints, "adb", "adb server HOST:PORT, repeatable (env ADB_CONNECTOR_ADB, comma-separated; default "+adb.DefaultEndpoint+", started if not running)")
-	n, err := strconv.Atoi(envOr("ADB_CONNECTOR_VIRTUAL_DEVICES", "0"))
-	if err != nil {
-		deviceOpts.envErr = errors.Join(deviceOpts.envErr, errors.New("ADB_CONNECTOR_VIRTUAL_DEVICES: want a number"))
-	}
-	fs.IntVar(&deviceOpts.Virtual.N, "virtual-devices", n, "start N virtual Android devices and attach them to the first adb server (env ADB_CONNECTOR_VIRTUAL_DEVICES)")
-	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", envOr("ADB_CONNECTOR_VIRTUAL_SCENARIO", "launcher"), "scenario of the virtual devices: launcher, login, list, photos or a directory")
-	fs.StringVar(&deviceOpts.Virtual.Profile, "virtual-profile", envOr("ADB_CONNECTOR_VIRTUAL_PROFILE", android.DefaultProfile), "timing profile of the virtual devices: "+strings.Join(android.ProfileNames(), ", ")+" (env ADB_CONNECTOR_VIRTUAL_PROFILE)")
-	fs.DurationVar(&deviceOpts.FileTTL, "file-ttl", files.DefaultTTL, "how long screenshots stay downloadable")
-	fs.Int64Var(&deviceOpts.FileCap, "file-cap-bytes", files.DefaultMaxTotalBytes, "total size of cached files; the oldest are evicted first")
-	retention := audit.DefaultRetention
-	if env := os.Getenv("ADB_CONNECTOR_AUDIT_RETENTION"); env != "" {
-		d, err := audit.ParseRetention(env)
-		if err != nil {
-			deviceOpts.envErr = errors.Join(deviceOpts.envErr, fmt.Errorf("ADB_CONNECTOR_AUDIT_RETENTION: %w", err))
-		}
-		retention = d
-	}
-	deviceOpts.AuditRetention = retention
-	fs.Func("audit-retention", "how long audit rows are kept, e.g. 90d or 720h; older ones are pruned daily (env ADB_CONNECTOR_AUDIT_RETENTION; default 90d)",
+	deviceOpts := &deviceOptions{AuditRetention: audit.DefaultRetention}
+	fs.Var(&deviceOpts.Endpoints, "adb", "adb server `HOST:PORT` (unauthenticated: a trusted network only), or ssh://USER@HOST[:PORT][/ADB_HOST:ADB_PORT] reached through SSH; repeatable (default "+adb.DefaultEndpoint+", started if not running)")
+	registerSSHFlags(fs, &deviceOpts.SSH)
+	fs.IntVar(&deviceOpts.Virtual.N, "virtual-devices", 0, "start `N` virtual Android devices and attach them to the first adb server")
+	fs.StringVar(&deviceOpts.Virtual.Scenario, "virtual-scenario", "launcher", "`SCENARIO` of the virtual devices: launcher, login, list, photos or a directory")
+	fs.StringVar(&deviceOpts.Virtual.Profile, "virtual-profile", android.DefaultProfile, "timing `PROFILE` of the virtual devices: "+strings.Join(android.ProfileNames(), ", "))
+	fs.DurationVar(&deviceOpts.FileTTL, "file-ttl", files.DefaultTTL, "how long screenshots stay downloadable (a `DURATION`)")
+	fs.Int64Var(&deviceOpts.FileCap, "file-cap-bytes", files.DefaultMaxTotalBytes, "total size of cached files in `BYTES`; the oldest are evicted first")
+	fs.Func("audit-retention", "how long audit rows are kept, a `DURATION` such as 90d or 720h; older ones are pruned daily (default 90d)",
 		func(v string) (err error) {
 			deviceOpts.AuditRetention, err = audit.ParseRetention(v)
 			return err
@@ -127,9 +106,6 @@ func registerDeviceFlags(fs *flag.FlagSet) *deviceOptions {
 // the connector.Server exists (Mount), the download route, metrics, the
 // Service's pushes to the Server and the admin socket.
 func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
-	if o.envErr != nil {
-		return o.envErr
-	}
 	if o.Virtual.N < 0 || o.Virtual.N > 256 {
 		return fmt.Errorf("--virtual-devices %d: want 0..256", o.Virtual.N)
 	}
@@ -145,11 +121,20 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	}
 	log := w.Log
 
-	client, err := adb.New(ctx, adb.Config{Endpoints: endpoints, StartLocalServer: true, Logger: log.With("component", "adb")})
+	dialing, err := o.SSH.dialing(endpoints, log.With("component", "ssh"))
 	if err != nil {
 		return err
 	}
-	w.Stop = append(w.Stop, func() { client.Close() })
+	endpoints = dialing.Endpoints
+	client, err := adb.New(ctx, adb.Config{Endpoints: endpoints, Dialers: dialing.Dialers, StartLocalServer: true, Logger: log.With("component", "adb")})
+	if err != nil {
+		dialing.close()
+		return err
+	}
+	w.Stop = append(w.Stop, func() {
+		client.Close()
+		dialing.close()
+	})
 
 	if o.Virtual.N > 0 {
 		// ctx ends with SIGTERM, before the drain: calls still running on
@@ -231,7 +216,8 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 		svc.Start(srv)
 		reloader, stopWatch := watchConfig(ctx, o, holder, svc, log.With("component", "config"))
 		w.Stop = append(w.Stop, stopWatch)
-		w.Operator = svc.Operator(operator.Serve{Settings: w.Settings, ConfigPath: o.ConfigPath, Reloader: reloader})
+		w.Operator = svc.Operator(operator.Serve{Settings: w.Settings, ConfigPath: o.ConfigPath, Reloader: reloader,
+			Link: srv.ChannelLink})
 		closeAdmin, err := admin.Serve(ctx, admin.SocketPath(w.DataDir), w.Operator,
 			admin.Options{Log: log.With("component", "admin")})
 		if err != nil {

@@ -140,23 +140,36 @@ func (p *serveProc) cli(t *testing.T, run runFunc, args ...string) string {
 }
 
 // waitListed waits until `devices` lists serial: a server that just started
-// learns the adb server's devices a moment later. It polls the admin socket
-// every 20 ms (there is no event to wait on from outside), at most setupWait.
+// learns the adb server's devices a moment later.
 func (p *serveProc) waitListed(t *testing.T, serial string) {
+	t.Helper()
+	p.waitRow(t, serial, "listed", func(admin.DeviceRow) bool { return true })
+}
+
+// waitOnline waits until `devices` shows serial online (adb's "device").
+func (p *serveProc) waitOnline(t *testing.T, serial string) {
+	t.Helper()
+	p.waitRow(t, serial, "online", func(r admin.DeviceRow) bool { return r.State == "device" })
+}
+
+// waitRow waits until `devices` has a row for serial that ok accepts. It
+// polls the admin socket every 20 ms (there is no event to wait on from
+// outside), at most setupWait.
+func (p *serveProc) waitRow(t *testing.T, serial, what string, ok func(admin.DeviceRow) bool) {
 	t.Helper()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	deadline := time.After(setupWait)
 	for {
 		for _, r := range p.devices(t) {
-			if r.Serial == serial {
+			if r.Serial == serial && ok(r) {
 				return
 			}
 		}
 		select {
 		case <-tick.C:
 		case <-deadline:
-			t.Fatalf("devices does not list %s after %s", serial, setupWait)
+			t.Fatalf("devices does not show %s %s after %s", serial, what, setupWait)
 		}
 	}
 }
@@ -165,7 +178,8 @@ func (p *serveProc) waitListed(t *testing.T, serial string) {
 func (p *serveProc) pairCode(t *testing.T, serial string) string {
 	t.Helper()
 	p.waitListed(t, serial)
-	out := strings.TrimRight(p.cli(t, runPair, serial), "\n")
+	// --force: some tests take a code for the next channel while one holds the phone.
+	out := strings.TrimRight(p.cli(t, runPair, serial, "--force"), "\n")
 	return out[strings.LastIndexByte(out, '\n')+1:]
 }
 
@@ -385,8 +399,9 @@ func launcherIcon(t *testing.T, env *adbtest.Env, d *emulator.Device, label stri
 
 // touchLine renders a gesture the phone's touchscreen decoded (adb writes
 // taps, long presses and swipes as input events where the shell may: SDK
-// 28 and earlier, or adb root): "touch tap X Y", "touch long_press X Y",
-// "touch swipe X1 Y1 X2 Y2".
+// 28 and earlier, or adb root; elsewhere the phone helper injects them,
+// which the phone records the same way): "touch tap X Y", "touch
+// long_press X Y", "touch swipe X1 Y1 X2 Y2".
 func touchLine(t *android.Touch) string {
 	if t.Kind == "swipe" {
 		return fmt.Sprintf("touch swipe %d %d %d %d", t.From.X, t.From.Y, t.To.X, t.To.Y)

@@ -186,7 +186,7 @@ func testPairingToLogout(t *testing.T, env *adbtest.Env, d *emulator.Device) {
 	if pkg, _ := d.Android().Foreground(); pkg != "com.android.settings" {
 		t.Errorf("after tapping Settings the foreground is %q", pkg)
 	}
-	if diff := cmp.Diff([]string{fmt.Sprintf("input tap %d %d", icon.X, icon.Y)}, deviceCommands(d)); diff != "" {
+	if diff := cmp.Diff([]string{fmt.Sprintf("touch tap %d %d", icon.X, icon.Y)}, deviceCommands(d)); diff != "" {
 		t.Errorf("device input commands (-want +got):\n%s", diff)
 	}
 

@@ -19,7 +19,7 @@ func TestServeADBEndpointsFlag(t *testing.T) {
 	}{
 		{name: "default", want: nil},
 		{name: "env", env: "10.0.0.2:5037, 10.0.0.3:5038", want: []string{"10.0.0.2:5037", "10.0.0.3:5038"}},
-		{name: "flags replace env", env: "10.0.0.2:5037", args: []string{"--adb", "127.0.0.1:5037", "--adb", "[::1]:6000"},
+		{name: "flags win over env", env: "10.0.0.2:5037", args: []string{"--adb", "127.0.0.1:5037", "--adb", "[::1]:6000"},
 			want: []string{"127.0.0.1:5037", "[::1]:6000"}},
 		{name: "no port", args: []string{"--adb", "host"}, wantErr: true},
 		{name: "bad port", args: []string{"--adb", "host:99999"}, wantErr: true},
@@ -43,28 +43,19 @@ func TestServeADBEndpointsFlag(t *testing.T) {
 func TestServeBadADBEnvIsAStartError(t *testing.T) {
 	t.Setenv("ADB_CONNECTOR_ADB", "nonsense")
 	t.Setenv("ADB_CONNECTOR_API_KEY", "")
-	cfg, err := parseServeFlags(nil, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := wireDevices(t.Context(), cfg.Device, &serveWiring{}); err == nil {
-		t.Fatal("a bad ADB_CONNECTOR_ADB did not stop start-up")
+	if _, err := parseServeFlags(nil, io.Discard); err == nil || !strings.Contains(err.Error(), "ADB_CONNECTOR_ADB") {
+		t.Fatalf("a bad ADB_CONNECTOR_ADB: %v, want an error naming it", err)
 	}
 }
 
 // TestServeBadVirtualDevicesEnvIsAStartError: a non-number is reported, not
-// read as 0. (--file-ttl -1s stops wiring before adb in any case.)
+// read as 0.
 func TestServeBadVirtualDevicesEnvIsAStartError(t *testing.T) {
 	t.Setenv("ADB_CONNECTOR_VIRTUAL_DEVICES", "three")
 	t.Setenv("ADB_CONNECTOR_ADB", "")
 	t.Setenv("ADB_CONNECTOR_API_KEY", "")
-	cfg, err := parseServeFlags([]string{"--file-ttl", "-1s"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	err = wireDevices(t.Context(), cfg.Device, &serveWiring{})
-	if err == nil || !strings.Contains(err.Error(), "ADB_CONNECTOR_VIRTUAL_DEVICES") {
-		t.Fatalf("wireDevices = %v, want an ADB_CONNECTOR_VIRTUAL_DEVICES error", err)
+	if _, err := parseServeFlags(nil, io.Discard); err == nil || !strings.Contains(err.Error(), "ADB_CONNECTOR_VIRTUAL_DEVICES") {
+		t.Fatalf("parseServeFlags = %v, want an ADB_CONNECTOR_VIRTUAL_DEVICES error", err)
 	}
 }
 

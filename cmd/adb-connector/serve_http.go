@@ -3,7 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"strconv"
 
 	"github.com/adb-connector/adb-connector/internal/httplimit"
 )
@@ -13,29 +12,13 @@ import (
 // endpoint (see the README's Configuration section).
 type httpFlags struct {
 	maxConns, perIP *int
-	envErr          error
 }
 
 func registerHTTPFlags(fs *flag.FlagSet) *httpFlags {
-	f := &httpFlags{}
-	maxDef, err := envInt("ADB_CONNECTOR_MAX_CONNS")
-	f.envErr = err
-	perIPDef, err := envInt("ADB_CONNECTOR_MAX_CONNS_PER_IP")
-	if f.envErr == nil {
-		f.envErr = err
+	return &httpFlags{
+		maxConns: fs.Int("max-conns", 0, "open HTTP connections in total, /ws included; idle ones are closed first at the cap (a `NUMBER`; 0 = half of RLIMIT_NOFILE, at most 4096)"),
+		perIP:    fs.Int("max-conns-per-ip", 0, "open HTTP connections from one remote address (a `NUMBER`; 0 = half of --max-conns, at most 64)"),
 	}
-	f.maxConns = fs.Int("max-conns", maxDef, "open HTTP connections in total, /ws included; idle ones are closed first at the cap (env ADB_CONNECTOR_MAX_CONNS; 0 = half of RLIMIT_NOFILE, at most 4096)")
-	f.perIP = fs.Int("max-conns-per-ip", perIPDef, "open HTTP connections from one remote address (env ADB_CONNECTOR_MAX_CONNS_PER_IP; 0 = half of --max-conns, at most 64)")
-	return f
-}
-
-func envInt(key string) (int, error) {
-	v := envOr(key, "0")
-	n, err := strconv.Atoi(v)
-	if err != nil {
-		return 0, fmt.Errorf("%s %q: want a number", key, v)
-	}
-	return n, nil
 }
 
 // config checks the flags against the process's soft RLIMIT_NOFILE nofile
@@ -44,9 +27,6 @@ func envInt(key string) (int, error) {
 // at the cap the server then still has descriptors to accept, evict and
 // answer /health with.
 func (f *httpFlags) config(nofile uint64) (httplimit.Config, error) {
-	if f.envErr != nil {
-		return httplimit.Config{}, f.envErr
-	}
 	if *f.maxConns < 0 {
 		return httplimit.Config{}, fmt.Errorf("--max-conns %d: want 0 (derived from RLIMIT_NOFILE) or more", *f.maxConns)
 	}

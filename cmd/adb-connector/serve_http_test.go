@@ -45,8 +45,8 @@ func TestServeHTTPLimitFlags(t *testing.T) {
 		{name: "negative per-IP", args: []string{"--max-conns-per-ip", "-5"}, nofile: 1024, wantErr: "--max-conns-per-ip -5"},
 		{name: "per-IP above total", args: []string{"--max-conns", "10", "--max-conns-per-ip", "11"}, nofile: 1024, wantErr: "exceeds --max-conns 10"},
 		{name: "per-IP above derived total", args: []string{"--max-conns-per-ip", "100"}, nofile: 128, wantErr: "exceeds --max-conns 64"},
-		{name: "env not a number", env: "lots", nofile: 1024, wantErr: `ADB_CONNECTOR_MAX_CONNS "lots": want a number`},
-		{name: "per-IP env not a number", envPerIP: "1e3", nofile: 1024, wantErr: `ADB_CONNECTOR_MAX_CONNS_PER_IP "1e3": want a number`},
+		{name: "env not a number", env: "lots", nofile: 1024, wantErr: `ADB_CONNECTOR_MAX_CONNS="lots": want a whole number`},
+		{name: "per-IP env not a number", envPerIP: "1e3", nofile: 1024, wantErr: `ADB_CONNECTOR_MAX_CONNS_PER_IP="1e3": want a whole number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -54,11 +54,18 @@ func TestServeHTTPLimitFlags(t *testing.T) {
 			t.Setenv("ADB_CONNECTOR_MAX_CONNS_PER_IP", tt.envPerIP)
 			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 			fs.SetOutput(io.Discard)
-			hf := registerHTTPFlags(fs)
+			var hf *httpFlags
+			names := registerSettings(fs, func(fs *flag.FlagSet) { hf = registerHTTPFlags(fs) })
 			if err := fs.Parse(tt.args); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := hf.config(tt.nofile)
+			given := map[string]bool{}
+			fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+			err := applyEnv(fs, names, given)
+			var cfg httplimit.Config
+			if err == nil {
+				cfg, err = hf.config(tt.nofile)
+			}
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("config = %v, want an error with %q", err, tt.wantErr)

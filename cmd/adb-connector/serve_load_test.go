@@ -138,8 +138,7 @@ func TestSlowPhonesDoNotStallTheSocket(t *testing.T) {
 		t.Errorf("rate_limited = %d, want %d (outcomes %v)", got, want, codes)
 	}
 	for i, d := range env.Devices[:phones] {
-		// Stock Android 13: a long press is `input swipe X Y X Y MS`.
-		ran := strings.Count(strings.Join(deviceCommands(d), "\n"), "input swipe")
+		ran := strings.Count(strings.Join(deviceCommands(d), "\n"), "touch long_press")
 		if ran < ok[i] || ran > mayHave[i] {
 			t.Errorf("phone %d ran %d long presses; %d answered ok, %d ok or tool_timeout: a refused call ran", i, ran, ok[i], mayHave[i])
 		}

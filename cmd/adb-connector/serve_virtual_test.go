@@ -60,7 +60,7 @@ func TestServeShutdownDrainsVirtualCall(t *testing.T) {
 	if err := json.Unmarshal(r.p.Payload, &pl); err != nil || json.Unmarshal(pl.Result, &res) != nil || !res.LongPress {
 		t.Errorf("tap during shutdown: result %s, want a long press", r.p.Payload)
 	}
-	if cmds := deviceCommands(d); len(cmds) == 0 || cmds[len(cmds)-1] != "input swipe 10 10 10 10 1500" {
+	if cmds := deviceCommands(d); len(cmds) == 0 || cmds[len(cmds)-1] != "touch long_press 10 10" {
 		t.Errorf("phone's input commands %q, want the long press to have run", cmds)
 	}
 

@@ -14,17 +14,18 @@ func init() {
 }
 
 func runUnbind(args []string, stdout, stderr io.Writer) error {
-	fs, dataDir := newAdminFlags("unbind", stderr, "usage: adb-connector unbind SERIAL [--clear-reset] [--data-dir DIR]")
+	fs, dataDir := newAdminFlags("unbind", stdout, "unbind SERIAL [--clear-reset] [--data-dir DIR]",
+		"Revokes SERIAL's binding: its channel reports revoked. With --clear-reset, clears a reset the device owes instead.")
 	clearReset := fs.Bool("clear-reset", false, "instead of unbinding, clear the reset the device owes (needs-reset, reset-pending): you vouch it is fit to hand out")
-	pos, err := parseAdminArgs(fs, args, 1)
+	pos, err := parseAdminArgs(fs, args, stderr, "SERIAL")
 	if err != nil {
 		return err
 	}
-	return withAdmin(*dataDir, func(ctx context.Context, c *admin.Client) error {
+	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		if *clearReset {
 			key, err := c.ClearReset(ctx, pos[0])
 			if err != nil {
-				return err
+				return operatorError(ctx, c, pos[0], err)
 			}
 			ep, sr := binding.SplitKey(key)
 			_, err = fmt.Fprintf(stdout, "reset cleared for %s on %s; it can be paired again\n", sr, ep)
@@ -32,7 +33,7 @@ func runUnbind(args []string, stdout, stderr io.Writer) error {
 		}
 		key, err := c.Unbind(ctx, pos[0])
 		if err != nil {
-			return err
+			return operatorError(ctx, c, pos[0], err)
 		}
 		ep, sr := binding.SplitKey(key)
 		_, err = fmt.Fprintf(stdout, "unbound %s on %s; its channel now reports revoked\n", sr, ep)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 
@@ -14,10 +13,13 @@ func init() {
 }
 
 func runVersion(args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("version", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs := newFlags("version", stdout, "version [--json]", "Prints the build identity: version, git tag, revision, build time (also: adb-connector --version).")
 	asJSON := fs.Bool("json", false, "print the build object as JSON")
-	if err := fs.Parse(args); err != nil {
+	pos, err := parseArgs(fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, stderr, pos); err != nil {
 		return err
 	}
 	return printVersion(stdout, buildinfo.Get(), *asJSON)

@@ -124,9 +124,21 @@ func (c *Client) Devices(ctx context.Context) ([]DeviceRow, error) {
 	return resp.Devices, err
 }
 
-// Pair asks for a one-time pairing code for serial; ttl 0 means the server's default.
-func (c *Client) Pair(ctx context.Context, serial string, ttl time.Duration) (string, error) {
+// Option adjusts a request: Force.
+type Option func(*Request)
+
+// Force is the Option of Pair and Approve that acts on a device another
+// channel holds (Request.Force).
+func Force(r *Request) { r.Force = true }
+
+// Pair asks for a one-time pairing code for serial; ttl 0 means the
+// server's default. With Force it is issued for a device another channel
+// holds.
+func (c *Client) Pair(ctx context.Context, serial string, ttl time.Duration, opts ...Option) (string, error) {
 	req := Request{Op: OpPair, Serial: serial}
+	for _, o := range opts {
+		o(&req)
+	}
 	if ttl != 0 {
 		req.TTL = ttl.String()
 	}
@@ -136,9 +148,14 @@ func (c *Client) Pair(ctx context.Context, serial string, ttl time.Duration) (st
 
 // Approve answers a device_request code, binding its channel to serial or,
 // when serial is empty, to any free online device. It returns the bound
-// device's "endpoint/serial".
-func (c *Client) Approve(ctx context.Context, code, serial string) (string, error) {
-	resp, err := c.call(ctx, Request{Op: OpApprove, Code: code, Serial: serial})
+// device's "endpoint/serial". With Force it takes a device another
+// channel holds.
+func (c *Client) Approve(ctx context.Context, code, serial string, opts ...Option) (string, error) {
+	req := Request{Op: OpApprove, Code: code, Serial: serial}
+	for _, o := range opts {
+		o(&req)
+	}
+	resp, err := c.call(ctx, req)
 	return resp.Device, err
 }
 

@@ -66,6 +66,8 @@ type DeviceRow struct {
 	State    string `json:"state"` // adb's word: device, offline, unauthorized, ...
 	Model    string `json:"model"`
 	Bound    bool   `json:"bound"`
+	// Holder is the channel that holds a bound device (nil when free).
+	Holder *Holder `json:"holder,omitempty"`
 	// Tags are the device's tags under the operator's config file.
 	Tags []string `json:"tags,omitempty"`
 	// Reset is the reset the device owes ("" none, ResetPending,
@@ -75,12 +77,43 @@ type DeviceRow struct {
 	ResetError string `json:"reset_error,omitempty"`
 }
 
+// Holder is who holds a bound device, as an operator needs it to decide
+// whether to take it back.
+type Holder struct {
+	// Channel is the holder's short label (redact.ChannelLabel), as the
+	// audit shows it; ChannelID the whole connector_channel_id.
+	Channel   string `json:"channel"`
+	ChannelID string `json:"channel_id"`
+	// Connected says whether the channel is open on a live xAgent
+	// connection; LinkSince since when it is, or since when it is gone
+	// (zero: not known, the server cannot tell).
+	Connected bool      `json:"connected"`
+	LinkSince time.Time `json:"link_since,omitzero"`
+	// BoundSince is when the binding began.
+	BoundSince time.Time `json:"bound_since,omitzero"`
+	// LeaseEnds is when the binding ends unless a tool call renews it
+	// (zero: its lease bounds nothing); LeaseReason which bound ends it
+	// (idle_timeout, max_duration).
+	LeaseEnds   time.Time `json:"lease_ends,omitzero"`
+	LeaseReason string    `json:"lease_reason,omitempty"`
+	// LastTool is the holder's last tool call on the device, at
+	// LastCallAt, with its outcome ("ok" or an error code); "" none yet.
+	LastTool    string    `json:"last_tool,omitempty"`
+	LastCallAt  time.Time `json:"last_call_at,omitzero"`
+	LastOutcome string    `json:"last_outcome,omitempty"`
+}
+
 // Request is one request line on the admin socket.
 type Request struct {
 	Op     string `json:"op"`
 	Serial string `json:"serial,omitempty"`
 	Code   string `json:"code,omitempty"`
 	TTL    string `json:"ttl,omitempty"` // Go duration, e.g. "15m"; empty means the default
+	// Force (pair, approve) acts on a device another channel holds, which
+	// is refused without it (device_in_use): pair issues the code anyway
+	// (it works once the device is free), approve revokes the holder's
+	// binding first, as unbind does.
+	Force bool `json:"force,omitempty"`
 }
 
 // Response is one response line: OK with the op's result, or Error.
@@ -113,10 +146,12 @@ func (e *Error) Unwrap() error { return e.Err }
 // called concurrently.
 type Handler interface {
 	Devices(ctx context.Context) ([]DeviceRow, error)
-	// Pair issues a one-time pairing code for the device (ttl 0: default).
-	Pair(ctx context.Context, serial string, ttl time.Duration) (code string, err error)
-	// Approve answers a device_request code; it returns the bound device key.
-	Approve(ctx context.Context, code, serial string) (deviceKey string, err error)
+	// Pair issues a one-time pairing code for the device (ttl 0: default);
+	// force takes it from the channel that holds it (Request.Force).
+	Pair(ctx context.Context, serial string, ttl time.Duration, force bool) (code string, err error)
+	// Approve answers a device_request code; it returns the bound device
+	// key. force as for Pair.
+	Approve(ctx context.Context, code, serial string, force bool) (deviceKey string, err error)
 	// Unbind revokes the device's binding; it returns the device key.
 	Unbind(ctx context.Context, serial string) (deviceKey string, err error)
 	// ClearReset drops the reset the device owes; it returns the device key.

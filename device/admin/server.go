@@ -178,9 +178,9 @@ func (s *adminServer) handle(line []byte) (resp Response) {
 	case OpDevices:
 		resp.Devices, err = s.h.Devices(ctx)
 	case OpPair:
-		resp.Code, err = s.h.Pair(ctx, req.Serial, ttl)
+		resp.Code, err = s.h.Pair(ctx, req.Serial, ttl, req.Force)
 	case OpApprove:
-		resp.Device, err = s.h.Approve(ctx, req.Code, req.Serial)
+		resp.Device, err = s.h.Approve(ctx, req.Code, req.Serial, req.Force)
 	case OpUnbind:
 		resp.Device, err = s.h.Unbind(ctx, req.Serial)
 	case OpClearReset:

@@ -17,10 +17,10 @@ import (
 type stubHandler struct{}
 
 func (stubHandler) Devices(context.Context) ([]DeviceRow, error) { return nil, nil }
-func (stubHandler) Pair(context.Context, string, time.Duration) (string, error) {
+func (stubHandler) Pair(context.Context, string, time.Duration, bool) (string, error) {
 	return "", &Error{Code: CodeUnknownDevice, Message: "unknown device"}
 }
-func (stubHandler) Approve(context.Context, string, string) (string, error) {
+func (stubHandler) Approve(context.Context, string, string, bool) (string, error) {
 	return "", errors.New("boom")
 }
 func (stubHandler) Unbind(context.Context, string) (string, error) { return "", nil }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 	"github.com/adb-connector/adb-connector/store"
 )
@@ -33,7 +34,7 @@ func TestWriteAndRead(t *testing.T) {
 	ctx := t.Context()
 	for i, r := range []Record{
 		{ChannelID: "c1", DeviceHint: "…AAAA", ToolID: "android_tap", ToolCallID: "t1", Args: json.RawMessage(`{"x":1}`), Outcome: OutcomeOK, Latency: 12 * time.Millisecond},
-		{ChannelID: "c2", DeviceHint: "…BBBB", ToolID: ResetToolID, Outcome: "reset_failed"},
+		{ChannelID: "cch_3f9a1c0d2e4b5a69788796a5b4c3d2e1", DeviceHint: "…BBBB", ToolID: ResetToolID, Outcome: "reset_failed"},
 		{ChannelID: "c1", DeviceHint: "…AAAA", ToolID: "android_tap", ToolCallID: "t1", Outcome: OutcomeOK, Replayed: true},
 	} {
 		r.At = clock.Now()
@@ -54,6 +55,9 @@ func TestWriteAndRead(t *testing.T) {
 		want int
 	}{
 		{Query{ChannelID: "c1"}, 2},
+		{Query{ChannelID: redact.ChannelLabel("cch_3f9a1c0d2e4b5a69788796a5b4c3d2e1")}, 1}, // the short label
+		{Query{ChannelID: "cch_3f9a1c0d2e4b5a69788796a5b4c3d2e1"}, 1},
+		{Query{ChannelID: "cch_3f9a1d"}, 0},
 		{Query{DeviceHint: "…BBBB"}, 1},
 		{Query{ToolID: ResetToolID}, 1},
 		{Query{Outcome: OutcomeOK}, 2},

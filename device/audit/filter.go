@@ -45,7 +45,7 @@ func (f Filter) Query(now time.Time, name func(field string) string) (Query, err
 		return q, fmt.Errorf("%s: want a row id", name("after"))
 	}
 	q.Limit = f.Limit
-	q.ChannelID, q.ToolID, q.Outcome = f.Channel, f.Tool, f.Outcome
+	q.ChannelID, q.ToolID, q.Outcome = strings.TrimSuffix(f.Channel, "…"), f.Tool, f.Outcome
 	q.DeviceHint = deviceHint(f.Device)
 	return q, nil
 }

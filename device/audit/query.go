@@ -19,7 +19,7 @@ const (
 // Query selects records; every set field narrows the selection. The zero
 // value means the newest DefaultLimit of every channel.
 type Query struct {
-	ChannelID  string    // only this channel
+	ChannelID  string    // only this channel: its id or a prefix of it (its short label)
 	DeviceHint string    // only this redacted serial (redact.SerialHint)
 	ToolID     string    // only this tool
 	Outcome    string    // only this outcome: "ok" or a wire error code
@@ -48,7 +48,13 @@ func Read(ctx context.Context, db *sql.DB, q Query) ([]Record, error) {
 		args = append(args, v)
 	}
 	if q.ChannelID != "" {
-		add("channel_id = ?", q.ChannelID)
+		// A prefix, so the short label an operator reads
+		// (redact.ChannelLabel) selects its channel (ids have one length:
+		// a whole id is a prefix of itself only). As a range, which the
+		// index on channel_id serves: 0xff follows every byte of UTF-8
+		// text in SQLite's BINARY (memcmp) order.
+		where = append(where, "channel_id >= ? AND channel_id < ?")
+		args = append(args, q.ChannelID, q.ChannelID+"\xff")
 	}
 	if q.DeviceHint != "" {
 		add("device_hint = ?", q.DeviceHint)

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/operator"
 )
@@ -42,6 +43,20 @@ type pageData struct {
 	LastID   int64
 	Policy   operator.Policy
 	Sig      string // the devices shown, so the script knows when to redraw the list
+
+	// The devices page: counts of every device, the filter (Show a
+	// status, Query a search), the free phones a waiting request can be
+	// approved on.
+	Counts      operator.Counts
+	Show, Query string
+	FreeDevices []operator.Device
+}
+
+// atNow is a device with the page's clock, for the parts that say how
+// long ago.
+type atNow struct {
+	Now time.Time
+	D   operator.Device
 }
 
 var funcs = template.FuncMap{
@@ -49,8 +64,16 @@ var funcs = template.FuncMap{
 		if t.IsZero() {
 			return "-"
 		}
-		return roundDur(now.Sub(t)) + " ago"
+		return operator.Round(now.Sub(t)) + " ago"
 	},
+	"since": func(now, t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return operator.Round(now.Sub(t))
+	},
+	"at":   func(now time.Time, d operator.Device) atNow { return atNow{now, d} },
+	"link": func(now time.Time, h *admin.Holder) string { return operator.LinkWords(h, now) },
 	"left": func(now, t time.Time) string {
 		if t.IsZero() {
 			return "no limit"
@@ -59,7 +82,7 @@ var funcs = template.FuncMap{
 		if d <= 0 {
 			return "ending"
 		}
-		return roundDur(d)
+		return operator.Round(d)
 	},
 	"clock": func(t time.Time) string {
 		if t.IsZero() {
@@ -69,20 +92,11 @@ var funcs = template.FuncMap{
 	},
 	"ms": func(d time.Duration) string { return strconv.FormatInt(d.Milliseconds(), 10) + " ms" },
 	"q":  url.QueryEscape,
+	// label is a channel as operators read it (redact.ChannelLabel).
+	"label": operator.ChannelLabel,
 	"join": func(s []string) string {
 		return strings.Join(s, ", ")
 	},
-}
-
-func roundDur(d time.Duration) string {
-	switch {
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	default:
-		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	}
 }
 
 // parsePages parses each page with the layout and the shared parts.
@@ -139,13 +153,48 @@ func (c *Console) devicesPage(w http.ResponseWriter, r *req) {
 		d.Error = c.userError("devices", err)
 	}
 	slices.SortFunc(devs, func(a, b operator.Device) int { return cmp.Compare(a.Key, b.Key) })
-	d.Devices = devs
-	keys := make([]string, len(devs))
+	rows := make([]admin.DeviceRow, len(devs))
 	for i, dv := range devs {
-		keys[i] = dv.Key
+		rows[i] = dv.DeviceRow
+		if dv.Status == operator.StatusFree {
+			d.FreeDevices = append(d.FreeDevices, dv)
+		}
+	}
+	d.Counts = operator.CountsOf(rows)
+	q := r.URL.Query()
+	d.Show, d.Query = q.Get("show"), strings.TrimSpace(q.Get("q"))
+	var keys []string
+	for _, dv := range devs {
+		if (d.Show == "" || dv.Status == d.Show) && matches(dv, d.Query) {
+			d.Devices = append(d.Devices, dv)
+			keys = append(keys, dv.Key)
+		}
 	}
 	d.Sig = strings.Join(keys, "\n")
+	if d.Requests, err = c.cfg.Ops.Requests(ctx); err != nil {
+		d.Error = c.userError("requests", err)
+	}
 	c.render(w, http.StatusOK, "devices", d)
+}
+
+// matches reports whether the devices page's search finds dv: a
+// case-insensitive part of its title, key, tags or holder's label.
+func matches(dv operator.Device, query string) bool {
+	if query == "" {
+		return true
+	}
+	hay := []string{dv.Title, dv.Key}
+	hay = append(hay, dv.Tags...)
+	if dv.Holder != nil {
+		hay = append(hay, dv.Holder.Channel)
+	}
+	query = strings.ToLower(query)
+	for _, h := range hay {
+		if strings.Contains(strings.ToLower(h), query) {
+			return true
+		}
+	}
+	return false
 }
 
 // findDevice returns the device named by the d parameter.
@@ -178,7 +227,7 @@ func (c *Console) devicePage(w http.ResponseWriter, r *req) {
 	}
 	d.Device = dev
 	if dev != nil {
-		d.Title = cmp.Or(dev.Model, dev.Serial)
+		d.Title = dev.Title
 		if d.Calls, err = c.cfg.Ops.Audit(ctx, audit.Filter{Device: dev.Key, Limit: recentCalls}); err != nil {
 			d.Error = c.userError("audit", err)
 		}
@@ -240,7 +289,7 @@ func (c *Console) pair(w http.ResponseWriter, r *req) {
 		back(w, r, key)
 		return
 	}
-	code, err := c.cfg.Ops.Pair(ctx, key, ttl)
+	code, err := c.cfg.Ops.Pair(ctx, key, ttl, false)
 	if err != nil {
 		c.done(r, "pair", err, "")
 	} else {
@@ -277,7 +326,7 @@ func (c *Console) approve(w http.ResponseWriter, r *req) {
 		// is the CLI's.
 		c.sessions.addFlash(r.id, flash{Text: "approve: no device named", Err: true})
 	default:
-		_, err = c.cfg.Ops.Approve(ctx, code, key)
+		_, err = c.cfg.Ops.Approve(ctx, code, key, false)
 		c.done(r, "approve", err, "Approved; the request's channel holds the phone.")
 	}
 	back(w, r, key)

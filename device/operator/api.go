@@ -51,6 +51,9 @@ type Serve struct {
 	// never reloaded).
 	ConfigPath string
 	Reloader   *policy.Reloader
+	// Link says whether a channel is open on a live xAgent connection and
+	// since when (connector.Server.ChannelLink). Nil: not known.
+	Link func(channelID string) (open bool, since time.Time, ok bool)
 }
 
 // Setting is one server setting.
@@ -62,6 +65,7 @@ type API struct {
 
 	mu      sync.Mutex
 	battery map[string]batteryRead // by device key, see batteryOf
+	models  map[string]string      // by device key, see modelOf
 }
 
 var _ admin.Handler = (*API)(nil)
@@ -74,7 +78,7 @@ func New(cfg Config) *API {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &API{cfg: cfg, battery: map[string]batteryRead{}}
+	return &API{cfg: cfg, battery: map[string]batteryRead{}, models: map[string]string{}}
 }
 
 // invalid is an operand refused before anything runs.
@@ -150,24 +154,23 @@ func (a *API) devices(ctx context.Context) ([]admin.DeviceRow, error) {
 	for _, r := range resets {
 		owed[r.DeviceKey] = r
 	}
-	bound := map[string]bool{}
-	for _, b := range bindings {
-		if b.State == binding.Bound {
-			bound[b.DeviceKey] = true
-		}
+	holders, err := a.holders(ctx, bindings)
+	if err != nil {
+		return nil, err
 	}
 	rows := []admin.DeviceRow{}
 	for _, d := range a.cfg.Devices() {
 		r := owed[d.Key]
-		rows = append(rows, admin.DeviceRow{Serial: d.Serial, Endpoint: d.Endpoint, State: d.State, Model: d.Model, Bound: bound[d.Key],
-			Tags: a.tags(d), Reset: resetWord(r.Status), ResetError: r.Error})
-		delete(bound, d.Key)
+		h := holders[d.Key]
+		rows = append(rows, admin.DeviceRow{Serial: d.Serial, Endpoint: d.Endpoint, State: d.State, Model: d.Model, Bound: h != nil,
+			Holder: h, Tags: a.tags(d), Reset: resetWord(r.Status), ResetError: r.Error})
+		delete(holders, d.Key)
 		delete(owed, d.Key)
 	}
 	for _, b := range bindings {
-		if bound[b.DeviceKey] {
+		if h := holders[b.DeviceKey]; h != nil {
 			d := deviceOfKey(b.DeviceKey)
-			rows = append(rows, admin.DeviceRow{Serial: d.Serial, Endpoint: d.Endpoint, State: "offline", Bound: true, Tags: a.tags(d)})
+			rows = append(rows, admin.DeviceRow{Serial: d.Serial, Endpoint: d.Endpoint, State: "offline", Bound: true, Holder: h, Tags: a.tags(d)})
 		}
 	}
 	for _, r := range resets {
@@ -207,18 +210,24 @@ func resetWord(st binding.ResetStatus) string {
 
 // Pair issues a one-time pairing code for a device adb sees (bare serial
 // or "endpoint/serial"); ttl 0 means the default. A device that owes a
-// reset gets none: the code could not be redeemed.
-func (a *API) Pair(ctx context.Context, serial string, ttl time.Duration) (string, error) {
+// reset gets none: the code could not be redeemed. A device another
+// channel holds gets none either (device_in_use, naming the holder)
+// unless force: the code is then issued for when the phone is free again
+// (the holder keeps it; redeeming it meanwhile is device_in_use).
+func (a *API) Pair(ctx context.Context, serial string, ttl time.Duration, force bool) (string, error) {
 	if err := checkDevice("pair", serial); err != nil {
 		return "", err
 	}
-	code, err := a.pair(ctx, serial, ttl)
+	code, err := a.pair(ctx, serial, ttl, force)
 	return code, errorFor(err)
 }
 
-func (a *API) pair(ctx context.Context, serial string, ttl time.Duration) (string, error) {
+func (a *API) pair(ctx context.Context, serial string, ttl time.Duration, force bool) (string, error) {
 	d, err := auth.FindDevice(a.cfg.Devices(), serial)
 	if err != nil {
+		return "", err
+	}
+	if err := a.checkHeld(ctx, "pair", serial, d.Key, force); err != nil {
 		return "", err
 	}
 	a.waitReset(ctx, d.Key)
@@ -247,8 +256,11 @@ func (a *API) waitReset(ctx context.Context, serial string) {
 
 // Approve answers a device_request code (see auth.Requests.Approve),
 // binding its channel to the device serial names ("" any free device); it
-// returns the device key.
-func (a *API) Approve(ctx context.Context, code, serial string) (string, error) {
+// returns the device key. A device another channel holds is refused
+// (device_in_use, naming the holder) unless force, which revokes that
+// binding first, as Unbind does; "no free online device" says how many
+// are bound and how many of their holders are gone.
+func (a *API) Approve(ctx context.Context, code, serial string, force bool) (string, error) {
 	switch {
 	case code == "":
 		return "", invalid("approve needs a code")
@@ -257,9 +269,60 @@ func (a *API) Approve(ctx context.Context, code, serial string) (string, error) 
 	case len(serial) > admin.MaxSerialLen:
 		return "", invalid("serial too long")
 	}
+	if serial != "" {
+		if d, err := auth.FindDevice(a.cfg.Devices(), serial); err == nil {
+			if err := a.checkHeld(ctx, "approve", serial, d.Key, force); err != nil {
+				return "", errorFor(err)
+			}
+			if force {
+				if err := a.takeHeld(ctx, d.Key); err != nil {
+					return "", errorFor(err)
+				}
+			}
+		}
+	}
 	a.waitReset(ctx, serial)
 	r, err := a.cfg.Requests.Approve(ctx, code, serial)
+	if errors.Is(err, auth.ErrNoFreeDevice) {
+		if rows, derr := a.devices(ctx); derr == nil {
+			err = noFreeError(err, rows)
+		}
+	}
 	return r.DeviceKey, errorFor(err)
+}
+
+// checkHeld refuses the device with this key when a channel holds it
+// (heldError), unless force.
+func (a *API) checkHeld(ctx context.Context, op, serial, key string, force bool) error {
+	if force {
+		return nil
+	}
+	bindings, err := a.cfg.Bindings.List(ctx)
+	if err != nil {
+		return err
+	}
+	holders, err := a.holders(ctx, bindings)
+	if err != nil {
+		return err
+	}
+	if h := holders[key]; h != nil {
+		return heldError(op, serial, h, a.cfg.Now())
+	}
+	return nil
+}
+
+// takeHeld revokes the binding of the device with this key, if any (the
+// release resets the phone, which the caller then waits for).
+func (a *API) takeHeld(ctx context.Context, key string) error {
+	if _, err := a.cfg.Bindings.Revoke(ctx, key); err != nil && !errors.Is(err, binding.ErrNotBound) {
+		return err
+	}
+	// The release owes a reset; it starts here if the release's own
+	// start has not yet, so waitReset finds it running and waits.
+	if a.cfg.Resets != nil {
+		a.cfg.Resets.Claim(key)
+	}
+	return nil
 }
 
 // Unbind revokes the binding of the device with this serial (bare or

@@ -103,8 +103,10 @@ func TestAdminSocketFlows(t *testing.T) {
 	}
 	resp = rc.roundTrip(t, `{"op":"devices"}`)
 	want := []admin.DeviceRow{
-		{Serial: "S1", Endpoint: "127.0.0.1:5037", State: "device", Model: "Pixel 7", Bound: true},
-		{Serial: "S2", Endpoint: "127.0.0.1:5037", State: "unauthorized", Model: "Pixel 7", Bound: true},
+		{Serial: "S1", Endpoint: "127.0.0.1:5037", State: "device", Model: "Pixel 7", Bound: true,
+			Holder: &admin.Holder{Channel: "chA", ChannelID: "chA", BoundSince: e.clock.Now()}},
+		{Serial: "S2", Endpoint: "127.0.0.1:5037", State: "unauthorized", Model: "Pixel 7", Bound: true,
+			Holder: &admin.Holder{Channel: "chB", ChannelID: "chB", BoundSince: e.clock.Now()}},
 	}
 	if diff := cmp.Diff(want, resp.Devices); diff != "" || !resp.OK {
 		t.Fatalf("devices (-want +got):\n%s", diff)
@@ -119,7 +121,8 @@ func TestAdminSocketFlows(t *testing.T) {
 	// A bound device adb no longer sees is still listed, as offline.
 	e.setDevices()
 	resp = rc.roundTrip(t, `{"op":"devices"}`)
-	if diff := cmp.Diff([]admin.DeviceRow{{Serial: "S2", Endpoint: "127.0.0.1:5037", State: "offline", Bound: true}}, resp.Devices); diff != "" {
+	if diff := cmp.Diff([]admin.DeviceRow{{Serial: "S2", Endpoint: "127.0.0.1:5037", State: "offline", Bound: true,
+		Holder: &admin.Holder{Channel: "chB", ChannelID: "chB", BoundSince: e.clock.Now()}}}, resp.Devices); diff != "" {
 		t.Fatalf("devices with S2 gone (-want +got):\n%s", diff)
 	}
 }
@@ -200,19 +203,19 @@ func TestOperandsChecked(t *testing.T) {
 		call func() error
 		msg  string
 	}{
-		{`{"op":"pair"}`, func() error { _, err := api.Pair(t.Context(), "", 0); return err }, "invalid argument: pair needs a serial"},
+		{`{"op":"pair"}`, func() error { _, err := api.Pair(t.Context(), "", 0, false); return err }, "invalid argument: pair needs a serial"},
 		{`{"op":"unbind"}`, func() error { _, err := api.Unbind(t.Context(), ""); return err }, "invalid argument: unbind needs a serial"},
 		{`{"op":"clear_reset"}`, func() error { _, err := api.ClearReset(t.Context(), ""); return err }, "invalid argument: clear_reset needs a serial"},
 		{`{"op":"reset"}`, func() error { _, err := api.Reset(t.Context(), ""); return err }, "invalid argument: reset needs a serial"},
-		{`{"op":"approve"}`, func() error { _, err := api.Approve(t.Context(), "", ""); return err }, "invalid argument: approve needs a code"},
-		{`{"op":"pair","serial":"` + long + `"}`, func() error { _, err := api.Pair(t.Context(), long, 0); return err }, "invalid argument: serial too long"},
+		{`{"op":"approve"}`, func() error { _, err := api.Approve(t.Context(), "", "", false); return err }, "invalid argument: approve needs a code"},
+		{`{"op":"pair","serial":"` + long + `"}`, func() error { _, err := api.Pair(t.Context(), long, 0, false); return err }, "invalid argument: serial too long"},
 		{`{"op":"approve","code":"` + strings.Repeat("C", admin.MaxCodeLen+1) + `"}`,
 			func() error {
-				_, err := api.Approve(t.Context(), strings.Repeat("C", admin.MaxCodeLen+1), "")
+				_, err := api.Approve(t.Context(), strings.Repeat("C", admin.MaxCodeLen+1), "", false)
 				return err
 			}, "invalid argument: code too long"},
 		{`{"op":"approve","code":"AAA-AAA","serial":"` + long + `"}`,
-			func() error { _, err := api.Approve(t.Context(), "AAA-AAA", long); return err }, "invalid argument: serial too long"},
+			func() error { _, err := api.Approve(t.Context(), "AAA-AAA", long, false); return err }, "invalid argument: serial too long"},
 	} {
 		resp := rc.roundTrip(t, tt.line)
 		if resp.Error == nil || resp.Error.Code != admin.CodeInvalidArgument || resp.Error.Message != tt.msg {

@@ -11,7 +11,6 @@ import (
 	"github.com/adb-connector/adb-connector/device/admin"
 	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/imageproc"
-	"github.com/adb-connector/adb-connector/device/lease"
 	"github.com/adb-connector/adb-connector/device/redact"
 	"github.com/adb-connector/adb-connector/device/tools"
 )
@@ -28,15 +27,17 @@ type Device struct {
 	Key string
 	// Hint is the redacted serial the audit trail stores.
 	Hint string
-	// Channel holds the device (Bound), since Since.
-	Channel string
-	Since   time.Time
-	// LeaseEnds is when the binding ends unless a tool call renews it
-	// (zero: unbounded), LeaseReason which bound ends it.
-	LeaseEnds   time.Time
-	LeaseReason string
+	// Title is "<model> (<hint>)", the model as last seen online, so a
+	// card keeps its name when the phone goes offline.
+	Title string
+	// Status is StatusOf the row; Fix what to do about its adb state
+	// (StateFix, "" when online).
+	Status, Fix string
 	// Battery is the level in percent; -1 when unknown.
 	Battery int
+	// Helper says whether the phone helper runs, its version, and why
+	// not ("" when unknown or offline).
+	Helper string
 }
 
 // Overview is Devices with each device's holder, lease and battery (read
@@ -46,26 +47,41 @@ func (a *API) Overview(ctx context.Context) ([]Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	var holds map[string]lease.Hold
-	if a.cfg.Leases != nil {
-		holds = a.cfg.Leases.Holds()
-	}
 	out := make([]Device, len(rows))
 	var g errgroup.Group
 	g.SetLimit(8)
 	for i, r := range rows {
 		key := adb.DeviceKey(r.Endpoint, r.Serial)
-		d := Device{DeviceRow: r, Key: key, Hint: redact.KeyHint(key), Battery: -1}
-		if h, ok := holds[key]; ok {
-			d.Channel, d.Since, d.LeaseEnds, d.LeaseReason = h.ChannelID, h.Since, h.Ends, h.Reason
-		}
-		out[i] = d
+		out[i] = Device{DeviceRow: r, Key: key, Hint: redact.KeyHint(key), Title: redact.DisplayName(a.modelOf(key, r.Model), r.Serial),
+			Status: StatusOf(r), Fix: StateFix(r.State), Battery: -1}
 		if adb.State(r.State) == adb.StateDevice {
+			if d, err := a.cfg.ADB.Device(key); err == nil {
+				out[i].Helper = d.HelperStatus().Summary()
+			}
 			g.Go(func() error { out[i].Battery = a.batteryOf(ctx, key); return nil })
 		}
 	}
 	g.Wait()
 	return out, nil
+}
+
+// maxModels bounds the models remembered for titles: a lab's phones, with
+// room for the ones that came and went.
+const maxModels = 4096
+
+// modelOf remembers the model of a device seen online, and returns it
+// when the device reports none (offline, or adb does not list it).
+func (a *API) modelOf(key, model string) string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if model == "" {
+		return a.models[key]
+	}
+	if _, ok := a.models[key]; !ok && len(a.models) >= maxModels {
+		clear(a.models)
+	}
+	a.models[key] = model
+	return model
 }
 
 // batteryTTL is how long a battery level is reused: the console refreshes

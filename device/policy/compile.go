@@ -1,25 +1,26 @@
 package policy
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 )
 
 // compile checks everything decoding could not and builds the Config.
+// The error joins every mistake found (each an *Error), so that one run
+// of config check reports them all.
 func compile(f File, o Options) (*Config, error) {
-	if err := checkFile(f); err != nil {
-		return nil, err
-	}
+	var errs []error
 	assigned := map[string]bool{}
 	for i, r := range f.Tags {
 		p := fmt.Sprintf("tags[%d]", i)
 		if len(r.Tags) == 0 {
-			return nil, &Error{Path: p + ".tags", Msg: "a tag rule must give at least one tag"}
+			errs = append(errs, &Error{Path: p + ".tags", Msg: "a tag rule must give at least one tag"})
 		}
 		for j, t := range r.Tags {
 			if !tagRE.MatchString(t) {
-				return nil, &Error{Path: fmt.Sprintf("%s.tags[%d]", p, j), Msg: fmt.Sprintf("bad tag %q: lower-case letters, digits, '.', '_' and '-', at most 64", t)}
+				errs = append(errs, &Error{Path: fmt.Sprintf("%s.tags[%d]", p, j), Msg: fmt.Sprintf("bad tag %q: lower-case letters, digits, '.', '_' and '-', at most 64", t)})
 			}
 			assigned[t] = true
 		}
@@ -30,32 +31,33 @@ func compile(f File, o Options) (*Config, error) {
 				continue
 			}
 			if err := checkGlob(g.glob, p+".match."+g.name); err != nil {
-				return nil, err
+				errs = append(errs, err)
 			}
 		}
 		for j := range i {
 			if f.Tags[j].Match == r.Match {
-				return nil, &Error{Path: p + ".match", Msg: fmt.Sprintf("overlaps tags[%d]: both match the same devices; give all their tags in one rule", j)}
+				errs = append(errs, &Error{Path: p + ".match", Msg: fmt.Sprintf("overlaps tags[%d]: both match the same devices; give all their tags in one rule", j)})
 			}
 		}
 	}
 	if len(f.Policies.Default.Tags) > 0 {
-		return nil, &Error{Path: "policies.default.tags", Msg: "the default policy applies to devices no rule takes; it has no tags"}
+		errs = append(errs, &Error{Path: "policies.default.tags", Msg: "the default policy applies to devices no rule takes; it has no tags"})
 	}
 	if err := checkRule(f.Policies.Default, "policies.default", o); err != nil {
-		return nil, err
+		errs = append(errs, err)
 	}
 	owner := map[string]int{} // tag -> the first rule that takes it
 	for i, r := range f.Policies.Rules {
 		p := fmt.Sprintf("policies.rules[%d]", i)
 		if len(r.Tags) == 0 {
-			return nil, &Error{Path: p + ".tags", Msg: "a policy rule must name at least one tag (the default policy is policies.default)"}
+			errs = append(errs, &Error{Path: p + ".tags", Msg: "a policy rule must name at least one tag (the default policy is policies.default)"})
+			continue
 		}
 		shadowed := true
 		var by []string
 		for j, t := range r.Tags {
 			if !assigned[t] {
-				return nil, &Error{Path: fmt.Sprintf("%s.tags[%d]", p, j), Msg: fmt.Sprintf("tag %q is given by no tags rule", t)}
+				errs = append(errs, &Error{Path: fmt.Sprintf("%s.tags[%d]", p, j), Msg: fmt.Sprintf("tag %q is given by no tags rule", t)})
 			}
 			if k, ok := owner[t]; ok {
 				by = append(by, fmt.Sprintf("policies.rules[%d] (%s)", k, t))
@@ -65,16 +67,22 @@ func compile(f File, o Options) (*Config, error) {
 			owner[t] = i
 		}
 		if shadowed {
-			return nil, &Error{Path: p + ".tags", Msg: "overlaps earlier rules, so it never applies (first match wins): " + strings.Join(by, ", ")}
+			errs = append(errs, &Error{Path: p + ".tags", Msg: "overlaps earlier rules, so it never applies (first match wins): " + strings.Join(by, ", ")})
 		}
 		if err := checkRule(r, p, o); err != nil {
-			return nil, err
+			errs = append(errs, err)
 		}
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
 	}
 	return &Config{File: f, tagRules: f.Tags, def: f.Policies.Default, rules: f.Policies.Rules}, nil
 }
 
 func checkRule(r Rule, p string, o Options) error {
+	if r.PhoneHelper != nil && *r.PhoneHelper != PhoneHelperAuto && *r.PhoneHelper != PhoneHelperOff {
+		return &Error{Path: p + ".phone_helper", Msg: fmt.Sprintf("%q: want auto or off", *r.PhoneHelper)}
+	}
 	if r.Tools != nil {
 		if r.Tools.Allow != nil && len(r.Tools.Deny) > 0 {
 			return &Error{Path: p + ".tools", Msg: "give an allow list or a deny list, not both"}

@@ -5,29 +5,19 @@ import (
 	"os"
 	"path"
 	"regexp"
-	"slices"
-	"strings"
-	"time"
 )
 
-// File is a config file as written. Every server setting is optional:
-// unset, serve's flag, environment variable or default applies (a flag or
-// variable given wins over the file). Server settings apply at start;
-// tags and policies also on reload.
+// File is a config file as written: server settings, then tags and
+// policies. The server settings are serve's own flags, named with _ for -
+// (listen, data_dir, max_conns_per_ip): Options.Settings lists the keys a
+// file may give, and serve checks their values with the flags' parsers.
+// Every setting is optional: unset, serve's flag, environment variable or
+// default applies (a flag or variable given wins over the file). Server
+// settings apply at start; tags and policies also on reload.
 type File struct {
-	Listen          string   `yaml:"listen"`
-	DataDir         string   `yaml:"data_dir"`
-	APIKeyFile      string   `yaml:"api_key_file"`
-	LeaseGrace      Duration `yaml:"lease_grace"`
-	LogLevel        string   `yaml:"log_level"`
-	DrainTimeout    Duration `yaml:"drain_timeout"`
-	ADB             []string `yaml:"adb"`
-	VirtualDevices  *int     `yaml:"virtual_devices"`
-	VirtualScenario string   `yaml:"virtual_scenario"`
-	FileTTL         Duration `yaml:"file_ttl"`
-	FileCapBytes    int64    `yaml:"file_cap_bytes"`
-	MaxConns        int      `yaml:"max_conns"`
-	MaxConnsPerIP   int      `yaml:"max_conns_per_ip"`
+	// Settings are the server settings the file gives, by key; their
+	// values are checked by serve (config check included), not here.
+	Settings map[string]Setting `yaml:"-"`
 
 	// Tags are rules that tag devices; every matching rule adds its tags.
 	Tags []TagRule `yaml:"tags"`
@@ -47,7 +37,7 @@ type Match struct {
 	Serial       string `yaml:"serial"`
 	Model        string `yaml:"model"`
 	Manufacturer string `yaml:"manufacturer"`
-	Endpoint     string `yaml:"endpoint"` // the adb server, host:port
+	Endpoint     string `yaml:"endpoint"` // the adb server: host:port, or USER@HOST:PORT for ssh://
 }
 
 // Policies is the default policy and the rules by tag. A device gets the
@@ -81,6 +71,11 @@ type Rule struct {
 	// Notifications: whether android_notifications may read and open the
 	// notification shade.
 	Notifications *bool `yaml:"notifications"`
+	// PhoneHelper is PhoneHelperAuto (the default: the connector's helper
+	// program runs on the phone when it can, with the stock commands as
+	// fallback) or PhoneHelperOff (stock commands only; the helper is
+	// stopped and its file removed from the phone).
+	PhoneHelper *string `yaml:"phone_helper"`
 	// Lease and Shell are read and checked here, enforced by the bindings
 	// and android_shell.
 	Lease *Lease `yaml:"lease"`
@@ -100,6 +95,14 @@ type URLs struct {
 	Schemes []string `yaml:"schemes"`
 	// Hosts are globs (*.example.com); empty: any host.
 	Hosts []string `yaml:"hosts"`
+}
+
+// Setting is one server setting as the file gives it: its value, or its
+// values for a list (adb), as text, and the line it is on.
+type Setting struct {
+	Values []string
+	List   bool // written as a list
+	Line   int
 }
 
 // Lease bounds a binding: IdleTimeout without a tool call, MaxDuration in
@@ -143,6 +146,10 @@ type Options struct {
 	// catalogue, those not in this deployment's Card included). Nil: not
 	// checked.
 	ToolIDs []string
+	// Settings are the server setting keys a file may give (serve's
+	// flags, as listen or max_conns_per_ip); any other top-level key
+	// besides tags and policies is a mistake.
+	Settings []string
 }
 
 // Load reads and parses the file at name.
@@ -158,13 +165,34 @@ func Load(name string, o Options) (*Config, error) {
 	return c, nil
 }
 
-// Parse decodes and checks a config file. The error is an *Error.
+// Parse decodes and checks a config file. The error joins every mistake
+// found, each an *Error.
 func Parse(data []byte, o Options) (*Config, error) {
+	_, c, err := parse(data, o)
+	return c, err
+}
+
+// Check decodes and checks a config file, and returns the File as far as
+// it could be read even when it has mistakes (config check reports the
+// mistakes of the server settings' values too). The error joins every
+// mistake found, each an *Error.
+func Check(data []byte, o Options) (File, error) {
+	f, _, err := parse(data, o)
+	return f, err
+}
+
+func parse(data []byte, o Options) (File, *Config, error) {
 	var f File
-	if err := decodeYAML(data, &f); err != nil {
-		return nil, err
+	d := decoder{settings: o.Settings, lines: map[string]int{}}
+	d.decode(data, &f)
+	c, err := compile(f, o)
+	if err != nil {
+		d.add(err)
 	}
-	return compile(f, o)
+	if len(d.errs) > 0 {
+		return f, nil, d.err()
+	}
+	return f, c, nil
 }
 
 var (
@@ -180,28 +208,6 @@ func checkGlob(p, where string) error {
 	}
 	if _, err := path.Match(p, ""); err != nil {
 		return &Error{Path: where, Msg: fmt.Sprintf("bad glob %q (use * ? and [a-z]; a [ must be closed)", p)}
-	}
-	return nil
-}
-
-func checkFile(f File) error {
-	if f.LogLevel != "" && !slices.Contains([]string{"debug", "info", "warn", "error"}, strings.ToLower(f.LogLevel)) {
-		return &Error{Path: "log_level", Msg: fmt.Sprintf("%q: want debug, info, warn or error", f.LogLevel)}
-	}
-	if f.LeaseGrace != 0 && f.LeaseGrace < Duration(time.Second) {
-		return &Error{Path: "lease_grace", Msg: "must be at least 1s"}
-	}
-	for i, ep := range f.ADB {
-		j := strings.LastIndexByte(ep, ':')
-		if j <= 0 || j == len(ep)-1 {
-			return &Error{Path: fmt.Sprintf("adb[%d]", i), Msg: fmt.Sprintf("%q: want HOST:PORT", ep)}
-		}
-	}
-	if f.VirtualDevices != nil && *f.VirtualDevices > 256 {
-		return &Error{Path: "virtual_devices", Msg: "want 0..256"}
-	}
-	if f.MaxConns > 0 && f.MaxConnsPerIP > f.MaxConns {
-		return &Error{Path: "max_conns_per_ip", Msg: "exceeds max_conns"}
 	}
 	return nil
 }

@@ -16,14 +16,20 @@ import (
 
 var testTools = []string{"android_tap", "android_type_text", "android_open_url", "android_screen_record", "android_shell"}
 
+// testSettings stand for serve's flags, which the command gives as
+// Options.Settings.
+var testSettings = []string{"listen", "data_dir", "api_key_file", "lease_grace", "log_level", "drain_timeout", "adb",
+	"virtual_devices", "virtual_scenario", "file_ttl", "file_cap_bytes", "max_conns", "max_conns_per_ip"}
+
 func TestExampleFileParses(t *testing.T) {
 	t.Parallel()
-	c, err := Load(filepath.Join("..", "..", "deploy", "adb-connector.example.yaml"), Options{})
+	c, err := Load(filepath.Join("..", "..", "deploy", "adb-connector.example.yaml"), Options{Settings: testSettings})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.File.Listen != "127.0.0.1:8080" || time.Duration(c.File.LeaseGrace) != time.Hour || len(c.File.ADB) != 1 {
-		t.Errorf("server settings: %+v", c.File)
+	st := c.File.Settings
+	if !slices.Equal(st["listen"].Values, []string{"127.0.0.1:8080"}) || !slices.Equal(st["lease_grace"].Values, []string{"1h"}) || len(st["adb"].Values) != 1 || st["listen"].Line == 0 {
+		t.Errorf("server settings: %+v", st)
 	}
 	pay := c.For(Device{Endpoint: "10.0.0.9:5037", Serial: "R58M123", Manufacturer: "Samsung", Model: "SM-G991B"})
 	if pay.Rule != "policies.rules[1]" || !slices.Equal(pay.Tags, []string{"payments-test"}) || pay.TextInput {
@@ -86,21 +92,19 @@ func TestBadConfigs(t *testing.T) {
 		name, yaml string
 		want       []string // substrings of the error
 	}{
-		{"unknown top key", "listen: x:1\nlisen: y\n", []string{"line 2", "lisen", "allowed: listen, data_dir"}},
+		{"unknown top key", "listen: x:1\nlisen: y\n", []string{"line 2", "lisen", "did you mean listen?", "allowed: listen, data_dir"}},
 		{"unknown nested key", "policies:\n  default:\n    rate: 3\n", []string{"line 3", "policies.default.rate", "allowed: tags, tools, packages"}},
 		{"wrong type int", "policies:\n  default:\n    rate_per_minute: fast\n", []string{"line 3", "policies.default.rate_per_minute", "whole number", `"fast"`}},
 		{"wrong type bool", "policies:\n  default:\n    text_input: yes please\n", []string{"text_input", "true or false"}},
 		{"notifications not a bool", "policies:\n  default:\n    notifications: maybe\n", []string{"notifications", "true or false"}},
-		{"wrong type list", "adb: 127.0.0.1:5037\n", []string{"line 1", "adb", "want a list"}},
+		{"setting not a value", "adb: {a: 1}\n", []string{"line 1", "adb", "want a value"}},
+		{"tab in indentation", "policies:\n\tdefault: {}\n", []string{"line 2", "tabs are not allowed in YAML indentation"}},
+		{"bad phone_helper", "policies:\n  default:\n    phone_helper: on\n", []string{"policies.default.phone_helper", "want auto or off"}},
 		{"wrong type mapping", "policies: [a]\n", []string{"policies", "want a mapping of default, rules"}},
-		{"bad duration", "lease_grace: soon\n", []string{"lease_grace", "duration"}},
 		{"negative duration", "policies:\n  default:\n    lease: {idle_timeout: -5m}\n", []string{"line 3", "policies.default.lease.idle_timeout", "negative"}},
-		{"negative number", "max_conns: -1\n", []string{"max_conns", "negative"}},
 		{"duplicate key", "listen: a:1\nlisten: b:2\n", []string{"line 2", "listen", "twice"}},
 		{"not yaml", "listen: [\n", []string{"not valid YAML"}},
 		{"two documents", "listen: a:1\n---\nlisten: b:2\n", []string{"second YAML document"}},
-		{"bad log level", "log_level: loud\n", []string{"log_level", "debug, info, warn or error"}},
-		{"bad endpoint", "adb: [nohost]\n", []string{"adb[0]", "HOST:PORT"}},
 		{"bad glob", "tags:\n  - match: {serial: 'R5[8'}\n    tags: [x]\n", []string{"tags[0].match.serial", "bad glob"}},
 		{"bad tag", "tags:\n  - match: {serial: 'A'}\n    tags: [Lab A]\n", []string{"tags[0].tags[0]", "bad tag"}},
 		{"tag rule without tags", "tags:\n  - match: {serial: 'A'}\n", []string{"tags[0].tags", "at least one tag"}},
@@ -125,12 +129,11 @@ func TestBadConfigs(t *testing.T) {
 		{"bad shell prefix", "policies:\n  default:\n    shell: {enabled: true, prefixes: [\"getprop\\n\"]}\n", []string{"shell.prefixes[0]"}},
 		{"shell prefix with shell syntax", "policies:\n  default:\n    shell: {enabled: true, prefixes: [\"getprop;\"]}\n", []string{"shell.prefixes[0]", "letters, digits"}},
 		{"shell prefix that runs anything", "policies:\n  default:\n    shell: {enabled: true, prefixes: [getprop, \"sh -c\"]}\n", []string{"shell.prefixes[1]", "runs other commands"}},
-		{"virtual devices", "virtual_devices: 1000\n", []string{"virtual_devices", "0..256"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			_, err := Parse([]byte(tt.yaml), Options{ToolIDs: testTools})
+			_, err := Parse([]byte(tt.yaml), Options{ToolIDs: testTools, Settings: testSettings})
 			if err == nil {
 				t.Fatalf("accepted:\n%s", tt.yaml)
 			}
@@ -144,6 +147,35 @@ func TestBadConfigs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestEveryMistakeWithItsLine: one Parse reports every mistake of a file,
+// decoding and checks alike, each with its line, in line order.
+func TestEveryMistakeWithItsLine(t *testing.T) {
+	t.Parallel()
+	yaml := "listen: a:1\n" + // 1
+		"lisen: b:2\n" + // 2: unknown key
+		"tags:\n" + // 3
+		"  - match: {serial: 'R5[8'}\n" + // 4: bad glob
+		"    tags: [x]\n" + // 5
+		"policies:\n" + // 6
+		"\tdefault:\n" + // 7: tab
+		"    rate_per_minute: fast\n" + // 8: not a number
+		"    tools: {deny: [android_tapp]}\n" // 9: unknown tool
+	_, err := Parse([]byte(yaml), Options{ToolIDs: testTools, Settings: testSettings})
+	if err == nil {
+		t.Fatal("accepted")
+	}
+	lines := strings.Split(err.Error(), "\n")
+	want := []string{"line 2: lisen", "line 4: tags[0].match.serial", "line 7: tabs are not allowed", "line 8: policies.default.rate_per_minute", "line 9: policies.default.tools.deny[0]"}
+	if len(lines) != len(want) {
+		t.Fatalf("%d mistakes reported, want %d:\n%s", len(lines), len(want), err)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("mistake %d: %q, want it to start %q", i, lines[i], w)
+		}
 	}
 }
 
@@ -177,6 +209,7 @@ policies:
   rules:
     - tags: [remote]
       text_input: false
+      phone_helper: off
     - tags: [lab-a, pixel]
       max_screenshot_side: 800
 `), Options{})
@@ -188,11 +221,11 @@ policies:
 		t.Errorf("tags %v", got)
 	}
 	e := c.For(d)
-	if e.Rule != "policies.rules[0]" || e.TextInput || e.RatePerMinute != 10 || e.MaxScreenshotSide != 0 {
+	if e.Rule != "policies.rules[0]" || e.TextInput || e.RatePerMinute != 10 || e.MaxScreenshotSide != 0 || e.HelperOn() {
 		t.Errorf("first match: %+v", e)
 	}
 	d.Endpoint = "127.0.0.1:5037"
-	if e := c.For(d); e.Rule != "policies.rules[1]" || !e.TextInput || e.MaxScreenshotSide != 800 {
+	if e := c.For(d); e.Rule != "policies.rules[1]" || !e.TextInput || e.MaxScreenshotSide != 800 || !e.HelperOn() || e.PhoneHelper != PhoneHelperAuto {
 		t.Errorf("second rule: %+v", e)
 	}
 }
@@ -240,7 +273,7 @@ func TestReloader(t *testing.T) {
 // unset and parses back to the same file.
 func TestConfigYAML(t *testing.T) {
 	t.Parallel()
-	c, err := Load(filepath.Join("..", "..", "deploy", "adb-connector.example.yaml"), Options{})
+	c, err := Load(filepath.Join("..", "..", "deploy", "adb-connector.example.yaml"), Options{Settings: testSettings})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -248,16 +281,16 @@ func TestConfigYAML(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	back, err := Parse([]byte(y), Options{})
+	back, err := Parse([]byte(y), Options{Settings: testSettings})
 	if err != nil {
 		t.Fatalf("the YAML shown does not parse: %v\n%s", err, y)
 	}
 	// An empty deny list and none are the same (an empty allow list is
 	// not: it is a pointer, and kept).
-	if diff := cmp.Diff(c.File, back.File, cmpopts.EquateEmpty()); diff != "" {
+	if diff := cmp.Diff(c.File, back.File, cmpopts.EquateEmpty(), cmpopts.IgnoreFields(Setting{}, "Line")); diff != "" {
 		t.Errorf("round trip (-want +got):\n%s\nYAML:\n%s", diff, y)
 	}
-	if !strings.Contains(y, "idle_timeout: 30m0s") || !strings.Contains(y, "allow: []") || strings.Contains(y, "api_key_file") || strings.Contains(y, "max_conns") {
+	if !strings.Contains(y, "idle_timeout: 30m0s") || !strings.Contains(y, "allow: []") || strings.Contains(y, "api_key_file") || !strings.Contains(y, "max_conns: 0") {
 		t.Errorf("YAML:\n%s", y)
 	}
 	if y, err := (*Config)(nil).YAML(); err != nil || y != "" {

@@ -5,11 +5,14 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/adb-connector/adb-connector/internal/suggest"
 )
 
 // Error is a mistake in a config file: where it is (the key's path, as
@@ -46,29 +49,96 @@ type Duration time.Duration
 
 var durationType = reflect.TypeFor[Duration]()
 
-// decodeYAML parses one YAML document into v (a pointer to a struct whose
-// fields carry yaml tags), strictly: an unknown or repeated key, a value of
-// the wrong type or shape is an *Error naming the key, the line and what
-// is allowed. yaml.v3's own decoder (even with KnownFields) names neither
-// the key of a type error nor the keys allowed, hence this walk over the
-// parsed node tree.
-func decodeYAML(data []byte, v any) error {
-	var doc yaml.Node
-	dec := yaml.NewDecoder(strings.NewReader(string(data)))
-	if err := dec.Decode(&doc); err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil // an empty file: every default
+// decoder parses one YAML document into a File strictly: an unknown or
+// repeated key, a value of the wrong type or shape is an *Error naming the
+// key, the line and what is allowed. yaml.v3's own decoder (even with
+// KnownFields) names neither the key of a type error nor the keys allowed,
+// and stops at the first, hence this walk over the parsed node tree, which
+// records every mistake and goes on with the next key.
+type decoder struct {
+	settings []string       // server setting keys allowed at the top
+	lines    map[string]int // key path -> line, for the checks after decoding
+	errs     []*Error
+}
+
+// add records err: an *Error, or a join of them.
+func (d *decoder) add(err error) {
+	var e *Error
+	switch {
+	case errors.As(err, &e) && !isJoin(err):
+		d.errs = append(d.errs, e)
+	case isJoin(err):
+		for _, x := range err.(interface{ Unwrap() []error }).Unwrap() {
+			d.add(x)
 		}
-		return &Error{Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")}
+	default:
+		d.errs = append(d.errs, &Error{Msg: err.Error()})
+	}
+}
+
+func isJoin(err error) bool {
+	_, ok := err.(interface{ Unwrap() []error })
+	return ok
+}
+
+// err joins the mistakes recorded, by line; a check after decoding that
+// names a key path gets that key's line.
+func (d *decoder) err() error {
+	for _, e := range d.errs {
+		if e.Line == 0 {
+			for p := e.Path; p != "" && e.Line == 0; p = parentPath(p) {
+				e.Line = d.lines[p]
+			}
+		}
+	}
+	slices.SortStableFunc(d.errs, func(a, b *Error) int { return a.Line - b.Line })
+	errs := make([]error, len(d.errs))
+	for i, e := range d.errs {
+		errs[i] = e
+	}
+	return errors.Join(errs...)
+}
+
+// parentPath drops the last element of a key path: a.b[2] -> a.b -> a.
+func parentPath(p string) string {
+	if i := strings.LastIndexAny(p, ".["); i > 0 {
+		return p[:i]
+	}
+	return ""
+}
+
+// msgTab is what a tab in indentation gets: YAML forbids it (YAML 1.2
+// §6.1, "Indentation Spaces"), and yaml.v3 says only "found character
+// that cannot start any token".
+const msgTab = "tabs are not allowed in YAML indentation; indent with spaces"
+
+// decode parses data into f. A tab in a line's indentation is reported,
+// then read as two spaces, so the rest of the file is still checked.
+func (d *decoder) decode(data []byte, f *File) {
+	lines := strings.Split(string(data), "\n")
+	for i, l := range lines {
+		indent := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		if strings.Contains(indent, "\t") {
+			d.errs = append(d.errs, &Error{Line: i + 1, Msg: msgTab})
+			lines[i] = strings.ReplaceAll(indent, "\t", "  ") + l[len(indent):]
+		}
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(strings.NewReader(strings.Join(lines, "\n")))
+	if err := dec.Decode(&doc); err != nil {
+		if !errors.Is(err, io.EOF) { // an empty file: every default
+			d.errs = append(d.errs, &Error{Msg: "not valid YAML: " + strings.TrimPrefix(err.Error(), "yaml: ")})
+		}
+		return
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err == nil {
-		return errAt(&extra, "", "a second YAML document; a config file holds one")
+		d.errs = append(d.errs, errAt(&extra, "", "a second YAML document; a config file holds one"))
 	}
 	if len(doc.Content) == 0 {
-		return nil
+		return
 	}
-	return decodeNode(doc.Content[0], reflect.ValueOf(v).Elem(), "")
+	d.node(doc.Content[0], reflect.ValueOf(f).Elem(), "")
 }
 
 func join(path, key string) string {
@@ -92,7 +162,18 @@ func kindName(n *yaml.Node) string {
 	return fmt.Sprintf("%q", n.Value)
 }
 
-func decodeNode(n *yaml.Node, v reflect.Value, path string) error {
+// node decodes n into v; a mistake is recorded and reported false.
+func (d *decoder) node(n *yaml.Node, v reflect.Value, path string) bool {
+	if err := d.value(n, v, path); err != nil {
+		d.errs = append(d.errs, err)
+		return false
+	}
+	return true
+}
+
+// value decodes n into v, or returns the mistake of n itself (those of
+// what n holds are recorded as they are met).
+func (d *decoder) value(n *yaml.Node, v reflect.Value, path string) *Error {
 	for n.Kind == yaml.AliasNode {
 		n = n.Alias
 	}
@@ -116,13 +197,12 @@ func decodeNode(n *yaml.Node, v reflect.Value, path string) error {
 			return nil
 		}
 		p := reflect.New(v.Type().Elem())
-		if err := decodeNode(n, p.Elem(), path); err != nil {
-			return err
+		if d.node(n, p.Elem(), path) {
+			v.Set(p)
 		}
-		v.Set(p)
 		return nil
 	case reflect.Struct:
-		return decodeStruct(n, v, path)
+		return d.structure(n, v, path)
 	case reflect.Slice:
 		if isNull(n) {
 			v.Set(reflect.MakeSlice(v.Type(), 0, 0))
@@ -133,9 +213,9 @@ func decodeNode(n *yaml.Node, v reflect.Value, path string) error {
 		}
 		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
 		for i, item := range n.Content {
-			if err := decodeNode(item, s.Index(i), fmt.Sprintf("%s[%d]", path, i)); err != nil {
-				return err
-			}
+			p := fmt.Sprintf("%s[%d]", path, i)
+			d.lines[p] = item.Line
+			d.node(item, s.Index(i), p)
 		}
 		v.Set(s)
 		return nil
@@ -180,7 +260,7 @@ func scalarWant(k reflect.Kind) string {
 	return "a string"
 }
 
-func decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
+func (d *decoder) structure(n *yaml.Node, v reflect.Value, path string) *Error {
 	t := v.Type()
 	fields := map[string]int{}
 	var names []string
@@ -198,27 +278,62 @@ func decodeStruct(n *yaml.Node, v reflect.Value, path string) error {
 	if n.Kind != yaml.MappingNode {
 		return errAt(n, path, "want a mapping of %s; got %s", strings.Join(names, ", "), kindName(n))
 	}
+	if path == "" {
+		names = append(slices.Clip(d.settings), names...)
+	}
 	seen := map[string]bool{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
 		if k.Kind != yaml.ScalarNode || k.Tag == "!!merge" {
-			return errAt(k, path, "keys must be plain names (one of %s)", strings.Join(names, ", "))
+			d.errs = append(d.errs, errAt(k, path, "keys must be plain names (one of %s)", strings.Join(names, ", ")))
+			continue
 		}
-		idx, ok := fields[k.Value]
-		if !ok {
-			where := "here"
-			if path != "" {
-				where = "in " + path
-			}
-			return errAt(k, join(path, k.Value), "unknown key %s; allowed: %s", where, strings.Join(names, ", "))
-		}
+		p := join(path, k.Value)
+		d.lines[p] = k.Line
 		if seen[k.Value] {
-			return errAt(k, join(path, k.Value), "given twice")
+			d.errs = append(d.errs, errAt(k, p, "given twice"))
+			continue
 		}
 		seen[k.Value] = true
-		if err := decodeNode(val, v.Field(idx), join(path, k.Value)); err != nil {
-			return err
+		if idx, ok := fields[k.Value]; ok {
+			d.node(val, v.Field(idx), p)
+			continue
 		}
+		if path == "" && slices.Contains(d.settings, k.Value) {
+			d.setting(k, val, v)
+			continue
+		}
+		where := "here"
+		if path != "" {
+			where = "in " + path
+		}
+		hint := ""
+		if c := suggest.Closest(k.Value, names); c != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", c)
+		}
+		d.errs = append(d.errs, errAt(k, p, "unknown key %s%s; allowed: %s", where, hint, strings.Join(names, ", ")))
 	}
 	return nil
+}
+
+// setting records a server setting of the File in v: a value, or a list
+// of values, each a scalar. Serve's flag parser checks them.
+func (d *decoder) setting(k, val *yaml.Node, v reflect.Value) {
+	f := v.Addr().Interface().(*File)
+	if f.Settings == nil {
+		f.Settings = map[string]Setting{}
+	}
+	items := []*yaml.Node{val}
+	if val.Kind == yaml.SequenceNode {
+		items = val.Content
+	}
+	s := Setting{Line: k.Line, List: val.Kind == yaml.SequenceNode}
+	for _, it := range items {
+		if it.Kind != yaml.ScalarNode || isNull(it) {
+			d.errs = append(d.errs, errAt(it, k.Value, "want a value (a string, number, duration or true/false); got %s", kindName(it)))
+			return
+		}
+		s.Values = append(s.Values, it.Value)
+	}
+	f.Settings[k.Value] = s
 }

@@ -57,6 +57,8 @@ type Effective struct {
 	TextInput bool
 	// Notifications: android_notifications may run (default true).
 	Notifications bool
+	// PhoneHelper is PhoneHelperAuto or PhoneHelperOff.
+	PhoneHelper string
 	// Lease and Shell are the lease and android_shell settings, enforced
 	// where bindings and android_shell live.
 	Lease Lease
@@ -155,7 +157,7 @@ func (c *Config) For(d Device) *Effective {
 		return nil
 	}
 	tags := c.TagsOf(d)
-	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true, Notifications: true}
+	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true, Notifications: true, PhoneHelper: PhoneHelperAuto}
 	e.apply(c.def)
 	for i, r := range c.rules {
 		if slices.ContainsFunc(r.Tags, func(t string) bool { return slices.Contains(tags, t) }) {
@@ -230,6 +232,9 @@ func (e *Effective) apply(r Rule) {
 	if r.Notifications != nil {
 		e.Notifications = *r.Notifications
 	}
+	if r.PhoneHelper != nil {
+		e.PhoneHelper = *r.PhoneHelper
+	}
 	if r.Lease != nil {
 		e.Lease = *r.Lease
 	}
@@ -259,3 +264,13 @@ func (m Match) matches(d Device) bool {
 	return glob(m.Serial, d.Serial) && model && glob(m.Endpoint, d.Endpoint) &&
 		(m.Manufacturer == "" || glob(strings.ToLower(m.Manufacturer), strings.ToLower(d.Manufacturer)))
 }
+
+// Values of phone_helper.
+const (
+	PhoneHelperAuto = "auto"
+	PhoneHelperOff  = "off"
+)
+
+// HelperOn reports whether the phone helper may run on the device (nil:
+// no config, the default auto).
+func (e *Effective) HelperOn() bool { return e == nil || e.PhoneHelper != PhoneHelperOff }

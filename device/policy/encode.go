@@ -2,7 +2,9 @@ package policy
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,9 +23,32 @@ func (c *Config) YAML() (string, error) {
 		return "", nil
 	}
 	n, empty, err := yamlNode(reflect.ValueOf(c.File))
-	if err != nil || empty {
+	if err != nil {
 		return "", err
 	}
+	// The server settings first, in the file's order.
+	keys := slices.SortedFunc(maps.Keys(c.File.Settings), func(a, b string) int {
+		return c.File.Settings[a].Line - c.File.Settings[b].Line
+	})
+	var head []*yaml.Node
+	for _, k := range keys {
+		st := c.File.Settings[k]
+		v := &yaml.Node{Kind: yaml.ScalarNode, Value: st.Values[0]}
+		if st.List {
+			v = &yaml.Node{Kind: yaml.SequenceNode}
+			for _, x := range st.Values {
+				v.Content = append(v.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: x})
+			}
+		}
+		head = append(head, &yaml.Node{Kind: yaml.ScalarNode, Value: k}, v)
+	}
+	if empty && len(head) == 0 {
+		return "", nil
+	}
+	if empty {
+		n = &yaml.Node{Kind: yaml.MappingNode}
+	}
+	n.Content = append(head, n.Content...)
 	var b strings.Builder
 	enc := yaml.NewEncoder(&b)
 	enc.SetIndent(2)

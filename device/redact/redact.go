@@ -96,3 +96,27 @@ func KeyHint(key string) string {
 	}
 	return SerialHint(key)
 }
+
+// channelLabelHex is how many characters of a channel id's random part
+// its label keeps: 6 hex digits tell apart the few channels a lab holds
+// at once and are short enough to read out.
+const channelLabelHex = 6
+
+// ChannelLabel is the short label operators see for a
+// connector_channel_id ("cch_3f9a1c" for "cch_3f9a1c…" with 32 hex
+// digits): its prefix and first 6 characters, without the "…". The audit
+// filter takes it as a prefix of the id. A channel id is no secret (every
+// audit row holds it whole); the label is for reading.
+func ChannelLabel(id string) string {
+	prefix, rest, ok := strings.Cut(id, "_")
+	if !ok {
+		prefix, rest = "", id
+	} else {
+		prefix += "_"
+	}
+	r := []rune(rest)
+	if len(r) <= channelLabelHex {
+		return id
+	}
+	return prefix + string(r[:channelLabelHex])
+}

@@ -68,3 +68,17 @@ func FuzzDisplayName(f *testing.F) {
 		}
 	})
 }
+
+func TestChannelLabel(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ id, want string }{
+		{"cch_3f9a1c0d2e4b5a69788796a5b4c3d2e1", "cch_3f9a1c"},
+		{"cch_3f9a", "cch_3f9a"},
+		{"plainchannelid", "plainc"},
+		{"", ""},
+	} {
+		if got := ChannelLabel(c.id); got != c.want {
+			t.Errorf("ChannelLabel(%q) = %q, want %q", c.id, got, c.want)
+		}
+	}
+}

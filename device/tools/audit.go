@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/url"
 	"time"
 	"unicode/utf8"
 
@@ -88,32 +89,140 @@ func (r auditRow) record() audit.Record {
 		Args: args, Outcome: r.outcome, Latency: r.latency, Replayed: r.replayed}
 }
 
-// redactArgs keeps what an auditor needs and nothing sensitive: numbers,
-// booleans and enum strings as sent; any other string as {"len": N}
-// (typed text, URLs, selectors); nested values as their kind only. The
-// redundant connector_channel_id is dropped (the row has the channel).
-func redactArgs(s *compiledSchema, args map[string]any) map[string]any {
-	out := make(map[string]any, len(args))
-	for k, v := range args {
-		if k == "connector_channel_id" {
+// What the trail keeps of a call's arguments: what an operator needs to
+// read what an agent did, and nothing that may be a secret. Numbers,
+// booleans, enum values, package and activity names, element selectors
+// (what the agent looked for on the screen, which the screen shows to
+// anyone) are kept as sent; a URL keeps its scheme and host; any other
+// string (typed text, shell commands, log filters) is its length only;
+// an array is its item count. The shapes come from the published
+// input_schema, so a new tool's arguments are redacted unless its schema
+// says they are safe (an enum, a selector, a package).
+
+// argClass is how one string argument is written to the trail.
+type argClass int
+
+const (
+	classLength argClass = iota // {"len": N}
+	classAsIs                   // the value as sent
+	classOrigin                 // {"origin": "scheme://host", "len": N}
+)
+
+// auditShape is the audit view of an object schema: its string properties'
+// classes and its nested objects' shapes.
+type auditShape struct {
+	class map[string]argClass
+	sub   map[string]*auditShape
+}
+
+// shownByName are string arguments that are not secrets whatever the
+// tool: Android package and activity names (public identifiers of apps).
+var shownByName = map[string]argClass{"package": classAsIs, "activity": classAsIs, "url": classOrigin}
+
+// selectorFields are the fields every element selector has
+// (selectorProperties): an object schema with them is a selector, kept as
+// sent. android_type_text's text sits beside no selector field, so it
+// stays its length.
+var selectorFields = []string{"resource_id", "content_desc"}
+
+// auditShapeOf reads an object schema's properties into their audit shape.
+func auditShapeOf(schema map[string]any) *auditShape {
+	sh := &auditShape{class: map[string]argClass{}, sub: map[string]*auditShape{}}
+	props, _ := schema["properties"].(map[string]any)
+	selector := true
+	for _, f := range selectorFields {
+		if _, ok := props[f]; !ok {
+			selector = false
+		}
+	}
+	for name, p := range props {
+		pm, ok := p.(map[string]any)
+		if !ok {
 			continue
 		}
+		if _, ok := pm["properties"].(map[string]any); ok {
+			sh.sub[name] = auditShapeOf(pm)
+			continue
+		}
+		_, enum := pm["enum"]
+		switch c, named := shownByName[name]; {
+		case enum, selector:
+			sh.class[name] = classAsIs
+		case named:
+			sh.class[name] = c
+		}
+	}
+	return sh
+}
+
+// redactArgs is the arguments as the trail stores them (see above). The
+// redundant connector_channel_id is dropped (the row has the channel).
+func redactArgs(s *compiledSchema, args map[string]any) map[string]any {
+	var sh *auditShape
+	if s != nil {
+		sh = s.audit
+	}
+	out := sh.redact(args)
+	delete(out, "connector_channel_id")
+	return out
+}
+
+func (sh *auditShape) redact(args map[string]any) map[string]any {
+	out := make(map[string]any, len(args))
+	for k, v := range args {
 		switch v := v.(type) {
 		case json.Number, bool, nil:
 			out[k] = v
 		case string:
-			if s != nil && s.enums[k] {
-				out[k] = v
-			} else {
-				out[k] = map[string]int{"len": utf8.RuneCountInString(v)}
-			}
+			out[k] = sh.string(k, v)
 		case []any:
 			out[k] = map[string]int{"items": len(v)}
+		case map[string]any:
+			if sub := sh.subShape(k); sub != nil {
+				out[k] = sub.redact(v)
+			} else {
+				out[k] = "(object)"
+			}
 		default:
 			out[k] = "(object)"
 		}
 	}
 	return out
+}
+
+func (sh *auditShape) subShape(k string) *auditShape {
+	if sh == nil {
+		return nil
+	}
+	return sh.sub[k]
+}
+
+func (sh *auditShape) string(k, v string) any {
+	c := classLength
+	if sh != nil {
+		c = sh.class[k]
+	}
+	n := utf8.RuneCountInString(v)
+	switch c {
+	case classAsIs:
+		return v
+	case classOrigin:
+		if o := origin(v); o != "" {
+			return map[string]any{"origin": o, "len": n}
+		}
+	}
+	return map[string]int{"len": n}
+}
+
+// origin is a URL's scheme and host ("https://example.com:8443"): where it
+// leads, without the path, query, fragment or user info that may carry a
+// token. "" when v has no scheme and host.
+func origin(v string) string {
+	u, err := url.Parse(v)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return ""
+	}
+	return u.Scheme + "://" + u.Host
 }
 
 // toolMetrics are the pipeline's collectors. Labels are bounded: tool ids

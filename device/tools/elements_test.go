@@ -168,6 +168,11 @@ func TestResolve(t *testing.T) {
 	if !strings.Contains(err.Error(), `near: e3 text="Sign in"`) {
 		t.Errorf("not-found message lists no near match: %v", err)
 	}
+	c, _ = selector{Text: "Zebra quartz"}.compile("")
+	if _, err := s.resolve(c, nil); err == nil || !strings.Contains(err.Error(), "nothing similar is on it: call android_observe") ||
+		!strings.Contains(err.Error(), "android_swipe") {
+		t.Errorf("not-found message with no near match says nothing to do next: %v", err)
+	}
 }
 
 // TestStaleRef: a ref from an earlier screen is found again on the new one

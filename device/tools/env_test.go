@@ -91,7 +91,10 @@ func newToolsEnvOpts(t testing.TB, opts adbtest.Options, limits adb.Limits, tune
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { fs.Close() })
-	client, err := adb.New(t.Context(), adb.Config{Endpoints: []string{env.ServerAddr}, NoTracking: true, Limits: limits})
+	// The tools' tests count and fault the stock commands (uiautomator,
+	// input); the phone helper, which serves the same calls where it runs,
+	// is tested in package adb and end to end.
+	client, err := adb.New(t.Context(), adb.Config{Endpoints: []string{env.ServerAddr}, NoTracking: true, Limits: limits, NoHelper: true})
 	if err != nil {
 		t.Fatal(err)
 	}

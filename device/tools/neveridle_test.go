@@ -39,7 +39,7 @@ func TestNeverIdleScreen(t *testing.T) {
 // by edit, to a temporary directory and returns it.
 func shippedScenarioWith(t *testing.T, name string, edit func(sc map[string]any)) string {
 	t.Helper()
-	raw, err := os.ReadFile(filepath.Join("..", "..", "emulator", "android", "scenarios", name, "scenario.json"))
+	raw, err := os.ReadFile(filepath.Join("..", "..", "emulator", "android", "ui", "scenarios", name, "scenario.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,46 @@ func TestObserveOnVirtualPhone(t *testing.T) {
 	}
 }
 
+// TestObserveDefaults: android_observe with no arguments returns a JPEG
+// of at most observeMaxSide at quality observeJPEGQuality; each argument
+// given replaces its default only; android_screenshot keeps the full-size
+// PNG.
+func TestObserveDefaults(t *testing.T) {
+	e := newToolsEnv(t, 1, nil)
+	for _, tc := range []struct {
+		tool, args string
+		mime       string
+		side       int
+	}{
+		{"android_observe", `{"elements":"none"}`, "image/jpeg", observeMaxSide},
+		{"android_observe", `{"elements":"none","quality":60}`, "image/jpeg", observeMaxSide},
+		{"android_observe", `{"elements":"none","format":"png"}`, "image/png", observeMaxSide},
+		{"android_observe", `{"elements":"none","max_side":4096}`, "image/jpeg", 1280},
+		{"android_screenshot", `{}`, "image/png", 1280},
+	} {
+		var shot ScreenshotResult
+		if tc.tool == "android_observe" {
+			var obs observeResult
+			mustOK(t, e.call(t, t.Context(), devChannel(0), tc.tool, tc.args, "", nil), &obs)
+			shot = obs.Screenshot
+		} else {
+			mustOK(t, e.call(t, t.Context(), devChannel(0), tc.tool, tc.args, "", nil), &shot)
+		}
+		if shot.MIMEType != tc.mime || max(shot.Width, shot.Height) != tc.side {
+			t.Errorf("%s %s: %s %dx%d, want %s with longest side %d", tc.tool, tc.args, shot.MIMEType, shot.Width, shot.Height, tc.mime, tc.side)
+		}
+	}
+	if side, format, q := (screenshotArgs{}).resolve(observeDefaults); side != 1024 || format != "jpeg" || q != 75 {
+		t.Errorf("observe defaults: %d %s %d, want 1024 jpeg 75", side, format, q)
+	}
+	if err := (screenshotArgs{Quality: new(60)}).check(observeDefaults); err != nil {
+		t.Errorf("observe quality without format: %v", err)
+	}
+	if err := (screenshotArgs{Quality: new(60)}).check(screenshotDefaults); err == nil {
+		t.Error("screenshot quality without jpeg accepted")
+	}
+}
+
 // BenchmarkObserve compares one android_observe with the three calls it
 // replaces made one after another (android_screenshot, android_ui_elements,
 // android_device_status) on the virtual phone, alternating the two in each
@@ -55,7 +95,8 @@ func BenchmarkObserve(b *testing.B) {
 		mustOK(b, e.call(b, b.Context(), ch, "android_observe", `{}`, fmt.Sprint("o", i), nil), nil)
 		obs += time.Since(start)
 		start = time.Now()
-		mustOK(b, e.call(b, b.Context(), ch, "android_screenshot", `{}`, fmt.Sprint("s", i), nil), nil)
+		// The image observe returns by default, so both sides do the same work.
+		mustOK(b, e.call(b, b.Context(), ch, "android_screenshot", `{"max_side":1024,"format":"jpeg","quality":75}`, fmt.Sprint("s", i), nil), nil)
 		mustOK(b, e.call(b, b.Context(), ch, "android_ui_elements", `{}`, fmt.Sprint("u", i), nil), nil)
 		mustOK(b, e.call(b, b.Context(), ch, "android_device_status", `{}`, fmt.Sprint("d", i), nil), nil)
 		seq += time.Since(start)

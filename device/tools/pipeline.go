@@ -192,8 +192,10 @@ func argsHash(raw json.RawMessage) [32]byte {
 
 // compiledSchema is a tool's input_schema as published and compiled.
 type compiledSchema struct {
-	sch   *jsonschema.Schema
-	enums map[string]bool // top-level string properties whose values are an enum (safe to audit)
+	sch *jsonschema.Schema
+	// audit says how each argument is written to the audit trail
+	// (auditShape): as sent, as its origin, or as its length only.
+	audit *auditShape
 }
 
 // compileInputSchema compiles the input_schema the Card publishes (with
@@ -217,16 +219,7 @@ func compileInputSchema(toolID string, schema map[string]any) (*compiledSchema, 
 	if err != nil {
 		return nil, fmt.Errorf("input_schema of %s: %w", toolID, err)
 	}
-	cs := &compiledSchema{sch: sch, enums: map[string]bool{}}
-	props, _ := schema["properties"].(map[string]any)
-	for name, p := range props {
-		if pm, ok := p.(map[string]any); ok {
-			if _, ok := pm["enum"]; ok {
-				cs.enums[name] = true
-			}
-		}
-	}
-	return cs, nil
+	return &compiledSchema{sch: sch, audit: auditShapeOf(schema)}, nil
 }
 
 // validate decodes raw and checks it against the schema. The error is an

@@ -93,6 +93,10 @@ func refuse(rule, format string, args ...any) *policyError {
 // the tool runs. It may rewrite inv.raw to apply a cap (screenshot size).
 func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) error {
 	eff := inv.policy
+	if inv.dev != nil {
+		// phone_helper: the device's policy now (a reload may have changed it).
+		inv.dev.SetHelper(eff.HelperOn())
+	}
 	if eff == nil {
 		return nil
 	}
@@ -135,7 +139,11 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 		}
 	case "android_screenshot", "android_observe":
 		if capSide := eff.MaxScreenshotSide; capSide > 0 {
-			if side, ok := args["max_side"].(float64); !ok || int(side) > capSide {
+			side, ok := args["max_side"].(float64)
+			if !ok && id == "android_observe" {
+				side, ok = observeMaxSide, true // its default, when within the cap
+			}
+			if !ok || int(side) > capSide {
 				// Scaled down rather than refused: the agent still sees
 				// the screen, at the size the operator allows.
 				args["max_side"] = capSide

@@ -225,6 +225,12 @@ func clipText(s string) string {
 	return s
 }
 
+// msgNoNear is what an agent can do when nothing on the screen is near
+// what it asked for: the element may be further down, behind the keyboard,
+// not there yet, or named otherwise.
+const msgNoNear = "; nothing similar is on it: call android_observe (or android_ui_elements) to see what is there, " +
+	"android_swipe to scroll if it may be further down, or android_wait_for if it is still loading"
+
 // resolve finds the one node c selects in s, or an *elementError. A ref
 // from an earlier screen (prev, nil when unknown) is found again by
 // identity when that is unambiguous.
@@ -268,6 +274,8 @@ func (s *screen) resolve(c *compiled, prev *screen) (int, error) {
 	msg := fmt.Sprintf("no element matches %q on screen %s", want, s.id)
 	if near := s.near(want); len(near) > 0 {
 		msg += "; near: " + s.describe(near, maxNear)
+	} else {
+		msg += msgNoNear
 	}
 	return 0, &elementError{Code: codeElementNotFound, Message: msg}
 }

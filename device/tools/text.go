@@ -48,7 +48,7 @@ type typeArgs struct {
 func typeTool(t *Tools) *toolDef {
 	props := map[string]any{
 		"text": map[string]any{"type": "string", "minLength": 1, "maxLength": maxTextChars,
-			"description": "What to type, exactly (any script; characters outside ASCII need the ADB Keyboard IME on the phone)."},
+			"description": "What to type, exactly (any script; without the connector's phone helper, which needs Android 10+, characters outside ASCII need the ADB Keyboard IME on the phone)."},
 		"clear":  map[string]any{"type": "boolean", "description": "Empty the field first (select all, delete)."},
 		"submit": map[string]any{"type": "boolean", "description": "Press enter after typing."},
 		"target": selectorSchema("The field to tap before typing (a selector, as for android_tap); default: the focused field."),
@@ -59,7 +59,8 @@ func typeTool(t *Tools) *toolDef {
 		id: "android_type_text", title: "Type text on the Android phone",
 		props: props, required: []string{"text"}, run: (*Tools).runType,
 		description: "Types text into the focused field (or target, tapped first): exactly the text, special " +
-			"characters included; characters outside ASCII go through the ADB Keyboard IME when the phone has it, " +
+			"characters included, in any script through the connector's phone helper (Android 10+); where it does not " +
+			"run, characters outside ASCII go through the ADB Keyboard IME when the phone has it, " +
 			"else not_supported and nothing is typed. clear empties the field first, submit presses enter after. " +
 			"verify reads the field back (typed_exactly). The text is never logged nor echoed (length only). " +
 			"Repeating a call with the same tool_call_id returns the first result without typing again.",

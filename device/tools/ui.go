@@ -58,6 +58,8 @@ func (t *Tools) dump(ctx context.Context, d *adb.Device) (*screen, error) {
 			// uiautomator waits up to 10 s for idle: the call's time ran
 			// out inside a retry on a screen already seen animating.
 			return nil, busy
+		case errors.Is(err, adb.ErrUIHeld):
+			return nil, &uiUnavailableError{Reason: "another tool holds the phone's UiAutomation connection (uiautomator2, Appium, a running uiautomator); it is not taken from it"}
 		case errors.Is(err, adb.ErrScreenOff):
 			return nil, &uiUnavailableError{Reason: "no window to read: the screen is off or locked; wake it first"}
 		default:

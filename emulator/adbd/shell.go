@@ -142,6 +142,11 @@ func copyShellStdin(w io.Writer, r io.Reader) error {
 		}
 		switch id {
 		case shellStdin:
+			if len(data) == 0 {
+				// No input, as adbd takes it (AOSP shell_service.cpp,
+				// Subprocess::PassInput writes only input_bytes_left_ > 0).
+				continue
+			}
 			if _, err := w.Write(data); err != nil {
 				// The command stopped reading; keep draining so the
 				// host's packets are still acknowledged.

@@ -178,13 +178,17 @@ func TestFlowControl(t *testing.T) {
 }
 
 // TestHostWrites checks the device acknowledges each host WRTE and that
-// shell v2 stdin, close-stdin and exit packets work.
+// shell v2 stdin, close-stdin and exit packets work. Empty stdin packets
+// (a relay's nudge) are no input, as on adbd.
 func TestHostWrites(t *testing.T) {
 	srv, _ := startFake(t, Options{})
 	h, _ := dialHost(t, srv.Addr(), 1<<20)
 	dev := h.open(1, "shell,v2,raw:cat")
 	input := strings.Repeat("abcdefgh", 5000)
-	pkts := shellPacket(shellStdin, []byte(input))
+	pkts := shellPacket(shellStdin, nil)
+	pkts = append(pkts, shellPacket(shellStdin, []byte(input[:100]))...)
+	pkts = append(pkts, shellPacket(shellStdin, nil)...)
+	pkts = append(pkts, shellPacket(shellStdin, []byte(input[100:]))...)
 	pkts = append(pkts, shellPacket(shellCloseStdin, nil)...)
 	// Send in 1000-byte WRTEs, each only after the device's OKAY. Output
 	// may interleave: collect it.

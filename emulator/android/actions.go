@@ -5,6 +5,8 @@ import (
 	"image"
 	"slices"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // The device's reaction to input. All functions here run with d.mu held.
@@ -21,36 +23,36 @@ func (d *Device) tapLocked(p image.Point) {
 		return
 	}
 	root := d.portraitTree()
-	n := hit(root, pt)
+	n := ui.Hit(root, pt)
 	if n == nil {
 		return
 	}
-	if n.field {
-		d.st.focus, d.st.selAll = n.key, false
+	if n.Field {
+		d.st.focus, d.st.selAll = n.Key, false
 		d.changed()
 	}
-	if n.Checkable && (n.onTap == nil || n.onTap.Toggle) {
+	if n.Checkable && (n.OnTap == nil || n.OnTap.Toggle) {
 		d.toggleLocked(n)
 	}
-	if n.onTap != nil {
-		d.actLocked(n.onTap)
+	if n.OnTap != nil {
+		d.actLocked(n.OnTap)
 	}
 }
 
-func (d *Device) toggleLocked(n *uiNode) {
+func (d *Device) toggleLocked(n *ui.Element) {
 	v := !n.Checked
-	if n.setting != "" {
-		d.st.settings[n.setting] = map[bool]string{true: "1", false: "0"}[v]
+	if n.Setting != "" {
+		d.st.settings[n.Setting] = map[bool]string{true: "1", false: "0"}[v]
 	} else {
-		d.st.checked[n.key] = v
+		d.st.checked[n.Key] = v
 	}
 	pkg, _ := d.foreground()
-	d.logApp(pkg, 'I', "ViewRootImpl", fmt.Sprintf("toggle %s -> %t", n.key, v))
+	d.logApp(pkg, 'I', "ViewRootImpl", fmt.Sprintf("toggle %s -> %t", n.Key, v))
 	d.changed()
 }
 
 // actLocked runs a scenario action.
-func (d *Device) actLocked(a *Action) {
+func (d *Device) actLocked(a *ui.Action) {
 	for _, id := range a.RequireFilled {
 		if !d.fieldFilled(id) {
 			if a.Else != "" {
@@ -61,7 +63,7 @@ func (d *Device) actLocked(a *Action) {
 	}
 	switch {
 	case a.ToggleID != "":
-		d.portraitTree().walk(func(n *uiNode) bool {
+		d.portraitTree().Walk(func(n *ui.Element) bool {
 			if n.ResourceID == a.ToggleID && n.Checkable {
 				d.toggleLocked(n)
 				return false
@@ -92,7 +94,7 @@ func (d *Device) fieldFilled(id string) bool {
 // same package, else on the task of its package.
 func (d *Device) gotoLocked(id string) {
 	defer d.syncOrientationLocked()
-	s, ok := d.sc.screens[id]
+	s, ok := d.sc.ByID[id]
 	if !ok {
 		return
 	}
@@ -118,7 +120,7 @@ func (d *Device) launchLocked(pkg, screen string) bool {
 		d.homeLocked()
 		return true
 	}
-	a, ok := d.sc.app(pkg)
+	a, ok := d.sc.AppByPackage(pkg)
 	if !ok {
 		return false
 	}
@@ -178,7 +180,7 @@ func (d *Device) backLocked() {
 	d.ensureHomeOnTop()
 }
 
-func (d *Device) homePkg() string { return d.sc.screens[d.sc.Home].Package }
+func (d *Device) homePkg() string { return d.sc.ByID[d.sc.Home].Package }
 
 // ensureHomeOnTop shows the launcher when the task below is not home:
 // on a phone, finishing an app returns to the launcher.
@@ -209,7 +211,7 @@ func (d *Device) forceStopLocked(pkg string) {
 		d.st.anr = "" // a killed app's ANR dialog goes with it
 	}
 	for k := range d.st.fields {
-		if s, ok := d.sc.screens[strings.SplitN(k, "/", 2)[0]]; ok && s.Package == pkg {
+		if s, ok := d.sc.ByID[strings.SplitN(k, "/", 2)[0]]; ok && s.Package == pkg {
 			delete(d.st.fields, k)
 		}
 	}
@@ -247,14 +249,14 @@ func (d *Device) swipeLocked(from, to image.Point) {
 		return
 	}
 	pf, pt := d.fromDisplay(from), d.fromDisplay(to)
-	s := scrollerAt(d.portraitTree(), pf)
-	if s == nil || s.contentH == 0 {
+	s := ui.ScrollerAt(d.portraitTree(), pf)
+	if s == nil || s.ContentH == 0 {
 		return
 	}
-	maxOff := max(s.contentH-s.B.Dy(), 0)
-	off := min(max(d.st.scroll[s.key]+(pf.Y-pt.Y), 0), maxOff)
-	if off != d.st.scroll[s.key] {
-		d.st.scroll[s.key] = off
+	maxOff := max(s.ContentH-s.B.Dy(), 0)
+	off := min(max(d.st.scroll[s.Key]+(pf.Y-pt.Y), 0), maxOff)
+	if off != d.st.scroll[s.Key] {
+		d.st.scroll[s.Key] = off
 		d.changed()
 	}
 }
@@ -301,10 +303,10 @@ func (d *Device) keyLocked(code int) {
 		if d.st.focus == "" || !d.st.screenOn || d.st.locked {
 			return
 		}
-		var act *Action
-		d.portraitTree().walk(func(n *uiNode) bool {
-			if n.key == d.st.focus {
-				act = n.onEnter
+		var act *ui.Action
+		d.portraitTree().Walk(func(n *ui.Element) bool {
+			if n.Key == d.st.focus {
+				act = n.OnEnter
 				return false
 			}
 			return true

@@ -9,6 +9,7 @@ import (
 
 	"mvdan.cc/sh/v3/interp"
 
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
@@ -68,9 +69,9 @@ func (d *Device) helperCost() HelperCost { return helperCosts[d.prof.Name] }
 // fake framework does not model) the runtime aborts, as app_process does
 // on a phone where it cannot start (LOG_ALWAYS_FATAL: SIGABRT, status 134
 // from the shell); a missing jar or class is ART's ClassNotFoundException.
-func cmdAppProcess(c *cmdCtx) int {
-	args := c.args[1:]
-	cp := interp.HandlerCtx(c.ctx).Env.Get("CLASSPATH").String()
+func cmdAppProcess(c *shell.Ctx) int {
+	args := c.Args[1:]
+	cp := interp.HandlerCtx(c.Context).Env.Get("CLASSPATH").String()
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
 		if v, ok := strings.CutPrefix(args[0], "-Djava.class.path="); ok {
 			cp = v
@@ -78,43 +79,43 @@ func cmdAppProcess(c *cmdCtx) int {
 		args = args[1:]
 	}
 	if len(args) < 2 {
-		c.errorf("Error: no class name or --zygote supplied.\nUsage: app_process [java-options] cmd-dir start-class-name [options]\n")
+		c.Errorf("Error: no class name or --zygote supplied.\nUsage: app_process [java-options] cmd-dir start-class-name [options]\n")
 		return 134
 	}
 	main := args[1]
-	d := c.d
+	d := dev(c)
 	var jar []byte
 	if cp != "" {
-		jar, _ = d.fs.ReadFile(c.abs(strings.Split(cp, ":")[0]))
+		jar, _ = d.fs.ReadFile(c.Abs(strings.Split(cp, ":")[0]))
 	}
 	if jar == nil {
-		c.errorf("Exception in thread \"main\" java.lang.ClassNotFoundException: Didn't find class \"%s\" on path: DexPathList[[],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64, /system/lib64, /system_ext/lib64]]\n", main)
+		c.Errorf("Exception in thread \"main\" java.lang.ClassNotFoundException: Didn't find class \"%s\" on path: DexPathList[[],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64, /system/lib64, /system_ext/lib64]]\n", main)
 		return 1
 	}
 	d.mu.Lock()
 	runner := d.cfg.AppProcess
 	d.mu.Unlock()
 	if runner == nil {
-		c.errorf("Aborted \n")
+		c.Errorf("Aborted \n")
 		return 134
 	}
 	// The phone's start cost runs while the host's JVM starts: the first
 	// output (or the exit) comes no sooner than Start after the command
 	// began, so the host's own start time is not paid twice.
-	out := &startGate{c: c, w: c.stdout, until: time.Now().Add(d.helperCost().Start)}
+	out := &startGate{c: c, w: c.Stdout, until: time.Now().Add(d.helperCost().Start)}
 	p := &helperPhone{d: d, c: c}
 	env := []string{"CLASSPATH=" + cp}
-	code, err := runner(c.ctx, phonefw.Spec{Jar: jar, Main: main, SDK: d.cfg.SDK, Env: env,
-		Stdin: c.stdin, Stdout: out, Stderr: c.stderr, Phone: p})
+	code, err := runner(c.Context, phonefw.Spec{Jar: jar, Main: main, SDK: d.cfg.SDK, Env: env,
+		Stdin: c.Stdin, Stdout: out, Stderr: c.Stderr, Phone: p})
 	if !out.open() {
-		return exitCanceled
+		return shell.ExitCanceled
 	}
 	if err != nil {
-		if c.ctx.Err() != nil {
-			return exitCanceled
+		if c.Context.Err() != nil {
+			return shell.ExitCanceled
 		}
 		d.log.Debug("app_process could not start", "err", err)
-		c.errorf("Aborted \n")
+		c.Errorf("Aborted \n")
 		return 134
 	}
 	return code
@@ -124,7 +125,7 @@ func cmdAppProcess(c *cmdCtx) int {
 // passed, then passes each write on at once: the helper's answers are
 // small frames the host waits for (adbd coalesces output otherwise).
 type startGate struct {
-	c      *cmdCtx
+	c      *shell.Ctx
 	w      io.Writer
 	until  time.Time
 	mu     sync.Mutex
@@ -139,7 +140,7 @@ func (g *startGate) open() bool {
 	defer g.mu.Unlock()
 	if !g.opened {
 		g.opened = true
-		g.ok = g.c.charge(max(time.Until(g.until), 0))
+		g.ok = g.c.Charge(max(time.Until(g.until), 0))
 	}
 	return g.ok
 }
@@ -161,16 +162,16 @@ func (g *startGate) Write(p []byte) (int, error) {
 // (the helper, Config.UiAutomationHeld) has it, the command fails as
 // UiAutomationManager refuses a second registration.
 func holdsUiAutomation(fn commandFunc) commandFunc {
-	return func(c *cmdCtx) int {
-		d := c.d
+	return func(c *shell.Ctx) int {
+		d := dev(c)
 		d.mu.Lock()
 		busy := d.slotHeldLocked()
 		if !busy {
 			d.helper.others++
 		}
 		d.mu.Unlock()
-		if busy && c.args[0] == "uiautomator" {
-			c.errorf("Exception in thread \"main\" java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@8b5a2b1already registered!\n")
+		if busy && c.Args[0] == "uiautomator" {
+			c.Errorf("Exception in thread \"main\" java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@8b5a2b1already registered!\n")
 			return 1
 		}
 		if !busy {

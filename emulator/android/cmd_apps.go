@@ -4,37 +4,40 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // cmdAm: `am start [-W] [-S] (-n PKG/ACT | -a ACTION [-d URL] [-c CAT] [PKG])`,
 // `am force-stop PKG`. Output as Android 10-13 print it.
-func cmdAm(c *cmdCtx) int {
-	if len(c.args) < 2 {
-		c.errorf("Activity manager (activity) commands:\n  start [options] <INTENT>\n  force-stop <PACKAGE>\n")
+func cmdAm(c *shell.Ctx) int {
+	if len(c.Args) < 2 {
+		c.Errorf("Activity manager (activity) commands:\n  start [options] <INTENT>\n  force-stop <PACKAGE>\n")
 		return 1
 	}
-	d := c.d
-	switch c.args[1] {
+	d := dev(c)
+	switch c.Args[1] {
 	case "force-stop":
-		if len(c.args) < 3 {
-			c.errorf("Error: no package specified\n")
+		if len(c.Args) < 3 {
+			c.Errorf("Error: no package specified\n")
 			return 255
 		}
 		d.mu.Lock()
-		d.forceStopLocked(c.args[2])
+		d.forceStopLocked(c.Args[2])
 		d.mu.Unlock()
 		return 0
 	case "start", "start-activity":
 	case "broadcast":
 		return amBroadcast(c)
 	default:
-		c.errorf("Error: Unknown command: %s\n", c.args[1])
+		c.Errorf("Error: Unknown command: %s\n", c.Args[1])
 		return 255
 	}
 	var comp, action, data, pkg string
 	var wait, stop bool
 	var cats []string
-	args := c.args[2:]
+	args := c.Args[2:]
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		next := func() string {
@@ -86,7 +89,7 @@ func cmdAm(c *cmdCtx) int {
 		desc = append(desc, "cmp="+comp)
 	}
 	intent := "Intent { " + strings.Join(desc, " ") + " }"
-	c.printf("Starting: %s\n", intent)
+	c.Printf("Starting: %s\n", intent)
 
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -94,13 +97,13 @@ func cmdAm(c *cmdCtx) int {
 	switch {
 	case comp != "":
 		p, act, ok := strings.Cut(comp, "/")
-		app, found := d.sc.app(p)
-		if !ok || !found || !d.hasActivity(app, fullActivity(p, act)) {
-			c.errorf("Error type 3\nError: Activity class {%s/%s} does not exist.\n", p, fullActivity(p, act))
+		app, found := d.sc.AppByPackage(p)
+		if !ok || !found || !d.hasActivity(app, ui.FullActivity(p, act)) {
+			c.Errorf("Error type 3\nError: Activity class {%s/%s} does not exist.\n", p, ui.FullActivity(p, act))
 			return 1
 		}
 		target = p
-		screen = d.screenForActivity(p, fullActivity(p, act))
+		screen = d.screenForActivity(p, ui.FullActivity(p, act))
 	case action == "android.intent.action.VIEW" && data != "":
 		scheme, _, _ := strings.Cut(data, ":")
 		for _, a := range d.sc.Apps {
@@ -110,12 +113,12 @@ func cmdAm(c *cmdCtx) int {
 			}
 		}
 	case pkg != "":
-		if a, ok := d.sc.app(pkg); ok && !a.NoLauncher {
+		if a, ok := d.sc.AppByPackage(pkg); ok && !a.NoLauncher {
 			target = pkg
 		}
 	}
 	if target == "" {
-		c.errorf("Error: Activity not started, unable to resolve %s\n", strings.Replace(intent, " }", " flg=0x10000000 }", 1))
+		c.Errorf("Error: Activity not started, unable to resolve %s\n", strings.Replace(intent, " }", " flg=0x10000000 }", 1))
 		return 1
 	}
 	if stop {
@@ -129,9 +132,9 @@ func cmdAm(c *cmdCtx) int {
 	// am prints these on stdout (ActivityManagerShellCommand.runStartActivity).
 	switch {
 	case onTop:
-		c.printf("Warning: Activity not started, intent has been delivered to currently running top-most instance.\n")
+		c.Printf("Warning: Activity not started, intent has been delivered to currently running top-most instance.\n")
 	case broughtFront:
-		c.printf("Warning: Activity not started, its current task has been brought to the front\n")
+		c.Printf("Warning: Activity not started, its current task has been brought to the front\n")
 	}
 	if wait {
 		_, act := d.foreground()
@@ -139,7 +142,7 @@ func cmdAm(c *cmdCtx) int {
 		if cold {
 			state = "COLD"
 		}
-		c.printf("Status: ok\nLaunchState: %s\nActivity: %s\nTotalTime: 312\nWaitTime: 318\nComplete\n", state, shortActivity(target, act))
+		c.Printf("Status: ok\nLaunchState: %s\nActivity: %s\nTotalTime: 312\nWaitTime: 318\nComplete\n", state, ui.ShortActivity(target, act))
 	}
 	return 0
 }
@@ -158,12 +161,12 @@ func redactURL(u string) string {
 	return u
 }
 
-func (d *Device) hasActivity(a *App, act string) bool {
-	if fullActivity(a.Package, a.Activity) == act {
+func (d *Device) hasActivity(a *ui.App, act string) bool {
+	if ui.FullActivity(a.Package, a.Activity) == act {
 		return true
 	}
 	for _, s := range d.sc.Screens {
-		if s.Package == a.Package && s.Activity != "" && fullActivity(a.Package, s.Activity) == act {
+		if s.Package == a.Package && s.Activity != "" && ui.FullActivity(a.Package, s.Activity) == act {
 			return true
 		}
 	}
@@ -172,7 +175,7 @@ func (d *Device) hasActivity(a *App, act string) bool {
 
 func (d *Device) screenForActivity(pkg, act string) string {
 	for _, s := range d.sc.Screens {
-		if s.Package == pkg && s.Activity != "" && fullActivity(pkg, s.Activity) == act {
+		if s.Package == pkg && s.Activity != "" && ui.FullActivity(pkg, s.Activity) == act {
 			return s.ID
 		}
 	}
@@ -181,10 +184,10 @@ func (d *Device) screenForActivity(pkg, act string) string {
 
 // cmdMonkey: `monkey -p PKG -c android.intent.category.LAUNCHER 1` starts
 // the app; other monkey uses are not emulated.
-func cmdMonkey(c *cmdCtx) int {
-	args := c.args[1:]
+func cmdMonkey(c *shell.Ctx) int {
+	args := c.Args[1:]
 	for _, a := range args {
-		c.printf("  bash arg: %s\n", a)
+		c.Printf("  bash arg: %s\n", a)
 	}
 	var pkg string
 	for i := 0; i+1 < len(args); i++ {
@@ -192,29 +195,29 @@ func cmdMonkey(c *cmdCtx) int {
 			pkg = args[i+1]
 		}
 	}
-	c.printf("args: [%s]\n", strings.Join(args, ", "))
+	c.Printf("args: [%s]\n", strings.Join(args, ", "))
 	for _, a := range args {
-		c.printf(" arg: %q\n", a)
+		c.Printf(" arg: %q\n", a)
 	}
-	d := c.d
+	d := dev(c)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	app, ok := d.sc.app(pkg)
+	app, ok := d.sc.AppByPackage(pkg)
 	if !ok || app.NoLauncher {
-		c.printf("** No activities found to run, monkey aborted.\n")
+		c.Printf("** No activities found to run, monkey aborted.\n")
 		return 252
 	}
 	for i := 0; i+1 < len(args); i++ {
 		if args[i] == "-p" || args[i] == "-c" {
-			c.printf("data=%q\n", args[i+1])
+			c.Printf("data=%q\n", args[i+1])
 		}
 	}
 	d.launchLocked(pkg, "")
-	c.printf("Events injected: 1\n## Network stats: elapsed time=15ms (0ms mobile, 0ms wifi, 15ms not connected)\n")
+	c.Printf("Events injected: 1\n## Network stats: elapsed time=15ms (0ms mobile, 0ms wifi, 15ms not connected)\n")
 	return 0
 }
 
-func apkPath(a *App) string {
+func apkPath(a *ui.App) string {
 	if a.System {
 		name := a.Label
 		if name == "" {

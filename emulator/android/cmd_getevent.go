@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // inputDevice is one /dev/input node as getevent sees it.
@@ -64,9 +66,9 @@ const (
 // version, the possible events and input props). -p and -i list and exit;
 // otherwise getevent streams events until killed, and the model has none
 // to report, so it waits for the stream to close.
-func cmdGetevent(c *cmdCtx) int {
+func cmdGetevent(c *shell.Ctx) int {
 	flags, flagsSet, dontBlock := 0, false, -1
-	args := c.args[1:]
+	args := c.Args[1:]
 	var operands []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
@@ -126,7 +128,7 @@ func cmdGetevent(c *cmdCtx) int {
 				geteventUsage(c)
 				return 1
 			default:
-				c.errorf("getevent: invalid option -%c\n", a[j])
+				c.Errorf("getevent: invalid option -%c\n", a[j])
 				geteventUsage(c)
 				return 1
 			}
@@ -136,7 +138,7 @@ func cmdGetevent(c *cmdCtx) int {
 		geteventUsage(c)
 		return 1
 	}
-	devices := c.d.inputDevices()
+	devices := dev(c).inputDevices()
 	if len(operands) == 1 {
 		if !flagsSet {
 			flags |= geDeviceErrors
@@ -144,7 +146,7 @@ func cmdGetevent(c *cmdCtx) int {
 		i := slices.IndexFunc(devices, func(dev inputDevice) bool { return dev.path == operands[0] })
 		if i < 0 {
 			if flags&geDeviceErrors != 0 {
-				c.errorf("could not open %s, No such file or directory\n", operands[0])
+				c.Errorf("could not open %s, No such file or directory\n", operands[0])
 			}
 			return 1
 		}
@@ -158,26 +160,26 @@ func cmdGetevent(c *cmdCtx) int {
 	if dontBlock == 1 {
 		return 0
 	}
-	<-c.ctx.Done()
-	return exitCanceled
+	<-c.Context.Done()
+	return shell.ExitCanceled
 }
 
 // openDevice prints what getevent.c open_device prints for one node.
-func openDevice(c *cmdCtx, n int, dev inputDevice, flags int) {
+func openDevice(c *shell.Ctx, n int, dev inputDevice, flags int) {
 	if flags&geDevice != 0 {
-		c.printf("add device %d: %s\n", n, dev.path)
+		c.Printf("add device %d: %s\n", n, dev.path)
 	}
 	if flags&geDeviceInfo != 0 {
-		c.printf("  bus:      %04x\n  vendor    %04x\n  product   %04x\n  version   %04x\n", dev.bus, dev.vendor, dev.product, dev.version)
+		c.Printf("  bus:      %04x\n  vendor    %04x\n  product   %04x\n  version   %04x\n", dev.bus, dev.vendor, dev.product, dev.version)
 	}
 	if flags&geDeviceName != 0 {
-		c.printf("  name:     \"%s\"\n", dev.name)
+		c.Printf("  name:     \"%s\"\n", dev.name)
 	}
 	if flags&geDeviceInfo != 0 {
-		c.printf("  location: \"%s\"\n  id:       \"\"\n", dev.location)
+		c.Printf("  location: \"%s\"\n  id:       \"\"\n", dev.location)
 	}
 	if flags&geVersion != 0 {
-		c.printf("  version:  1.0.1\n") // EV_VERSION 0x010001
+		c.Printf("  version:  1.0.1\n") // EV_VERSION 0x010001
 	}
 	if flags&gePossibleEvents != 0 {
 		printPossibleEvents(c, dev, flags&geLabels != 0)
@@ -188,8 +190,8 @@ func openDevice(c *cmdCtx, n int, dev inputDevice, flags int) {
 	// HID descriptors come from /sys/kernel/debug/hid, closed to the shell.
 }
 
-func geteventUsage(c *cmdCtx) {
-	c.errorf("Usage: getevent [-t] [-n] [-s switchmask] [-S] [-v [mask]] [-d] [-p] [-i] [-l] [-q] [-c count] [-r] [device]\n" +
+func geteventUsage(c *shell.Ctx) {
+	c.Errorf("Usage: getevent [-t] [-n] [-s switchmask] [-S] [-v [mask]] [-d] [-p] [-i] [-l] [-q] [-c count] [-r] [device]\n" +
 		"    -t: show time stamps\n    -n: don't print newlines\n    -s: print switch states for given bits\n    -S: print all switch states\n" +
 		"    -v: verbosity mask (errs=1, dev=2, name=4, info=8, vers=16, pos. events=32, props=64)\n    -d: show HID descriptor, if available\n" +
 		"    -p: show possible events (errs, dev, name, pos. events)\n    -i: show all device info and possible events\n" +
@@ -200,8 +202,8 @@ func geteventUsage(c *cmdCtx) {
 // printPossibleEvents is getevent.c print_possible_events: per event type
 // "    KEY (0001):" then codes, four labels (eight hex codes) per line; ABS
 // codes one per line with their input_absinfo.
-func printPossibleEvents(c *cmdCtx, dev inputDevice, labels bool) {
-	c.printf("  events:\n")
+func printPossibleEvents(c *shell.Ctx, dev inputDevice, labels bool) {
+	c.Printf("  events:\n")
 	code := func(e evCode) string {
 		if labels {
 			return fmt.Sprintf(" %.20s %*s", e.label, 20-len(e.label), "")
@@ -215,35 +217,35 @@ func printPossibleEvents(c *cmdCtx, dev inputDevice, labels bool) {
 	for i, k := range dev.keys {
 		switch {
 		case i == 0:
-			c.printf("    KEY (0001):")
+			c.Printf("    KEY (0001):")
 		case i%perLine == 0:
-			c.printf("\n               ")
+			c.Printf("\n               ")
 		}
-		c.printf("%s", code(k))
+		c.Printf("%s", code(k))
 	}
 	if len(dev.keys) > 0 {
-		c.printf("\n")
+		c.Printf("\n")
 	}
 	for i, a := range dev.abs {
 		if i == 0 {
-			c.printf("    ABS (0003):")
+			c.Printf("    ABS (0003):")
 		} else {
-			c.printf("\n               ")
+			c.Printf("\n               ")
 		}
-		c.printf("%s : value 0, min 0, max %d, fuzz 0, flat 0, resolution 0", code(a.evCode), a.max)
+		c.Printf("%s : value 0, min 0, max %d, fuzz 0, flat 0, resolution 0", code(a.evCode), a.max)
 	}
 	if len(dev.abs) > 0 {
-		c.printf("\n")
+		c.Printf("\n")
 	}
 }
 
 // printInputProps is getevent.c print_input_props.
-func printInputProps(c *cmdCtx, dev inputDevice) {
-	c.printf("  input props:\n")
+func printInputProps(c *shell.Ctx, dev inputDevice) {
+	c.Printf("  input props:\n")
 	for _, p := range dev.props {
-		c.printf("    %s\n", p.label)
+		c.Printf("    %s\n", p.label)
 	}
 	if len(dev.props) == 0 {
-		c.printf("    <none>\n")
+		c.Printf("    <none>\n")
 	}
 }

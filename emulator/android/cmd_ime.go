@@ -7,6 +7,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // The ADB Keyboard IME (package com.android.adbkeyboard) is how labs type
@@ -33,7 +36,7 @@ const (
 // imeInstalled returns the installed input method ids (immutable).
 func (d *Device) imeInstalled() []string {
 	ids := []string{latinIME}
-	if _, ok := d.sc.app("com.android.adbkeyboard"); ok {
+	if _, ok := d.sc.AppByPackage("com.android.adbkeyboard"); ok {
 		ids = append(ids, adbIME)
 	}
 	return ids
@@ -44,7 +47,7 @@ func (d *Device) imeEnabled() []string {
 	v, ok := d.st.settings[settingEnabledIME]
 	if !ok {
 		v = d.st.settings[settingIME]
-		if _, adb := d.sc.app("com.android.adbkeyboard"); adb && v != adbIME {
+		if _, adb := d.sc.AppByPackage("com.android.adbkeyboard"); adb && v != adbIME {
 			v += ":" + adbIME
 		}
 	}
@@ -65,14 +68,14 @@ func (d *Device) keyboardShown() bool {
 }
 
 // cmdIme is /system/bin/ime, a script running `cmd input_method ime "$@"`.
-func cmdIme(c *cmdCtx) int { return inputMethodCommand(c, append([]string{"ime"}, c.args[1:]...)) }
+func cmdIme(c *shell.Ctx) int { return inputMethodCommand(c, append([]string{"ime"}, c.Args[1:]...)) }
 
 // inputMethodCommand is InputMethodManagerService.ShellCommandImpl
 // (frameworks/base/services/core/java/com/android/server/inputmethod/
 // InputMethodManagerService.java, Android 13/14): `ime list [-a] [-s]`,
 // `ime enable|disable|set [--user N] ID`, `ime reset`. Failures go to
 // stderr with status -1 (255); unknown subcommands to stdout.
-func inputMethodCommand(c *cmdCtx, args []string) int {
+func inputMethodCommand(c *shell.Ctx, args []string) int {
 	s := &shellArgs{args: args}
 	cmd, _ := s.nextArg()
 	if cmd != "ime" {
@@ -80,7 +83,7 @@ func inputMethodCommand(c *cmdCtx, args []string) int {
 			imeServiceHelp(c)
 			return 255 // handleDefaultCommands returns -1 after the help
 		}
-		c.printf("Unknown command: %s\n", cmd)
+		c.Printf("Unknown command: %s\n", cmd)
 		return 255
 	}
 	sub, _ := s.nextArg()
@@ -95,13 +98,13 @@ func inputMethodCommand(c *cmdCtx, args []string) int {
 	case "enable", "disable", "set":
 		status, err = imeChange(c, s, sub)
 	case "reset":
-		c.d.mu.Lock()
-		c.d.st.settings[settingIME] = latinIME
-		c.d.st.settings[settingEnabledIME] = latinIME // the system IMEs only
-		c.d.mu.Unlock()
-		c.printf("Reset current and enabled IMEs for user #0\n  Selected: %s\n   Enabled: %s\n", latinIME, latinIME)
+		dev(c).mu.Lock()
+		dev(c).st.settings[settingIME] = latinIME
+		dev(c).st.settings[settingEnabledIME] = latinIME // the system IMEs only
+		dev(c).mu.Unlock()
+		c.Printf("Reset current and enabled IMEs for user #0\n  Selected: %s\n   Enabled: %s\n", latinIME, latinIME)
 	default:
-		c.printf("Unknown command: %s\n", sub)
+		c.Printf("Unknown command: %s\n", sub)
 		return 255
 	}
 	if e := (*shellError)(nil); errors.As(err, &e) {
@@ -116,8 +119,8 @@ func inputMethodCommand(c *cmdCtx, args []string) int {
 // imeHelp is the ShellCommandImpl's "ime help": an IndentingPrintWriter
 // ("  " per level, wrap length 100), which cuts the long "reset" line hard
 // at 96 characters.
-func imeHelp(c *cmdCtx) {
-	c.printf("ime <command>:\n" +
+func imeHelp(c *shell.Ctx) {
+	c.Printf("ime <command>:\n" +
 		"  list [-a] [-s]\n    prints all enabled input methods.\n      -a: see all input methods\n      -s: only a single summary line of each\n" +
 		"  enable [--user <USER_ID>] <ID>\n    allows the given input method ID to be used.\n      --user <USER_ID>: Specify which user to enable. Assumes the current user if not specified.\n" +
 		"  disable [--user <USER_ID>] <ID>\n    disallows the given input method ID to be used.\n      --user <USER_ID>: Specify which user to disable. Assumes the current user if not specified.\n" +
@@ -127,15 +130,15 @@ func imeHelp(c *cmdCtx) {
 
 // imeServiceHelp is ShellCommandImpl.onHelp, printed (status -1) for
 // `cmd input_method` without a command.
-func imeServiceHelp(c *cmdCtx) {
-	c.printf("InputMethodManagerService commands:\n  help\n    Prints this help text.\n  dump [options]\n    Synonym of dumpsys.\n" +
+func imeServiceHelp(c *shell.Ctx) {
+	c.Printf("InputMethodManagerService commands:\n  help\n    Prints this help text.\n  dump [options]\n    Synonym of dumpsys.\n" +
 		"  ime <command> [options]\n    Manipulate IMEs.  Run \"ime help\" for details.\n" +
 		"  tracing <command>\n    start: Start tracing.\n    stop : Stop tracing.\n    help : Show help.\n")
 }
 
 // imeListCmd is handleShellCommandListInputMethods; unknown options are
 // ignored, as there.
-func imeListCmd(c *cmdCtx, s *shellArgs) int {
+func imeListCmd(c *shell.Ctx, s *shellArgs) int {
 	all, brief := false, false
 	for {
 		opt, err := s.nextOption()
@@ -151,37 +154,37 @@ func imeListCmd(c *cmdCtx, s *shellArgs) int {
 			s.nextArg()
 		}
 	}
-	c.d.mu.Lock()
-	ids := c.d.imeEnabled()
-	c.d.mu.Unlock()
+	dev(c).mu.Lock()
+	ids := dev(c).imeEnabled()
+	dev(c).mu.Unlock()
 	if all {
-		ids = c.d.imeInstalled()
+		ids = dev(c).imeInstalled()
 	}
 	for _, id := range ids {
 		if brief {
-			c.printf("%s\n", id)
+			c.Printf("%s\n", id)
 			continue
 		}
-		c.printf("%s:\n", id)
+		c.Printf("%s:\n", id)
 		imeInfoDump(c, id, "  ")
 	}
 	return 0
 }
 
 // imeInfoDump prints InputMethodInfo.dump's leading lines (Android 13).
-func imeInfoDump(c *cmdCtx, id, prefix string) {
+func imeInfoDump(c *shell.Ctx, id, prefix string) {
 	pkg, cls, _ := strings.Cut(id, "/")
-	c.printf("%smId=%s mSettingsActivityName=null mIsVrOnly=false mSupportsSwitchingToNextInputMethod=false mInlineSuggestionsEnabled=false mSupportsInlineSuggestionsWithTouchExploration=false mSuppressesSpellChecker=false mShowInInputMethodPicker=true mSupportsStylusHandwriting=false\n", prefix, id)
-	c.printf("%smIsDefaultResId=0x0\n%sService:\n", prefix, prefix)
-	c.printf("%s  priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n%s  ServiceInfo:\n", prefix, prefix)
-	c.printf("%s    name=%s\n%s    packageName=%s\n%s    enabled=true exported=true directBootAware=false\n%s    permission=android.permission.BIND_INPUT_METHOD\n",
-		prefix, fullActivity(pkg, cls), prefix, pkg, prefix, prefix)
+	c.Printf("%smId=%s mSettingsActivityName=null mIsVrOnly=false mSupportsSwitchingToNextInputMethod=false mInlineSuggestionsEnabled=false mSupportsInlineSuggestionsWithTouchExploration=false mSuppressesSpellChecker=false mShowInInputMethodPicker=true mSupportsStylusHandwriting=false\n", prefix, id)
+	c.Printf("%smIsDefaultResId=0x0\n%sService:\n", prefix, prefix)
+	c.Printf("%s  priority=0 preferredOrder=0 match=0x108000 specificIndex=-1 isDefault=false\n%s  ServiceInfo:\n", prefix, prefix)
+	c.Printf("%s    name=%s\n%s    packageName=%s\n%s    enabled=true exported=true directBootAware=false\n%s    permission=android.permission.BIND_INPUT_METHOD\n",
+		prefix, ui.FullActivity(pkg, cls), prefix, pkg, prefix, prefix)
 }
 
 // imeChange is handleShellCommandEnableDisableInputMethod and
 // handleShellCommandSetInputMethod: setting needs an installed and enabled
 // IME, enabling an installed one.
-func imeChange(c *cmdCtx, s *shellArgs, sub string) (int, error) {
+func imeChange(c *shell.Ctx, s *shellArgs, sub string) (int, error) {
 	for {
 		opt, err := s.nextOption()
 		if err != nil {
@@ -200,7 +203,7 @@ func imeChange(c *cmdCtx, s *shellArgs, sub string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	d := c.d
+	d := dev(c)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	installed := slices.Contains(d.imeInstalled(), id)
@@ -209,16 +212,16 @@ func imeChange(c *cmdCtx, s *shellArgs, sub string) (int, error) {
 	switch sub {
 	case "set":
 		if !installed || !was {
-			c.errorf("Unknown input method %s cannot be selected for user #0\n", id)
+			c.Errorf("Unknown input method %s cannot be selected for user #0\n", id)
 			return 255, nil
 		}
 		d.st.settings[settingIME] = id
 		d.changed()
-		c.printf("Input method %s selected for user #0\n", id)
+		c.Printf("Input method %s selected for user #0\n", id)
 		return 0, nil
 	case "enable":
 		if !installed {
-			c.errorf("Unknown input method %s cannot be enabled for user #0\n", id)
+			c.Errorf("Unknown input method %s cannot be enabled for user #0\n", id)
 			return 255, nil
 		}
 		if !was {
@@ -229,7 +232,7 @@ func imeChange(c *cmdCtx, s *shellArgs, sub string) (int, error) {
 	}
 	d.st.settings[settingEnabledIME] = strings.Join(enabled, ":")
 	state := map[bool]string{true: "already ", false: "now "}[was == (sub == "enable")]
-	c.printf("Input method %s: %s%sd for user #0\n", id, state, sub)
+	c.Printf("Input method %s: %s%sd for user #0\n", id, state, sub)
 	return 0, nil
 }
 
@@ -237,51 +240,51 @@ func imeChange(c *cmdCtx, s *shellArgs, sub string) (int, error) {
 // (Android 13; 14 where noted) cut to the lines tools read (mCurMethodId, mCurId,
 // mInputShown, mEnabledInputMethodsStrCache), then the IME's own
 // InputMethodService.dump (mIsInputViewShown). d.mu held.
-func (d *Device) dumpInputMethod(c *cmdCtx) {
+func (d *Device) dumpInputMethod(c *shell.Ctx) {
 	cur := d.st.settings[settingIME]
 	enabled := d.imeEnabled()
 	shown := d.keyboardShown()
 	pkg, _ := d.foreground()
 	uid := appUID(d, pkg)
 	client := fmt.Sprintf("ClientState{%s uid %d pid %d}", objID("client", pkg), uid, 4000+uid%1000)
-	c.printf("Current Input Method Manager state:\n  Input Methods: mMethodMapUpdateCount=%d\n", len(d.imeInstalled()))
+	c.Printf("Current Input Method Manager state:\n  Input Methods: mMethodMapUpdateCount=%d\n", len(d.imeInstalled()))
 	for i, id := range d.imeInstalled() {
-		c.printf("  InputMethod #%d:\n", i)
+		c.Printf("  InputMethod #%d:\n", i)
 		imeInfoDump(c, id, "    ")
 	}
-	c.printf("  mCurMethodId=%s\n", cur)
-	c.printf("  mCurSeq=%d mCurClient=%s\n", 10+d.st.version%1000, client)
-	c.printf("  mCurFocusedWindow=Window{%s u0 %s} softInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE|IS_FORWARD_NAVIGATION client=%s\n", objID("w", pkg), pkg, client)
-	c.printf("  mCurId=%s mHaveConnection=true mBoundToMethod=true mVisibleBound=%t\n", cur, shown)
-	c.printf("  mCurToken=android.os.Binder@%s\n  mCurTokenDisplayId=0\n  mCurHostInputToken=null\n", objID("token", cur))
-	c.printf("  mCurIntent=Intent { act=android.view.InputMethod cmp=%s (has extras) }\n", cur)
+	c.Printf("  mCurMethodId=%s\n", cur)
+	c.Printf("  mCurSeq=%d mCurClient=%s\n", 10+d.st.version%1000, client)
+	c.Printf("  mCurFocusedWindow=Window{%s u0 %s} softInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE|IS_FORWARD_NAVIGATION client=%s\n", objID("w", pkg), pkg, client)
+	c.Printf("  mCurId=%s mHaveConnection=true mBoundToMethod=true mVisibleBound=%t\n", cur, shown)
+	c.Printf("  mCurToken=android.os.Binder@%s\n  mCurTokenDisplayId=0\n  mCurHostInputToken=null\n", objID("token", cur))
+	c.Printf("  mCurIntent=Intent { act=android.view.InputMethod cmp=%s (has extras) }\n", cur)
 	if d.cfg.SDK >= 34 {
 		// Android 14 moved the visibility state to
 		// ImeVisibilityStateComputer.dump, mInputShown on its own line.
-		c.printf(" mRequestedShowExplicitly=false mShowForced=false\n  mImeHiddenByDisplayPolicy=false\n  mInputShown=%t\n", shown)
+		c.Printf(" mRequestedShowExplicitly=false mShowForced=false\n  mImeHiddenByDisplayPolicy=false\n  mInputShown=%t\n", shown)
 	} else {
-		c.printf("  mShowRequested=%t mShowExplicitlyRequested=false mShowForced=false mInputShown=%t\n", shown, shown)
+		c.Printf("  mShowRequested=%t mShowExplicitlyRequested=false mShowForced=false mInputShown=%t\n", shown, shown)
 	}
-	c.printf("  mInFullscreenMode=false\n  mSystemReady=true mInteractive=%t\n", d.st.screenOn)
-	c.printf("  mSettingsObserver=SettingsObserver{mUserId=0 mRegistered=true mLastEnabled=%s}\n", strings.Join(enabled, ":"))
+	c.Printf("  mInFullscreenMode=false\n  mSystemReady=true mInteractive=%t\n", d.st.screenOn)
+	c.Printf("  mSettingsObserver=SettingsObserver{mUserId=0 mRegistered=true mLastEnabled=%s}\n", strings.Join(enabled, ":"))
 	if d.cfg.SDK < 34 {
-		c.printf("  mImeHiddenByDisplayPolicy=false\n")
+		c.Printf("  mImeHiddenByDisplayPolicy=false\n")
 	}
-	c.printf("  mSettings:\n    mCurrentUserId=0\n    mCurrentProfileIds=[0]\n    mCopyOnWrite=false\n")
-	c.printf("    mEnabledInputMethodsStrCache=%s\n", strings.Join(enabled, ":"))
+	c.Printf("  mSettings:\n    mCurrentUserId=0\n    mCurrentProfileIds=[0]\n    mCopyOnWrite=false\n")
+	c.Printf("    mEnabledInputMethodsStrCache=%s\n", strings.Join(enabled, ":"))
 	imePkg, imeCls, _ := strings.Cut(cur, "/")
-	c.printf("\nInput method service state for %s@%s:\n", fullActivity(imePkg, imeCls), objID("ims", cur))
-	c.printf("  mWindowCreated=true mWindowAdded=true\n  mWindowVisible=%t mWindowWasVisible=%t mInShowWindow=false\n", shown, shown)
-	c.printf("  mInputStarted=true mInputViewStarted=%t mCandidatesViewStarted=false\n", shown)
-	c.printf("  mShowInputRequested=%t mLastShowInputRequested=%t mShowInputFlags=0x0\n", shown, shown)
-	c.printf("  mIsInputViewShown=%t mStatusIcon=0\n", shown)
+	c.Printf("\nInput method service state for %s@%s:\n", ui.FullActivity(imePkg, imeCls), objID("ims", cur))
+	c.Printf("  mWindowCreated=true mWindowAdded=true\n  mWindowVisible=%t mWindowWasVisible=%t mInShowWindow=false\n", shown, shown)
+	c.Printf("  mInputStarted=true mInputViewStarted=%t mCandidatesViewStarted=false\n", shown)
+	c.Printf("  mShowInputRequested=%t mLastShowInputRequested=%t mShowInputFlags=0x0\n", shown, shown)
+	c.Printf("  mIsInputViewShown=%t mStatusIcon=0\n", shown)
 }
 
 // amBroadcast handles `am broadcast -a ACTION [--es k v] [--ei k n]`.
-func amBroadcast(c *cmdCtx) int {
+func amBroadcast(c *shell.Ctx) int {
 	var action string
 	extras := map[string]string{}
-	args := c.args[2:]
+	args := c.Args[2:]
 	for i := 0; i < len(args); i++ {
 		switch args[i] {
 		case "-a":
@@ -300,8 +303,8 @@ func amBroadcast(c *cmdCtx) int {
 	if len(extras) > 0 {
 		flags += " (has extras)"
 	}
-	c.printf("Broadcasting: Intent { act=%s %s }\n", action, flags)
-	d := c.d
+	c.Printf("Broadcasting: Intent { act=%s %s }\n", action, flags)
+	d := dev(c)
 	d.mu.Lock()
 	if d.st.settings[settingIME] == adbIME {
 		switch action {
@@ -323,6 +326,6 @@ func amBroadcast(c *cmdCtx) int {
 		}
 	}
 	d.mu.Unlock()
-	c.printf("Broadcast completed: result=0\n")
+	c.Printf("Broadcast completed: result=0\n")
 	return 0
 }

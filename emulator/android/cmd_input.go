@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // keycodes maps KeyEvent names (without "KEYCODE_") to codes.
@@ -58,8 +60,8 @@ The commands and default sources are:
 `
 
 // cmdInput is `input` (Android 10+ syntax).
-func cmdInput(c *cmdCtx) int {
-	args := c.args[1:]
+func cmdInput(c *shell.Ctx) int {
+	args := c.Args[1:]
 	if len(args) > 0 && inputSources[args[0]] {
 		args = args[1:]
 	}
@@ -67,14 +69,14 @@ func cmdInput(c *cmdCtx) int {
 		args = args[2:]
 	}
 	if len(args) == 0 {
-		c.errorf("%s", inputUsage)
+		c.Errorf("%s", inputUsage)
 		return 1
 	}
 	bad := func() int {
-		c.errorf("Error: Invalid arguments for command: %s\n%s", args[0], inputUsage)
+		c.Errorf("Error: Invalid arguments for command: %s\n%s", args[0], inputUsage)
 		return 1
 	}
-	d := c.d
+	d := dev(c)
 	switch args[0] {
 	case "tap":
 		p, ok := points(args[1:], 2)
@@ -98,8 +100,8 @@ func cmdInput(c *cmdCtx) int {
 			dur = n
 		}
 		// The gesture takes its duration on a phone; context-aware.
-		if !sleepCtx(c.ctx, min(time.Duration(dur)*time.Millisecond, 10*time.Second)) {
-			return exitCanceled
+		if !shell.SleepCtx(c.Context, min(time.Duration(dur)*time.Millisecond, 10*time.Second)) {
+			return shell.ExitCanceled
 		}
 		from, to := image.Pt(p[0], p[1]), image.Pt(p[2], p[3])
 		d.mu.Lock()
@@ -126,7 +128,7 @@ func cmdInput(c *cmdCtx) int {
 		if len(keys) == 0 {
 			return bad()
 		}
-		codes, ok := c.keyCodes(keys)
+		codes, ok := keyCodes(c, keys)
 		if !ok {
 			return 1
 		}
@@ -137,7 +139,7 @@ func cmdInput(c *cmdCtx) int {
 		d.mu.Unlock()
 	case "keycombination": // Android 13+: keys pressed together
 		keys := slices.DeleteFunc(slices.Clone(args[1:]), func(k string) bool { return strings.HasPrefix(k, "-") })
-		codes, ok := c.keyCodes(keys)
+		codes, ok := keyCodes(c, keys)
 		if !ok {
 			return 1
 		}
@@ -153,7 +155,7 @@ func cmdInput(c *cmdCtx) int {
 		d.mu.Unlock()
 	case "press", "roll", "motionevent":
 	default:
-		c.errorf("Error: Unknown command: %s\n%s", args[0], inputUsage)
+		c.Errorf("Error: Unknown command: %s\n%s", args[0], inputUsage)
 		return 1
 	}
 	return 0
@@ -161,12 +163,12 @@ func cmdInput(c *cmdCtx) int {
 
 // keyCodes resolves key names or numbers; on an unknown one it prints
 // input's error and returns false.
-func (c *cmdCtx) keyCodes(keys []string) ([]int, bool) {
+func keyCodes(c *shell.Ctx, keys []string) ([]int, bool) {
 	codes := make([]int, 0, len(keys))
 	for _, k := range keys {
 		code, ok := keyCode(k)
 		if !ok {
-			c.errorf("Error: Unknown keycode: %s\n", k)
+			c.Errorf("Error: Unknown keycode: %s\n", k)
 			return nil, false
 		}
 		codes = append(codes, code)

@@ -3,6 +3,8 @@ package android
 import (
 	"fmt"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // Notifications: the posted notifications a test or scenario adds
@@ -45,9 +47,9 @@ func (d *Device) ShadeOpen() bool {
 // on Android 13 (header, uid, flags, key, extras, mCreationTimeMs).
 // Without --noredact the title and text are printed as their length
 // (Bundle's redacted dump: "String [length=N]").
-func (d *Device) dumpNotification(c *cmdCtx, args []string) {
+func (d *Device) dumpNotification(c *shell.Ctx, args []string) {
 	noredact := len(args) > 0 && args[0] == "--noredact"
-	c.printf("Current Notification Manager state:\n  Notification List:\n")
+	c.Printf("Current Notification Manager state:\n  Notification List:\n")
 	for _, n := range d.st.notifications {
 		_, uid := d.appIDs(n.Package)
 		key := fmt.Sprintf("0|%s|%d|null|%d", n.Package, n.id, uid)
@@ -55,27 +57,27 @@ func (d *Device) dumpNotification(c *cmdCtx, args []string) {
 		if n.Ongoing {
 			flags = 0x62 // FLAG_ONGOING_EVENT|FLAG_NO_CLEAR|FLAG_FOREGROUND_SERVICE
 		}
-		c.printf("    NotificationRecord(0x%s: pkg=%s user=UserHandle{0} id=%d tag=null importance=3 key=%s: Notification(channel=default shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x%x color=0x00000000 vis=PRIVATE))\n",
+		c.Printf("    NotificationRecord(0x%s: pkg=%s user=UserHandle{0} id=%d tag=null importance=3 key=%s: Notification(channel=default shortcut=null contentView=null vibrate=null sound=null defaults=0x0 flags=0x%x color=0x00000000 vis=PRIVATE))\n",
 			objID("nr", key), n.Package, n.id, key, flags)
-		c.printf("      uid=%d userId=0\n      opPkg=%s\n      flags=0x%x\n      pri=0\n      key=%s\n      seen=false\n      notification=\n          extras={\n", uid, n.Package, flags, key)
+		c.Printf("      uid=%d userId=0\n      opPkg=%s\n      flags=0x%x\n      pri=0\n      key=%s\n      seen=false\n      notification=\n          extras={\n", uid, n.Package, flags, key)
 		if noredact {
-			c.printf("            android.title=String (%s)\n            android.text=String (%s)\n", n.Title, n.Text)
+			c.Printf("            android.title=String (%s)\n            android.text=String (%s)\n", n.Title, n.Text)
 		} else {
-			c.printf("            android.title=String [length=%d]\n            android.text=String [length=%d]\n", len([]rune(n.Title)), len([]rune(n.Text)))
+			c.Printf("            android.title=String [length=%d]\n            android.text=String [length=%d]\n", len([]rune(n.Title)), len([]rune(n.Text)))
 		}
-		c.printf("          }\n      mCreationTimeMs=%d\n", n.posted.UnixMilli())
+		c.Printf("          }\n      mCreationTimeMs=%d\n", n.posted.UnixMilli())
 	}
-	c.printf("\n")
+	c.Printf("\n")
 }
 
 // statusbarCommand is StatusBarShellCommand: expand-notifications and
 // collapse print nothing.
-func statusbarCommand(c *cmdCtx, args []string) int {
+func statusbarCommand(c *shell.Ctx, args []string) int {
 	if len(args) == 0 {
-		c.printf("Status bar commands:\n  help\n  expand-notifications\n  collapse\n")
+		c.Printf("Status bar commands:\n  help\n  expand-notifications\n  collapse\n")
 		return 0
 	}
-	d := c.d
+	d := dev(c)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch args[0] {
@@ -84,7 +86,7 @@ func statusbarCommand(c *cmdCtx, args []string) int {
 	case "collapse":
 		d.st.shadeOpen = false
 	default:
-		c.errorf("Unknown command: %s\n", args[0])
+		c.Errorf("Unknown command: %s\n", args[0])
 		return 255
 	}
 	d.changed()

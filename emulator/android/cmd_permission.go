@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // Runtime permissions: `pm grant|revoke PACKAGE PERMISSION` and the
@@ -29,7 +31,7 @@ var runtimePermissions = map[string]bool{
 // .grantRuntimePermissionInternal / revokeRuntimePermissionInternal as
 // their exception messages read on Android 13. Nothing is printed on
 // success.
-func pmGrantRevoke(c *cmdCtx, sub string, s *shellArgs) error {
+func pmGrantRevoke(c *shell.Ctx, sub string, s *shellArgs) error {
 	for {
 		opt, err := s.nextOption()
 		if err != nil {
@@ -48,18 +50,18 @@ func pmGrantRevoke(c *cmdCtx, sub string, s *shellArgs) error {
 	}
 	pkg, ok := s.nextArg()
 	if !ok {
-		c.printf("Error: no package specified\n")
+		c.Printf("Error: no package specified\n")
 		return nil
 	}
 	perm, ok := s.nextArg()
 	if !ok {
-		c.printf("Error: no permission specified\n")
+		c.Printf("Error: no permission specified\n")
 		return nil
 	}
-	d := c.d
+	d := dev(c)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	app, known := d.sc.app(pkg)
+	app, known := d.sc.AppByPackage(pkg)
 	switch {
 	case !known:
 		return illegalArgument("Unknown package: %s", pkg)
@@ -85,31 +87,31 @@ func pmGrantRevoke(c *cmdCtx, sub string, s *shellArgs) error {
 // "Unable to find package: NAME". The format of the permission lines is
 // that of a real phone's dump (appium/appium-adb test/unit/
 // adb-commands-specs.js, captured from a device).
-func (d *Device) dumpPackage(c *cmdCtx, args []string) {
+func (d *Device) dumpPackage(c *shell.Ctx, args []string) {
 	if len(args) == 0 {
-		c.printf("(the full package dump is not emulated)\n")
+		c.Printf("(the full package dump is not emulated)\n")
 		return
 	}
 	pkg := args[0]
-	app, ok := d.sc.app(pkg)
+	app, ok := d.sc.AppByPackage(pkg)
 	if !ok {
-		c.printf("Unable to find package: %s\n", pkg)
+		c.Printf("Unable to find package: %s\n", pkg)
 		return
 	}
 	_, uid := d.appIDs(pkg)
-	c.printf("Packages:\n  Package [%s] (%s):\n    userId=%d\n    versionCode=1 minSdk=24 targetSdk=%d\n    versionName=1.0\n", pkg, objID("pkg", pkg), uid, d.cfg.SDK)
-	c.printf("    requested permissions:\n")
+	c.Printf("Packages:\n  Package [%s] (%s):\n    userId=%d\n    versionCode=1 minSdk=24 targetSdk=%d\n    versionName=1.0\n", pkg, objID("pkg", pkg), uid, d.cfg.SDK)
+	c.Printf("    requested permissions:\n")
 	for _, p := range app.Permissions {
-		c.printf("      %s\n", p)
+		c.Printf("      %s\n", p)
 	}
-	c.printf("    install permissions:\n")
+	c.Printf("    install permissions:\n")
 	for _, p := range app.Permissions {
 		if !runtimePermissions[p] {
-			c.printf("      %s: granted=true\n", p)
+			c.Printf("      %s: granted=true\n", p)
 		}
 	}
-	c.printf("    User 0: ceDataInode=%d installed=true hidden=false suspended=false distractionFlags=0 stopped=false notLaunched=false enabled=0 instant=false virtual=false\n", 100000+uid)
-	c.printf("      gids=[3003]\n      runtime permissions:\n")
+	c.Printf("    User 0: ceDataInode=%d installed=true hidden=false suspended=false distractionFlags=0 stopped=false notLaunched=false enabled=0 instant=false virtual=false\n", 100000+uid)
+	c.Printf("      gids=[3003]\n      runtime permissions:\n")
 	for _, p := range app.Permissions {
 		if runtimePermissions[p] {
 			g, set := d.st.granted[pkg+" "+p]
@@ -117,8 +119,8 @@ func (d *Device) dumpPackage(c *cmdCtx, args []string) {
 			if set {
 				flags = "USER_SET|" + flags
 			}
-			c.printf("        %s: granted=%t, flags=[ %s]\n", p, g, flags)
+			c.Printf("        %s: granted=%t, flags=[ %s]\n", p, g, flags)
 		}
 	}
-	c.printf("\n")
+	c.Printf("\n")
 }

@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // cmdPm is /system/bin/pm, a script running `cmd package "$@"` since
@@ -13,11 +16,11 @@ import (
 // (frameworks/base/services/core/java/com/android/server/pm/
 // PackageManagerShellCommand.java): errors on stdout unless noted, status
 // -1 (255) for bad input.
-func cmdPm(c *cmdCtx) int { return packageCommand(c, c.args[1:]) }
+func cmdPm(c *shell.Ctx) int { return packageCommand(c, c.Args[1:]) }
 
 // packageCommand is PackageManagerShellCommand.onCommand for the
 // subcommands tools use.
-func packageCommand(c *cmdCtx, args []string) int {
+func packageCommand(c *shell.Ctx, args []string) int {
 	s := &shellArgs{args: args}
 	sub, _ := s.nextArg()
 	var err error
@@ -37,7 +40,7 @@ func packageCommand(c *cmdCtx, args []string) int {
 		pmHelp(c)
 		return 255 // handleDefaultCommands prints the help and returns -1
 	default:
-		c.printf("Unknown command: %s\n", sub)
+		c.Printf("Unknown command: %s\n", sub)
 		return 255
 	}
 	if e := (*shellError)(nil); errors.As(err, &e) {
@@ -65,8 +68,8 @@ var pmFrames = map[string][]string{
 
 // pmHelp is an abridged PackageManagerShellCommand.onHelp: the entries of
 // the commands modelled here (the real text runs to some 300 lines).
-func pmHelp(c *cmdCtx) {
-	c.printf("Package manager (package) commands:\n  help\n    Print this help text.\n\n" +
+func pmHelp(c *shell.Ctx) {
+	c.Printf("Package manager (package) commands:\n  help\n    Print this help text.\n\n" +
 		"  path [--user USER_ID] PACKAGE\n    Print the path to the .apk of the given PACKAGE.\n\n" +
 		"  list features\n    Prints all features of the system.\n\n" +
 		"  list packages [-f] [-d] [-e] [-s] [-3] [-i] [-l] [-u] [-U]\n" +
@@ -77,11 +80,11 @@ func pmHelp(c *cmdCtx) {
 }
 
 // pmList is runList: `list features|packages|package|users`.
-func pmList(c *cmdCtx, s *shellArgs) (int, error) {
+func pmList(c *shell.Ctx, s *shellArgs) (int, error) {
 	typ, ok := s.nextArg()
 	switch {
 	case !ok:
-		c.printf("Error: didn't specify type of data to list\n")
+		c.Printf("Error: didn't specify type of data to list\n")
 		return 255, nil
 	case typ == "features":
 		pmListFeatures(c)
@@ -92,10 +95,10 @@ func pmList(c *cmdCtx, s *shellArgs) (int, error) {
 		// runList hands "users" to the user service's "list": the one
 		// user of a phone, the owner (FLAG_PRIMARY|ADMIN|INITIALIZED|FULL|
 		// SYSTEM = 0xc13), running.
-		c.printf("Users:\n\tUserInfo{0:Owner:c13} running\n")
+		c.Printf("Users:\n\tUserInfo{0:Owner:c13} running\n")
 		return 0, nil
 	}
-	c.printf("Error: unknown list type '%s'\n", typ)
+	c.Printf("Error: unknown list type '%s'\n", typ)
 	return 255, nil
 }
 
@@ -140,32 +143,32 @@ var phoneFeatures = []struct {
 
 // pmListFeatures is runListFeatures: the features sorted by name, the
 // nameless OpenGL ES entry ("reqGlEsVersion=0x30002", GLES 3.2) first.
-func pmListFeatures(c *cmdCtx) {
-	c.printf("feature:reqGlEsVersion=0x30002\n")
+func pmListFeatures(c *shell.Ctx) {
+	c.Printf("feature:reqGlEsVersion=0x30002\n")
 	for _, f := range phoneFeatures {
 		if f.version > 0 {
-			c.printf("feature:%s=%d\n", f.name, f.version)
+			c.Printf("feature:%s=%d\n", f.name, f.version)
 		} else {
-			c.printf("feature:%s\n", f.name)
+			c.Printf("feature:%s\n", f.name)
 		}
 	}
 }
 
 // appUID is the app's Linux uid: 10000 + its app id, in scenario order.
 func appUID(d *Device, pkg string) int {
-	return 10100 + slices.IndexFunc(d.sc.Apps, func(a App) bool { return a.Package == pkg })
+	return 10100 + slices.IndexFunc(d.sc.Apps, func(a ui.App) bool { return a.Package == pkg })
 }
 
 // pmListPackages is runListPackages (Android 13: one user, the system user
 // unless --user). Unknown options and bad option values print
 // "Error: ..." on stdout and return -1.
-func pmListPackages(c *cmdCtx, s *shellArgs) int {
+func pmListPackages(c *shell.Ctx, s *shellArgs) int {
 	var disabled, system, third, files, installer, uid, versions bool
 	user := "0"
 	for {
 		opt, err := s.nextOption()
 		if err != nil {
-			c.printf("Error: %v\n", err)
+			c.Printf("Error: %v\n", err)
 			return 255
 		}
 		if opt == "" {
@@ -194,7 +197,7 @@ func pmListPackages(c *cmdCtx, s *shellArgs) int {
 				_, err = parseUserArg(v)
 			}
 			if err != nil {
-				c.printf("Error: %v\n", err)
+				c.Printf("Error: %v\n", err)
 				return 255
 			}
 			if opt == "--user" {
@@ -203,7 +206,7 @@ func pmListPackages(c *cmdCtx, s *shellArgs) int {
 				uid = true
 			}
 		default:
-			c.printf("Error: Unknown option: %s\n", opt)
+			c.Printf("Error: Unknown option: %s\n", opt)
 			return 255
 		}
 	}
@@ -211,7 +214,7 @@ func pmListPackages(c *cmdCtx, s *shellArgs) int {
 	if n, _ := parseUserArg(user); n > 0 {
 		return 0 // no such user: an empty list
 	}
-	for _, a := range c.d.sc.Apps {
+	for _, a := range dev(c).sc.Apps {
 		// Every modelled app is enabled: -d lists none.
 		if !strings.Contains(a.Package, filter) || disabled || (system && !a.System) || (third && a.System) {
 			continue
@@ -228,16 +231,16 @@ func pmListPackages(c *cmdCtx, s *shellArgs) int {
 			line += "  installer=null" // preinstalled and adb-installed apps have none
 		}
 		if uid {
-			line += " uid:" + strconv.Itoa(appUID(c.d, a.Package))
+			line += " uid:" + strconv.Itoa(appUID(dev(c), a.Package))
 		}
-		c.printf("%s\n", line)
+		c.Printf("%s\n", line)
 	}
 	return 0
 }
 
 // appVersionCode: system apps carry the platform's version code style of
 // their builds, other apps 1.
-func appVersionCode(a *App) int {
+func appVersionCode(a *ui.App) int {
 	if a.System {
 		return 33
 	}
@@ -262,7 +265,7 @@ func parseUserArg(v string) (int, error) {
 
 // pmPath is runPath: "package:" and the base APK; an unknown package
 // prints nothing and returns 1; a missing name throws.
-func pmPath(c *cmdCtx, s *shellArgs) (int, error) {
+func pmPath(c *shell.Ctx, s *shellArgs) (int, error) {
 	if opt, err := s.nextOption(); err != nil {
 		return 0, err
 	} else if opt == "--user" {
@@ -274,10 +277,10 @@ func pmPath(c *cmdCtx, s *shellArgs) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	a, ok := c.d.sc.app(pkg)
+	a, ok := dev(c).sc.AppByPackage(pkg)
 	if !ok {
 		return 1, nil
 	}
-	c.printf("package:%s\n", apkPath(a))
+	c.Printf("package:%s\n", apkPath(a))
 	return 0, nil
 }

@@ -1,11 +1,13 @@
 package android
 
+import "github.com/adb-connector/adb-connector/emulator/android/shell"
+
 // pmClear is runClear: `pm clear [--user USER_ID] [--cache-only] PACKAGE`.
 // ActivityManager clears the app's data, which kills it first: here its
 // task goes (force-stop) and with it the text typed into its fields. An
 // unknown package makes clearApplicationUserData report failure, which
 // prints "Failed" and returns 1, as a package it cannot clear does.
-func pmClear(c *cmdCtx, s *shellArgs) int {
+func pmClear(c *shell.Ctx, s *shellArgs) int {
 	for {
 		opt, err := s.nextOption()
 		if err != nil || opt == "" {
@@ -14,28 +16,28 @@ func pmClear(c *cmdCtx, s *shellArgs) int {
 		switch opt {
 		case "--user":
 			if _, err := s.nextArgRequired(); err != nil {
-				c.printf("Error: %s\n", err.(*shellError).msg)
+				c.Printf("Error: %s\n", err.(*shellError).msg)
 				return 1
 			}
 		case "--cache-only":
 		default:
-			c.printf("Error: Unknown option: %s\n", opt)
+			c.Printf("Error: Unknown option: %s\n", opt)
 			return 1
 		}
 	}
 	pkg, ok := s.nextArg()
 	if !ok {
-		c.errorf("Error: no package specified\n")
+		c.Errorf("Error: no package specified\n")
 		return 1
 	}
-	d := c.d
-	if _, known := d.sc.app(pkg); !known {
-		c.printf("Failed\n")
+	d := dev(c)
+	if _, known := d.sc.AppByPackage(pkg); !known {
+		c.Printf("Failed\n")
 		return 1
 	}
 	d.mu.Lock()
 	d.forceStopLocked(pkg)
 	d.mu.Unlock()
-	c.printf("Success\n")
+	c.Printf("Success\n")
 	return 0
 }

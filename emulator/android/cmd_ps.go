@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // process is one entry of the phone's process table, as ps and pidof see
@@ -85,7 +88,7 @@ func (d *Device) processes() []process {
 // per scenario position, so repeated ps/pidof calls agree. Settings shares
 // the system uid (android.uid.system), as on a phone.
 func (d *Device) appIDs(pkg string) (pid, uid int) {
-	idx := slices.IndexFunc(d.sc.Apps, func(a App) bool { return a.Package == pkg })
+	idx := slices.IndexFunc(d.sc.Apps, func(a ui.App) bool { return a.Package == pkg })
 	if idx < 0 {
 		idx = len(d.sc.Apps)
 	}
@@ -177,17 +180,17 @@ func comm(p process) string {
 // Columns are padded as show_ps does: numbers overflow
 // their width and later columns give the excess back; the last column is
 // not padded. Status 1 when nothing matched.
-func cmdPs(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "k:P:aAdeflMno:O:p:s:t:Tu:U:g:G:wZ", long: map[string]rune{"sort": 'k', "ppid": 'P', "pid": 'p'}, max: -1})
+func cmdPs(c *shell.Ctx) int {
+	a, st, ok := c.ToyParse(shell.ToySpec{Opts: "k:P:aAdeflMno:O:p:s:t:Tu:U:g:G:wZ", Long: map[string]rune{"sort": 'k', "ppid": 'P', "pid": 'p'}, Max: -1})
 	if !ok {
 		return st
 	}
 	cols := "USER,PID,PPID,VSIZE,RSS,WCHAN:10,ADDR:10,S,NAME"
-	if a.has('f') {
+	if a.Has('f') {
 		cols = "USER:12=UID,PID,PPID,C,STIME,TTY,TIME,ARGS=CMD"
 	}
-	if a.has('o') {
-		cols = strings.Join(a.vals['o'], ",")
+	if a.Has('o') {
+		cols = strings.Join(a.Vals['o'], ",")
 	}
 	var fields []psField
 	for _, spec := range strings.Split(cols, ",") {
@@ -199,13 +202,13 @@ func cmdPs(c *cmdCtx) int {
 		}
 		f, ok := psFields[key]
 		if !ok {
-			c.toyErr("bad -o '%s'", cols)
+			c.ToyErr("bad -o '%s'", cols)
 			return 1
 		}
 		if hasWidth {
 			w, err := strconv.Atoi(width)
 			if err != nil {
-				c.toyErr("bad -o '%s'", cols)
+				c.ToyErr("bad -o '%s'", cols)
 				return 1
 			}
 			if f.width < 0 {
@@ -219,19 +222,19 @@ func cmdPs(c *cmdCtx) int {
 		fields = append(fields, f)
 	}
 	var pids, ppids []int
-	for _, list := range [][]string{a.vals['p'], a.args} {
+	for _, list := range [][]string{a.Vals['p'], a.Operands} {
 		for _, s := range list {
 			for _, v := range strings.Split(s, ",") {
 				n, err := strconv.Atoi(v)
 				if err != nil || n <= 0 {
-					c.toyErr("bad %s", s)
+					c.ToyErr("bad %s", s)
 					return 1
 				}
 				pids = append(pids, n)
 			}
 		}
 	}
-	for _, s := range a.vals['P'] {
+	for _, s := range a.Vals['P'] {
 		for _, v := range strings.Split(s, ",") {
 			n, _ := strconv.Atoi(v)
 			ppids = append(ppids, n)
@@ -244,14 +247,14 @@ func cmdPs(c *cmdCtx) int {
 		}
 		fmt.Fprintf(&header, "%*s", f.width, f.title)
 	}
-	c.printf("%s\n", header.String())
+	c.Printf("%s\n", header.String())
 	shown := 0
-	for _, p := range c.d.processes() {
+	for _, p := range dev(c).processes() {
 		if (len(pids) > 0 || len(ppids) > 0) && !slices.Contains(pids, p.pid) && !slices.Contains(ppids, p.ppid) {
 			continue
 		}
 		shown++
-		c.printf("%s\n", psRow(fields, p))
+		c.Printf("%s\n", psRow(fields, p))
 	}
 	if shown == 0 {
 		return 1
@@ -298,20 +301,20 @@ func psRow(fields []psField, p process) string {
 // name (argv[0], or its base name) is one of the operands, space
 // separated; -s only the first; -o omits pids. Status 1 and no output when
 // none runs.
-func cmdPidof(c *cmdCtx) int {
-	a, st, ok := c.toyParse(toySpec{opts: "so:x", max: -1})
+func cmdPidof(c *shell.Ctx) int {
+	a, st, ok := c.ToyParse(shell.ToySpec{Opts: "so:x", Max: -1})
 	if !ok {
 		return st
 	}
-	omit := strings.Split(strings.Join(a.vals['o'], ","), ",")
+	omit := strings.Split(strings.Join(a.Vals['o'], ","), ",")
 	var found []string
-	for _, p := range c.d.processes() {
+	for _, p := range dev(c).processes() {
 		if p.kernelThr || slices.Contains(omit, strconv.Itoa(p.pid)) {
 			continue
 		}
-		if slices.Contains(a.args, p.name) || slices.Contains(a.args, lastSlash(p.name)) {
+		if slices.Contains(a.Operands, p.name) || slices.Contains(a.Operands, lastSlash(p.name)) {
 			found = append(found, strconv.Itoa(p.pid))
-			if a.has('s') {
+			if a.Has('s') {
 				break
 			}
 		}
@@ -319,6 +322,6 @@ func cmdPidof(c *cmdCtx) int {
 	if len(found) == 0 {
 		return 1
 	}
-	c.printf("%s\n", strings.Join(found, " "))
+	c.Printf("%s\n", strings.Join(found, " "))
 	return 0
 }

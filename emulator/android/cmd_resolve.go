@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // intentArgs is what Intent.parseCommandArgs (frameworks/base/core/java/
@@ -143,11 +146,11 @@ type resolved struct {
 func (d *Device) resolveActivity(in intentArgs) (resolved, bool) {
 	if in.comp != "" {
 		pkg, act, _ := strings.Cut(in.comp, "/")
-		a, ok := d.sc.app(pkg)
-		if !ok || !d.hasActivity(a, fullActivity(pkg, act)) {
+		a, ok := d.sc.AppByPackage(pkg)
+		if !ok || !d.hasActivity(a, ui.FullActivity(pkg, act)) {
 			return resolved{}, false
 		}
-		return resolved{pkg: pkg, activity: fullActivity(pkg, act)}, true
+		return resolved{pkg: pkg, activity: ui.FullActivity(pkg, act)}, true
 	}
 	// IntentFilter.match: MATCH_CATEGORY_EMPTY or _SCHEME plus
 	// MATCH_ADJUSTMENT_NORMAL.
@@ -169,7 +172,7 @@ func (d *Device) resolveActivity(in intentArgs) (resolved, bool) {
 		if in.pkg != "" && a.Package != in.pkg {
 			continue
 		}
-		act := fullActivity(a.Package, a.Activity)
+		act := ui.FullActivity(a.Package, a.Activity)
 		switch {
 		case in.data == "" && (in.action == "" || in.action == actionMain) && a.Package == d.homePkg() && has(categoryHome, categoryDefault) && slices.Contains(in.cats, categoryHome):
 			hits = append(hits, resolved{a.Package, act, matchEmpty, true})
@@ -191,7 +194,7 @@ func (d *Device) resolveActivity(in intentArgs) (resolved, bool) {
 // pmResolveActivity is runResolveActivity with printResolveInfo: --brief
 // prints the ResolveInfo summary and the short component, --components only
 // the component; otherwise ResolveInfo.dump's leading lines.
-func pmResolveActivity(c *cmdCtx, s *shellArgs) (int, error) {
+func pmResolveActivity(c *shell.Ctx, s *shellArgs) (int, error) {
 	var brief, components bool
 	in, err := parseIntent(s, func(opt string) (bool, error) {
 		switch opt {
@@ -210,27 +213,27 @@ func pmResolveActivity(c *cmdCtx, s *shellArgs) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	c.d.mu.Lock()
-	r, ok := c.d.resolveActivity(in)
-	c.d.mu.Unlock()
+	dev(c).mu.Lock()
+	r, ok := dev(c).resolveActivity(in)
+	dev(c).mu.Unlock()
 	if !ok {
-		c.printf("No activity found\n")
+		c.Printf("No activity found\n")
 		return 0, nil
 	}
-	comp := shortActivity(r.pkg, r.activity)
+	comp := ui.ShortActivity(r.pkg, r.activity)
 	if r.activity == "" {
 		comp = "android/com.android.internal.app.ResolverActivity"
 	}
 	summary := fmt.Sprintf("priority=0 preferredOrder=0 match=0x%x specificIndex=-1 isDefault=%t", r.match, r.isDefault)
 	switch {
 	case components:
-		c.printf("%s\n", comp)
+		c.Printf("%s\n", comp)
 	case brief:
-		c.printf("%s\n%s\n", summary, comp)
+		c.Printf("%s\n%s\n", summary, comp)
 	default:
 		pkg, name, _ := strings.Cut(comp, "/")
-		c.printf("%s\nActivityInfo:\n  name=%s\n  packageName=%s\n  enabled=true exported=true directBootAware=false\n",
-			summary, fullActivity(pkg, name), pkg)
+		c.Printf("%s\nActivityInfo:\n  name=%s\n  packageName=%s\n  enabled=true exported=true directBootAware=false\n",
+			summary, ui.FullActivity(pkg, name), pkg)
 	}
 	return 0, nil
 }

@@ -3,6 +3,8 @@ package android
 import (
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // cmdRunAs is run-as (AOSP system/core/run-as/run-as.cpp, main): it runs
@@ -14,11 +16,11 @@ import (
 // exec'd directly (execvp, no shell), so an unknown one is "exec failed
 // for CMD: No such file or directory". It runs as the shell user here: the
 // app's uid is not modelled.
-func cmdRunAs(c *cmdCtx) int {
-	args := c.args[1:]
+func cmdRunAs(c *shell.Ctx) int {
+	args := c.Args[1:]
 	if len(args) == 0 {
 		// The usage message ends in "\n" and error(3) adds another.
-		c.errorf("run-as: usage: run-as <package-name> [--user <uid>] <command> [<args>]\n\n")
+		c.Errorf("run-as: usage: run-as <package-name> [--user <uid>] <command> [<args>]\n\n")
 		return 1
 	}
 	pkg, args := args[0], args[1:]
@@ -26,38 +28,38 @@ func cmdRunAs(c *cmdCtx) int {
 	if len(args) >= 2 && args[0] == "--user" {
 		user, _ = strconv.Atoi(args[1])
 		if user < 0 {
-			c.errorf("run-as: negative user id: %d\n", user)
+			c.Errorf("run-as: negative user id: %d\n", user)
 			return 1
 		}
 		args = args[2:]
 	}
-	app, ok := c.d.sc.app(pkg)
+	app, ok := dev(c).sc.AppByPackage(pkg)
 	if !ok || user != 0 {
-		c.errorf("run-as: unknown package: %s\n", pkg)
+		c.Errorf("run-as: unknown package: %s\n", pkg)
 		return 1
 	}
-	if _, uid := c.d.appIDs(pkg); uid < 10000 {
-		c.errorf("run-as: package not an application: %s\n", pkg)
+	if _, uid := dev(c).appIDs(pkg); uid < 10000 {
+		c.Errorf("run-as: package not an application: %s\n", pkg)
 		return 1
 	}
 	if !app.Debuggable {
-		c.errorf("run-as: package not debuggable: %s\n", pkg)
+		c.Errorf("run-as: package not debuggable: %s\n", pkg)
 		return 1
 	}
 	dataDir := "/data/user/0/" + pkg
 	for _, d := range []string{dataDir, dataDir + "/cache", dataDir + "/code_cache"} {
-		c.d.fs.Mkdir(d, true)
+		dev(c).fs.Mkdir(d, true)
 	}
 	if len(args) == 0 {
 		args = []string{"sh"}
 	}
 	name := strings.TrimPrefix(args[0], "/system/bin/")
-	fn, ok := c.d.command(name)
+	fn, ok := dev(c).command(name)
 	if !ok || strings.HasPrefix(name, "__") || strings.Contains(name, "/") {
-		c.errorf("run-as: exec failed for %s: No such file or directory\n", args[0])
+		c.Errorf("run-as: exec failed for %s: No such file or directory\n", args[0])
 		return 1
 	}
 	sub := *c
-	sub.args, sub.dir = append([]string{name}, args[1:]...), dataDir
+	sub.Args, sub.Dir = append([]string{name}, args[1:]...), dataDir
 	return fn(&sub)
 }

@@ -4,27 +4,30 @@ import (
 	"bytes"
 	"encoding/binary"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // cmdScreencap: `screencap [-p] [-d ID] [FILE]`. Raw output is a header of
 // little-endian uint32 width, height, format (1 = RGBA_8888) — plus, from
 // Android 9 (SDK 28), a fourth uint32 dataspace (1 here, sRGB as Android 9
 // reports it) — then the pixels. -p, or a FILE ending in .png, writes PNG.
-func cmdScreencap(c *cmdCtx) int {
+func cmdScreencap(c *shell.Ctx) int {
 	var asPNG bool
 	var file string
-	args := c.args[1:]
+	args := c.Args[1:]
 	for i := 0; i < len(args); i++ {
 		switch a := args[i]; {
 		case a == "-p":
 			asPNG = true
 		case a == "-h":
-			c.errorf("usage: screencap [-hp] [-d display-id] [FILENAME]\n")
+			c.Errorf("usage: screencap [-hp] [-d display-id] [FILENAME]\n")
 			return 0
 		case a == "-d" && i+1 < len(args):
 			i++
 		case strings.HasPrefix(a, "-"):
-			c.errorf("usage: screencap [-hp] [-d display-id] [FILENAME]\n")
+			c.Errorf("usage: screencap [-hp] [-d display-id] [FILENAME]\n")
 			return 1
 		default:
 			file = a
@@ -33,7 +36,7 @@ func cmdScreencap(c *cmdCtx) int {
 	if strings.HasSuffix(file, ".png") {
 		asPNG = true
 	}
-	d := c.d
+	d := dev(c)
 	d.mu.Lock()
 	var out, pix []byte // raw: out is the header, pix the cached frame's pixels (never modified)
 	img := d.screenshotLocked()
@@ -50,19 +53,19 @@ func cmdScreencap(c *cmdCtx) int {
 	}
 	d.mu.Unlock()
 	// The phone's grab of the frame, and its PNG encode for -p.
-	if !c.charge(d.prof.CaptureCost(img.Rect.Dx(), img.Rect.Dy(), asPNG)) {
-		return exitCanceled
+	if !c.Charge(d.prof.CaptureCost(img.Rect.Dx(), img.Rect.Dy(), asPNG)) {
+		return shell.ExitCanceled
 	}
 	if file == "" {
 		// Header and pixels in two writes: no copy of the frame.
-		c.stdout.Write(out)
+		c.Stdout.Write(out)
 		if len(pix) > 0 {
-			c.stdout.Write(pix)
+			c.Stdout.Write(pix)
 		}
 		return 0
 	}
-	if err := c.writeFile(file, append(out, pix...)); err != nil {
-		c.errorf("Error opening file: %s (%s)\n", file, errText(err))
+	if err := c.WriteFile(file, append(out, pix...)); err != nil {
+		c.Errorf("Error opening file: %s (%s)\n", file, shell.ErrText(err))
 		return 1
 	}
 	return 0
@@ -75,18 +78,18 @@ func cmdScreencap(c *cmdCtx) int {
 // frameworks/base/cmds/uiautomator/cmds/uiautomator/src/com/android/
 // commands/uiautomator/DumpCommand.java): errors go to stderr and the
 // command still exits 0.
-func cmdUiautomator(c *cmdCtx) int {
-	if len(c.args) < 2 || c.args[1] != "dump" {
-		c.errorf("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\nruntest: executes UI automation tests\n\ndump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events until terminated\n")
+func cmdUiautomator(c *shell.Ctx) int {
+	if len(c.Args) < 2 || c.Args[1] != "dump" {
+		c.Errorf("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\nruntest: executes UI automation tests\n\ndump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events until terminated\n")
 		return 1
 	}
 	file := "/sdcard/window_dump.xml"
-	for _, a := range c.args[2:] {
+	for _, a := range c.Args[2:] {
 		if !strings.HasPrefix(a, "-") {
 			file = a
 		}
 	}
-	d := c.d
+	d := dev(c)
 	d.mu.Lock()
 	wait, fail := d.takeDumpFault()
 	if s := d.topScreenLocked(); !fail && s != nil && s.NeverIdle {
@@ -97,33 +100,33 @@ func cmdUiautomator(c *cmdCtx) int {
 	d.mu.Unlock()
 	if fail {
 		// UiAutomation.waitForIdle(1000, 10000) timed out.
-		if !sleepCtx(c.ctx, wait) {
-			return exitCanceled
+		if !shell.SleepCtx(c.Context, wait) {
+			return shell.ExitCanceled
 		}
-		c.errorf("ERROR: could not get idle state.\n")
+		c.Errorf("ERROR: could not get idle state.\n")
 		return 0
 	}
 	// waitForIdle returns once no accessibility event came for its idle
 	// timeout, counted from its own start: a dump always waits at least
 	// that long (the timing profile's DumpIdle).
-	if !c.charge(d.prof.DumpIdle) {
-		return exitCanceled
+	if !c.Charge(d.prof.DumpIdle) {
+		return shell.ExitCanceled
 	}
 	d.mu.Lock()
 	b, ok := d.dumpLocked()
 	d.mu.Unlock()
 	if !ok {
 		// getRootInActiveWindow() returned null: the screen is off.
-		c.errorf("ERROR: null root node returned by UiTestAutomationBridge.\n")
+		c.Errorf("ERROR: null root node returned by UiTestAutomationBridge.\n")
 		return 0
 	}
 	if file == "/dev/tty" || file == "/dev/stdout" {
-		c.stdout.Write(b)
-	} else if err := c.writeFile(file, b); err != nil {
-		c.errorf("java.io.FileNotFoundException: %s: open failed: ENOENT (No such file or directory)\n", file)
+		c.Stdout.Write(b)
+	} else if err := c.WriteFile(file, b); err != nil {
+		c.Errorf("java.io.FileNotFoundException: %s: open failed: ENOENT (No such file or directory)\n", file)
 		return 1
 	}
-	c.printf("UI hierchary dumped to: %s\n", file)
+	c.Printf("UI hierchary dumped to: %s\n", file)
 	return 0
 }
 
@@ -136,13 +139,13 @@ func (d *Device) dumpLocked() (b []byte, ok bool) {
 		return nil, false
 	}
 	if s := d.dumpScreen(); s != nil && d.st.anr == "" && d.pristine(s.ID) {
-		return s.raw, true
+		return s.Raw, true
 	}
 	if d.st.anr != "" && !d.st.locked {
 		root = d.mapToDisplay(d.anrDialog())
 	}
 	var buf bytes.Buffer
-	writeDump(&buf, root, d.st.rotation, d.cfg.SDK >= 30)
+	ui.WriteDump(&buf, root, d.st.rotation, d.cfg.SDK >= 30)
 	return buf.Bytes(), true
 }
 

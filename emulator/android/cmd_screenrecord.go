@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	xdraw "golang.org/x/image/draw"
 )
 
@@ -18,11 +20,11 @@ const maxRecordFrames = 30
 // encodeMP4) of N seconds (default and maximum 180, as on Android). With
 // Config.RealTimeRecord it takes N seconds and samples the screen each
 // second; otherwise it writes at once, every frame the current screen.
-func cmdScreenrecord(c *cmdCtx) int {
+func cmdScreenrecord(c *shell.Ctx) int {
 	limit := 180
 	var size image.Point
 	file := ""
-	args := c.args[1:]
+	args := c.Args[1:]
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		val := func() string {
@@ -36,14 +38,14 @@ func cmdScreenrecord(c *cmdCtx) int {
 		case "--time-limit":
 			n, err := strconv.Atoi(val())
 			if err != nil || n < 1 || n > 180 {
-				c.errorf("Time limit %s seconds out of range (1 to 180)\n", args[i])
+				c.Errorf("Time limit %s seconds out of range (1 to 180)\n", args[i])
 				return 1
 			}
 			limit = n
 		case "--size":
 			w, h, ok := parseWxH(val())
 			if !ok {
-				c.errorf("Invalid size '%s', must be width x height\n", args[i])
+				c.Errorf("Invalid size '%s', must be width x height\n", args[i])
 				return 2
 			}
 			size = image.Pt(w, h)
@@ -55,22 +57,22 @@ func cmdScreenrecord(c *cmdCtx) int {
 		}
 	}
 	if file == "" {
-		c.errorf("Must specify output file (see --help).\n")
+		c.Errorf("Must specify output file (see --help).\n")
 		return 2
 	}
-	realTime := c.d.cfg.RealTimeRecord || c.d.prof.RealTimeRecord
+	realTime := dev(c).cfg.RealTimeRecord || dev(c).prof.RealTimeRecord
 	frames := make([][]byte, 0, min(limit, maxRecordFrames))
 	var frameSize image.Point
 	for i := range limit {
 		if i >= maxRecordFrames {
 			break
 		}
-		if realTime && i > 0 && !c.charge(time.Second) {
+		if realTime && i > 0 && !c.Charge(time.Second) {
 			break
 		}
-		c.d.mu.Lock()
-		img := c.d.screenshotLocked()
-		c.d.mu.Unlock()
+		dev(c).mu.Lock()
+		img := dev(c).screenshotLocked()
+		dev(c).mu.Unlock()
 		var src image.Image = img
 		if size != (image.Point{}) {
 			dst := image.NewRGBA(image.Rectangle{Max: size})
@@ -80,7 +82,7 @@ func cmdScreenrecord(c *cmdCtx) int {
 		frameSize = src.Bounds().Size()
 		var b bytes.Buffer
 		if err := jpeg.Encode(&b, src, &jpeg.Options{Quality: 60}); err != nil {
-			c.errorf("ERROR: encoder failed: %v\n", err)
+			c.Errorf("ERROR: encoder failed: %v\n", err)
 			return 1
 		}
 		frames = append(frames, b.Bytes())
@@ -89,13 +91,13 @@ func cmdScreenrecord(c *cmdCtx) int {
 		// Wait out the time limit (frames were sampled at 0, 1, ...
 		// len-1 s); a closed stream ends the wait and keeps what was
 		// recorded, as screenrecord does on SIGINT.
-		c.charge(time.Duration(limit-len(frames)+1) * time.Second)
+		c.Charge(time.Duration(limit-len(frames)+1) * time.Second)
 	}
 	if len(frames) == 0 {
-		return exitCanceled
+		return shell.ExitCanceled
 	}
-	if err := c.writeFile(file, encodeMP4(frames, frameSize.X, frameSize.Y)); err != nil {
-		c.errorf("Unable to open '%s': %s\n", file, errText(err))
+	if err := c.WriteFile(file, ui.EncodeMP4(frames, frameSize.X, frameSize.Y)); err != nil {
+		c.Errorf("Unable to open '%s': %s\n", file, shell.ErrText(err))
 		return 1
 	}
 	return 0

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // settingsHelp is SettingsService.MyShellCommand.dumpHelp (AOSP
@@ -107,17 +109,17 @@ func parseSettings(args []string) (settingsCmd, string) {
 // [KEY [VALUE]]`, answering as SettingsService does: an unset key reads
 // "null", errors go to stderr with status 255, delete prints "Deleted N
 // rows". Writes take effect through putSettingLocked.
-func cmdSettings(c *cmdCtx) int {
-	if len(c.args) < 2 {
-		c.printf("%s", settingsHelp)
+func cmdSettings(c *shell.Ctx) int {
+	if len(c.Args) < 2 {
+		c.Printf("%s", settingsHelp)
 		return 255
 	}
-	s, msg := parseSettings(c.args[1:])
+	s, msg := parseSettings(c.Args[1:])
 	if msg != "" {
-		c.errorf("%s\n", msg)
+		c.Errorf("%s\n", msg)
 		return 255
 	}
-	d := c.d
+	d := dev(c)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	switch s.verb {
@@ -126,7 +128,7 @@ func cmdSettings(c *cmdCtx) int {
 		if !ok {
 			v = "null" // PrintWriter.println of a null String
 		}
-		c.printf("%s\n", v)
+		c.Printf("%s\n", v)
 	case "put":
 		d.putSettingLocked(s.ns+"/"+s.key, s.value)
 	case "delete":
@@ -135,7 +137,7 @@ func cmdSettings(c *cmdCtx) int {
 			delete(d.st.settings, s.ns+"/"+s.key)
 			n = 1
 		}
-		c.printf("Deleted %d rows\n", n)
+		c.Printf("Deleted %d rows\n", n)
 	case "list":
 		var lines []string
 		for k, v := range d.st.settings {
@@ -145,7 +147,7 @@ func cmdSettings(c *cmdCtx) int {
 		}
 		slices.Sort(lines) // listForUser sorts the "key=value" lines
 		for _, l := range lines {
-			c.printf("%s\n", l)
+			c.Printf("%s\n", l)
 		}
 	case "reset":
 		// Resets to package defaults are not modelled; the phone prints nothing.

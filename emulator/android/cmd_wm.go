@@ -6,60 +6,60 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/adb-connector/adb-connector/adb/parse"
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // cmdWm: `wm size [WxH|reset]`, `wm density [N|reset]`. Output as on
 // Android 7+: "Physical size: WxH" plus "Override size: WxH" when set.
-func cmdWm(c *cmdCtx) int {
-	d := c.d
-	if len(c.args) < 2 {
-		c.errorf("usage: wm [size|density] ...\n")
+func cmdWm(c *shell.Ctx) int {
+	d := dev(c)
+	if len(c.Args) < 2 {
+		c.Errorf("usage: wm [size|density] ...\n")
 		return 1
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	switch c.args[1] {
+	switch c.Args[1] {
 	case "size":
-		if len(c.args) == 2 {
-			c.printf("Physical size: %dx%d\n", d.screen.Width, d.screen.Height)
+		if len(c.Args) == 2 {
+			c.Printf("Physical size: %dx%d\n", d.screen.Width, d.screen.Height)
 			if d.st.wmSize != (image.Point{}) {
-				c.printf("Override size: %dx%d\n", d.st.wmSize.X, d.st.wmSize.Y)
+				c.Printf("Override size: %dx%d\n", d.st.wmSize.X, d.st.wmSize.Y)
 			}
 			return 0
 		}
-		if c.args[2] == "reset" {
+		if c.Args[2] == "reset" {
 			d.st.wmSize = image.Point{}
 			d.changed()
 			return 0
 		}
-		w, h, ok := parseWxH(c.args[2])
+		w, h, ok := parseWxH(c.Args[2])
 		if !ok {
-			c.errorf("Error: bad size %s\n", c.args[2])
+			c.Errorf("Error: bad size %s\n", c.Args[2])
 			return 255
 		}
 		d.st.wmSize = image.Pt(w, h)
 		d.changed()
 	case "density":
-		if len(c.args) == 2 {
-			c.printf("Physical density: %d\n", d.screen.Density)
+		if len(c.Args) == 2 {
+			c.Printf("Physical density: %d\n", d.screen.Density)
 			if d.st.wmDens != 0 {
-				c.printf("Override density: %d\n", d.st.wmDens)
+				c.Printf("Override density: %d\n", d.st.wmDens)
 			}
 			return 0
 		}
-		if c.args[2] == "reset" {
+		if c.Args[2] == "reset" {
 			d.st.wmDens = 0
 			return 0
 		}
-		n, err := strconv.Atoi(c.args[2])
+		n, err := strconv.Atoi(c.Args[2])
 		if err != nil || n < 72 || n > 1000 {
-			c.errorf("Error: bad number %s\n", c.args[2])
+			c.Errorf("Error: bad number %s\n", c.Args[2])
 			return 255
 		}
 		d.st.wmDens = n
 	default:
-		c.errorf("Error: unknown command '%s'\n", c.args[1])
+		c.Errorf("Error: unknown command '%s'\n", c.Args[1])
 		return 255
 	}
 	return 0
@@ -68,22 +68,45 @@ func cmdWm(c *cmdCtx) int {
 // applyPinnedDisplay makes the display what a scenario's pinned `wm size`
 // and `wm density` outputs say, so screenshots and dump bounds agree with
 // them: the physical values become the screen, the override values the
-// boot-time overrides. Pins are read with the host's parsers
-// (adb/parse.WMSize, WMDensity); one that does not parse is only replayed.
+// boot-time overrides. The phone reads its pins itself ("Physical size:
+// WxH", "Override density: N" lines, WindowManagerShellCommand); a pin
+// without a physical value is only replayed.
 func (d *Device) applyPinnedDisplay() {
-	if p, ok := d.sc.pinned("wm size"); ok {
-		if sz, err := parse.WMSize(string(p.data)); err == nil {
-			d.screen.Width, d.screen.Height = sz.Physical.W, sz.Physical.H
-			if sz.Override != nil {
-				d.bootWmSize = image.Pt(sz.Override.W, sz.Override.H)
+	if p, ok := d.sc.PinFor("wm size"); ok {
+		if phys, ok := pinnedValue(p.Data, "Physical size"); ok {
+			if w, h, ok := parseWxH(phys); ok {
+				d.screen.Width, d.screen.Height = w, h
+				if over, ok := pinnedValue(p.Data, "Override size"); ok {
+					if w, h, ok := parseWxH(over); ok {
+						d.bootWmSize = image.Pt(w, h)
+					}
+				}
 			}
 		}
 	}
-	if p, ok := d.sc.pinned("wm density"); ok {
-		if dens, err := parse.WMDensity(string(p.data)); err == nil && dens.Physical > 0 {
-			d.screen.Density, d.bootWmDens = dens.Physical, dens.Override
+	if p, ok := d.sc.PinFor("wm density"); ok {
+		if phys, ok := pinnedValue(p.Data, "Physical density"); ok {
+			if n, err := strconv.Atoi(phys); err == nil && n > 0 {
+				d.screen.Density, d.bootWmDens = n, 0
+				if over, ok := pinnedValue(p.Data, "Override density"); ok {
+					if n, err := strconv.Atoi(over); err == nil && n > 0 {
+						d.bootWmDens = n
+					}
+				}
+			}
 		}
 	}
+}
+
+// pinnedValue is the trimmed value of the "key: value" line of out.
+func pinnedValue(out []byte, key string) (string, bool) {
+	for line := range strings.Lines(string(out)) {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && k == key {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
 }
 
 func parseWxH(s string) (w, h int, ok bool) {

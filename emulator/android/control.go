@@ -1,6 +1,10 @@
 package android
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
+)
 
 // Test and operator controls of the device model. All are safe for
 // concurrent use.
@@ -95,11 +99,11 @@ func (d *Device) Locked() bool {
 }
 
 // SetBattery replaces the battery state `dumpsys battery` reports.
-func (d *Device) SetBattery(b BatterySpec) {
+func (d *Device) SetBattery(b ui.BatterySpec) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.st.battery = b
 }
 
 // Scenario returns the device's scenario (read-only).
-func (d *Device) Scenario() *Scenario { return d.sc }
+func (d *Device) Scenario() *ui.Scenario { return d.sc }

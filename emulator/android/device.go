@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
 // Config describes one virtual device. The zero value is usable: a
@@ -30,14 +32,14 @@ type Config struct {
 	// Release and SDK are ro.build.version.release/sdk. Defaults "13", 33.
 	// SDK >= 28 makes raw screencap output carry a 16-byte header; SDK >= 29
 	// keeps the shell from writing /dev/input nodes (selinux.go); SDK >= 31
-	// prices input, am, settings, wm, ime and pm as `cmd` calls (timing.go).
+	// prices input, am, settings, wm, ime and pm as `cmd` calls (package timing).
 	Release string
 	SDK     int
 	// Screen overrides the scenario's physical display size and density
 	// (portrait); the scenario's layout is scaled to it. Zero fields keep
 	// the scenario's values. A scenario's pinned `wm size` or `wm density`
 	// output wins over both, so the pixels agree with what it prints.
-	Screen ScreenSpec
+	Screen ui.ScreenSpec
 	// Properties are extra or overriding getprop values. Precedence, lowest
 	// first: defaults, the scenario's properties, the fields above when set,
 	// Properties.
@@ -93,13 +95,13 @@ type Device struct {
 	cfg   Config
 	log   *slog.Logger
 	now   func() time.Time
-	fs    *FS
+	fs    *vfs.FS
 	props map[string]string // immutable after New
-	sc    *Scenario
+	sc    *ui.Scenario
 	prof  Profile // timing profile (immutable)
 	// screen is the physical display; scenario layouts (in sc.Screen
 	// coordinates) are scaled to it.
-	screen ScreenSpec
+	screen ui.ScreenSpec
 	// bootWmSize and bootWmDens are the `wm size`/`wm density` overrides
 	// in force at boot (from pinned outputs), zero when none.
 	bootWmSize image.Point
@@ -156,7 +158,7 @@ func New(cfg Config) (*Device, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	sc, err := LoadScenario(cfg.Scenario)
+	sc, err := ui.LoadScenario(cfg.Scenario)
 	if err != nil {
 		return nil, fmt.Errorf("android: %w", err)
 	}
@@ -172,8 +174,8 @@ func New(cfg Config) (*Device, error) {
 		return nil, fmt.Errorf("android: %w", err)
 	}
 	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc, prof: prof, encodeEv: cfg.EncodeEveryCapture}
-	d.fs = newFS(cfg.Now)
-	d.fs.addInputNodes()
+	d.fs = vfs.New(cfg.Now)
+	d.fs.AddInputNodes()
 	d.screen = sc.Screen
 	if cfg.Screen.Width > 0 && cfg.Screen.Height > 0 {
 		d.screen.Width, d.screen.Height = cfg.Screen.Width, cfg.Screen.Height
@@ -202,7 +204,7 @@ func (d *Device) Identity() adbd.Identity {
 func (d *Device) Files() adbd.FileSystem { return d.fs }
 
 // FS returns the device file system with its shell-side extras.
-func (d *Device) FS() *FS { return d.fs }
+func (d *Device) FS() *vfs.FS { return d.fs }
 
 // Serial returns ro.serialno.
 func (d *Device) Serial() string { return d.props["ro.serialno"] }

@@ -4,6 +4,8 @@ import (
 	"image"
 	"strings"
 	"testing"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // TestPinnedWmSetsDisplay: pinned `wm size`/`wm density` outputs are what
@@ -32,7 +34,7 @@ func TestPinnedWmSetsDisplay(t *testing.T) {
 			if s := d.Screenshot().Rect; s != tc.shot {
 				t.Errorf("screenshot %v, want %v", s, tc.shot)
 			}
-			root := findNode(t, d, func(n *uiNode) bool { return true })
+			root := findNode(t, d, func(n *ui.Element) bool { return true })
 			if root.B != tc.shot {
 				t.Errorf("dump root bounds %v, want %v", root.B, tc.shot)
 			}

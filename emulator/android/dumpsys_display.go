@@ -3,6 +3,8 @@ package android
 import (
 	"fmt"
 	"image"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // physicalDisplayID is SurfaceFlinger's id of the built-in panel, derived
@@ -22,16 +24,16 @@ const (
 // displayName="<name>"". Without a known flag SurfaceFlinger dumps
 // everything; the model prints the head of that dump, which holds the same
 // line under "Display identification data:". d.mu held.
-func (d *Device) dumpSurfaceFlinger(c *cmdCtx, args []string) {
+func (d *Device) dumpSurfaceFlinger(c *shell.Ctx, args []string) {
 	ident := fmt.Sprintf("Display %d (HWC display 0): port=0 pnpId=GGL displayName=\"%s\"\n", uint64(physicalDisplayID), panelName)
 	if len(args) > 0 && args[0] == "--display-id" {
-		c.printf("%s", ident)
+		c.Printf("%s", ident)
 		return
 	}
-	c.printf("Build configuration: [sf PRESENT_TIME_OFFSET=0 FORCE_HWC_FOR_RBG_TO_YUV=0 MAX_VIRT_DISPLAY_DIM=0 RUNNING_WITHOUT_SYNC_FRAMEWORK=0 NUM_FRAMEBUFFER_SURFACE_BUFFERS=3]\n")
-	c.printf("\nDisplay identification data:\n%s\n", ident)
-	c.printf("Wide-Color information:\nDevice supports wide color: 1\nDisplayColorSetting: Natural\n")
-	c.printf("Display %d color modes:\n    ColorMode::NATIVE (0)\n    ColorMode::SRGB (7)\n    ColorMode::DISPLAY_P3 (9)\n    Current color mode: ColorMode::SRGB (7)\n\n", uint64(physicalDisplayID))
+	c.Printf("Build configuration: [sf PRESENT_TIME_OFFSET=0 FORCE_HWC_FOR_RBG_TO_YUV=0 MAX_VIRT_DISPLAY_DIM=0 RUNNING_WITHOUT_SYNC_FRAMEWORK=0 NUM_FRAMEBUFFER_SURFACE_BUFFERS=3]\n")
+	c.Printf("\nDisplay identification data:\n%s\n", ident)
+	c.Printf("Wide-Color information:\nDevice supports wide color: 1\nDisplayColorSetting: Natural\n")
+	c.Printf("Display %d color modes:\n    ColorMode::NATIVE (0)\n    ColorMode::SRGB (7)\n    ColorMode::DISPLAY_P3 (9)\n    Current color mode: ColorMode::SRGB (7)\n\n", uint64(physicalDisplayID))
 }
 
 // displayInfo is DisplayInfo.toString (frameworks/base/core/java/android/
@@ -78,28 +80,28 @@ func (d *Device) density() int {
 // (LogicalDisplay.dumpLocked: mBaseDisplayInfo, mOverrideDisplayInfo),
 // ending before the mode director, callbacks and power controller blocks
 // no tool reads. d.mu held.
-func (d *Device) dumpDisplay(c *cmdCtx) {
+func (d *Device) dumpDisplay(c *shell.Ctx) {
 	ds := d.displaySize()
 	w, h := d.screen.Width, d.screen.Height
 	id := uint64(physicalDisplayID)
-	c.printf("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n  mPendingTraversal=false\n")
-	c.printf("  mGlobalDisplayState=%s\n  mNextNonDefaultDisplayId=2\n", displayState(d.st.screenOn))
-	c.printf("  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:%d', physicalPort=0, orientation=%d, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}]\n",
+	c.Printf("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n  mPendingTraversal=false\n")
+	c.Printf("  mGlobalDisplayState=%s\n  mNextNonDefaultDisplayId=2\n", displayState(d.st.screenOn))
+	c.Printf("  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:%d', physicalPort=0, orientation=%d, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}]\n",
 		id, d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, ds.X, ds.Y)
-	c.printf("  mDefaultDisplayDefaultColorMode=0\n  mSingleDisplayDemoMode=false\n  mWifiDisplayScanRequestCount=0\n  mStableDisplaySize=Point(%d, %d)\n", w, h)
-	c.printf("  mMinimumBrightnessCurve=MonotoneCubicSpline{[(0.0, 0.0: 0.025), (2000.0, 50.0: 0.025)]}\n")
-	c.printf("\nDisplay Adapters: size=2\n  LocalDisplayAdapter\n  VirtualDisplayAdapter\n")
-	c.printf("\nDisplay Devices: size=1\n")
-	c.printf("  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:%d\", %d x %d, modeId 1, defaultModeId 1, supportedModes [{id=1, width=%d, height=%d, fps=60.0, alternativeRefreshRates=[]}], "+
+	c.Printf("  mDefaultDisplayDefaultColorMode=0\n  mSingleDisplayDemoMode=false\n  mWifiDisplayScanRequestCount=0\n  mStableDisplaySize=Point(%d, %d)\n", w, h)
+	c.Printf("  mMinimumBrightnessCurve=MonotoneCubicSpline{[(0.0, 0.0: 0.025), (2000.0, 50.0: 0.025)]}\n")
+	c.Printf("\nDisplay Adapters: size=2\n  LocalDisplayAdapter\n  VirtualDisplayAdapter\n")
+	c.Printf("\nDisplay Devices: size=1\n")
+	c.Printf("  DisplayDeviceInfo{\"Built-in Screen\": uniqueId=\"local:%d\", %d x %d, modeId 1, defaultModeId 1, supportedModes [{id=1, width=%d, height=%d, fps=60.0, alternativeRefreshRates=[]}], "+
 		"colorMode 0, supportedColorModes [0, 7, 9], hdrCapabilities HdrCapabilities{mSupportedHdrTypes=[2, 3, 4], mMaxLuminance=500.0, mMaxAverageLuminance=500.0, mMinLuminance=0.0}, "+
 		"allmSupported false, gameContentTypeSupported false, density %d, %d.0 x %d.0 dpi, appVsyncOff 1000000, presDeadline 16666666, touch INTERNAL, rotation 0, type INTERNAL, "+
 		"address {port=0, model=0x%x}, deviceProductInfo DeviceProductInfo{name=%s, manufacturerPnpId=GGL, productId=0, modelYear=null, manufactureDate=ManufactureDate{week=27, year=2006}, connectionToSinkType=0}, "+
 		"state %s, frameRateOverride , brightnessMinimum 0.0, brightnessMaximum 1.0, brightnessDefault 0.4, FLAG_ALLOWED_TO_BE_DEFAULT_DISPLAY, FLAG_ROTATES_WITH_CONTENT, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, installOrientation 0}\n",
 		id, w, h, w, h, d.screen.Density, d.screen.Density, d.screen.Density, id>>8, panelName, displayState(d.st.screenOn))
-	c.printf("    mAdapter=LocalDisplayAdapter\n    mUniqueId=local:%d\n    mDisplayToken=android.os.BinderProxy@%s\n    mCurrentLayerStack=0\n    mCurrentOrientation=%d\n",
+	c.Printf("    mAdapter=LocalDisplayAdapter\n    mUniqueId=local:%d\n    mDisplayToken=android.os.BinderProxy@%s\n    mCurrentLayerStack=0\n    mCurrentOrientation=%d\n",
 		id, objID("displaytoken"), d.st.rotation)
-	c.printf("\nLogical Displays: size=1\n  Display 0:\n    mDisplayId=0\n    mIsEnabled=true\n    mIsInTransition=false\n    mLayerStack=0\n    mHasContent=true\n")
-	c.printf("    mRequestedColorMode=0\n    mDisplayOffset=(0, 0)\n    mDisplayScalingDisabled=false\n    mPrimaryDisplayDevice=Built-in Screen(local:%d)\n", id)
-	c.printf("    mBaseDisplayInfo=%s\n    mOverrideDisplayInfo=%s\n", d.displayInfo(true), d.displayInfo(false))
-	c.printf("    mRequestedMinimalPostProcessing=false\n    mFrameRateOverrides=[]\n    mPendingFrameRateOverrideUids={}\n")
+	c.Printf("\nLogical Displays: size=1\n  Display 0:\n    mDisplayId=0\n    mIsEnabled=true\n    mIsInTransition=false\n    mLayerStack=0\n    mHasContent=true\n")
+	c.Printf("    mRequestedColorMode=0\n    mDisplayOffset=(0, 0)\n    mDisplayScalingDisabled=false\n    mPrimaryDisplayDevice=Built-in Screen(local:%d)\n", id)
+	c.Printf("    mBaseDisplayInfo=%s\n    mOverrideDisplayInfo=%s\n", d.displayInfo(true), d.displayInfo(false))
+	c.Printf("    mRequestedMinimalPostProcessing=false\n    mFrameRateOverrides=[]\n    mPendingFrameRateOverrideUids={}\n")
 }

@@ -9,39 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"time"
-)
 
-// Faults are failures real phones show, scripted per scenario ("faults" in
-// scenario.json, documented in scenarios/README.md) or set at run time with
-// the Device methods below. The zero value injects nothing.
-type Faults struct {
-	// DumpNotIdle makes that many `uiautomator dump` runs fail as on a
-	// screen that never goes idle (an animation, a video); -1 fails every
-	// run.
-	DumpNotIdle int `json:"dump_not_idle,omitempty"`
-	// DumpIdleWaitMS is how long a failing dump waits before it gives up.
-	// Default 10000: uiautomator's waitForIdle(1000, 10000) in DumpCommand.
-	DumpIdleWaitMS int `json:"dump_idle_wait_ms,omitempty"`
-	// Hang lists commands that never finish: a command name ("dumpsys")
-	// matches lines starting with it and every run of that command, a
-	// full line ("dumpsys window") that line and every run of that
-	// command line, wherever it is (a shell session's line, a pipeline).
-	// They block until the host closes the stream.
-	Hang []string `json:"hang,omitempty"`
-	// ANR is a package whose "isn't responding" dialog covers the screen
-	// from boot.
-	ANR string `json:"anr,omitempty"`
-	// SleepAfterCommands turns the screen off and locks the keyguard once
-	// that many commands have run (0: never).
-	SleepAfterCommands int `json:"sleep_after_commands,omitempty"`
-	// OfflineAfterBytes drops the link once that many bytes of the first
-	// file transfer (adb push/pull) have passed (0: never). The transport
-	// applies it (emulator.Start).
-	OfflineAfterBytes int64 `json:"offline_after_bytes,omitempty"`
-	// OfflineForMS keeps the device away that long after the drop (0: the
-	// link drops and the adb server reconnects at once).
-	OfflineForMS int `json:"offline_for_ms,omitempty"`
-}
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
+)
 
 // faultState is the run-time side of Faults, guarded by Device.mu.
 type faultState struct {
@@ -186,15 +157,15 @@ func (d *Device) applyFaults(ctx context.Context, line string, stderr io.Writer)
 	}
 	hang := d.hangs(line)
 	d.mu.Unlock()
-	if !sleepCtx(ctx, lat) {
-		return exitCanceled, true
+	if !shell.SleepCtx(ctx, lat) {
+		return shell.ExitCanceled, true
 	}
 	if hang {
 		<-ctx.Done()
-		return exitCanceled, true
+		return shell.ExitCanceled, true
 	}
 	if fail {
-		fmt.Fprintf(stderr, "%s: injected failure\n", shellName)
+		fmt.Fprintf(stderr, "%s: injected failure\n", shell.ShellName)
 		return code, true
 	}
 	return 0, false
@@ -206,37 +177,37 @@ func (d *Device) applyFaults(ctx context.Context, line string, stderr io.Writer)
 // android:id/aerr_wait "Wait" (AOSP frameworks/base core/res layout
 // app_anr_dialog.xml and strings anr_activity_application, aerr_close,
 // aerr_wait).
-func (d *Device) anrDialog() *uiNode {
+func (d *Device) anrDialog() *ui.Element {
 	w, h := d.sc.Screen.Width, d.sc.Screen.Height
 	label := d.st.anr
-	if a, ok := d.sc.app(d.st.anr); ok {
+	if a, ok := d.sc.AppByPackage(d.st.anr); ok {
 		label = a.Label
 	}
 	box := image.Rect(w/12, h*3/8, w*11/12, h*5/8)
 	rowH := box.Dy() / 4
-	node := func(class, id, text string, r image.Rectangle, clickable bool) *uiNode {
-		return &uiNode{Class: class, Package: "android", ResourceID: id, Text: text, B: r, Enabled: true, Clickable: clickable, Focusable: clickable}
+	node := func(class, id, text string, r image.Rectangle, clickable bool) *ui.Element {
+		return &ui.Element{Class: class, Package: "android", ResourceID: id, Text: text, B: r, Enabled: true, Clickable: clickable, Focusable: clickable}
 	}
 	title := node("android.widget.TextView", "android:id/alertTitle", label+" isn't responding", image.Rect(box.Min.X, box.Min.Y+rowH/2, box.Max.X, box.Min.Y+rowH*3/2), false)
 	closeBtn := node("android.widget.Button", "android:id/aerr_close", "Close app", image.Rect(box.Min.X, box.Min.Y+rowH*2, box.Max.X, box.Min.Y+rowH*3), true)
 	wait := node("android.widget.Button", "android:id/aerr_wait", "Wait", image.Rect(box.Min.X, box.Min.Y+rowH*3, box.Max.X, box.Max.Y), true)
-	closeBtn.key, wait.key = "anr/close", "anr/wait"
+	closeBtn.Key, wait.Key = "anr/close", "anr/wait"
 	root := node("android.widget.FrameLayout", "", "", box, false)
-	root.color, root.hasColor = rgb(0xf8, 0xf8, 0xf8), true
-	root.Children = []*uiNode{title, closeBtn, wait}
+	root.Color, root.HasColor = rgb(0xf8, 0xf8, 0xf8), true
+	root.Children = []*ui.Element{title, closeBtn, wait}
 	return root
 }
 
 // anrTapLocked handles a tap (portrait point) while the ANR dialog is
 // showing: the dialog is modal, only its buttons react.
 func (d *Device) anrTapLocked(p image.Point) {
-	n := hit(d.anrDialog(), p)
+	n := ui.Hit(d.anrDialog(), p)
 	if n == nil {
 		return
 	}
 	pkg := d.st.anr
 	d.st.anr = ""
-	if n.key == "anr/close" {
+	if n.Key == "anr/close" {
 		d.forceStopLocked(pkg)
 	}
 	d.changed()

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // dumpNotIdle is what DumpCommand prints (System.err) when
@@ -31,7 +33,7 @@ func TestFaultDumpNotIdle(t *testing.T) {
 	d.FailDumpNotIdle(-1, time.Hour)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if st := d.Run(ctx, "uiautomator dump", strings.NewReader(""), &strings.Builder{}, &strings.Builder{}); st != exitCanceled {
+	if st := d.Run(ctx, "uiautomator dump", strings.NewReader(""), &strings.Builder{}, &strings.Builder{}); st != shell.ExitCanceled {
 		t.Errorf("canceled dump: status %d", st)
 	}
 }
@@ -44,8 +46,8 @@ func TestFaultHang(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		st := d.Run(ctx, line, strings.NewReader(""), &strings.Builder{}, &strings.Builder{})
 		cancel()
-		if st != exitCanceled {
-			t.Errorf("%q: status %d, want it hung until canceled (%d)", line, st, exitCanceled)
+		if st != shell.ExitCanceled {
+			t.Errorf("%q: status %d, want it hung until canceled (%d)", line, st, shell.ExitCanceled)
 		}
 	}
 	if out := mustRun(t, d, "getprop ro.product.model"); out != "Pixel 6\n" {
@@ -137,7 +139,7 @@ func TestScenarioFaults(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	if st := d.Run(ctx, "dumpsys power", strings.NewReader(""), &strings.Builder{}, &strings.Builder{}); st != exitCanceled {
+	if st := d.Run(ctx, "dumpsys power", strings.NewReader(""), &strings.Builder{}, &strings.Builder{}); st != shell.ExitCanceled {
 		t.Errorf("dumpsys did not hang: %d", st)
 	}
 	if !d.ScreenOn() {

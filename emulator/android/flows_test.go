@@ -10,20 +10,21 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	"github.com/google/go-cmp/cmp"
 )
 
 // findNode dumps the UI and returns the first node matching pred.
-func findNode(t *testing.T, d *Device, pred func(*uiNode) bool) *uiNode {
+func findNode(t *testing.T, d *Device, pred func(*ui.Element) bool) *ui.Element {
 	t.Helper()
 	out := mustRun(t, d, "uiautomator dump /dev/tty")
 	xmlPart, _, _ := strings.Cut(out, "UI hierchary dumped to:")
-	root, _, err := parseDump([]byte(xmlPart))
+	root, _, err := ui.ParseDump([]byte(xmlPart))
 	if err != nil {
 		t.Fatalf("parse dump: %v\n%s", err, out)
 	}
-	var found *uiNode
-	root.walk(func(n *uiNode) bool {
+	var found *ui.Element
+	root.Walk(func(n *ui.Element) bool {
 		if pred(n) {
 			found = n
 			return false
@@ -33,11 +34,13 @@ func findNode(t *testing.T, d *Device, pred func(*uiNode) bool) *uiNode {
 	return found
 }
 
-func byText(s string) func(*uiNode) bool { return func(n *uiNode) bool { return n.Text == s } }
-func byID(s string) func(*uiNode) bool   { return func(n *uiNode) bool { return n.ResourceID == s } }
+func byText(s string) func(*ui.Element) bool { return func(n *ui.Element) bool { return n.Text == s } }
+func byID(s string) func(*ui.Element) bool {
+	return func(n *ui.Element) bool { return n.ResourceID == s }
+}
 
 // tapOn taps the centre of the first node matching pred.
-func tapOn(t *testing.T, d *Device, pred func(*uiNode) bool) {
+func tapOn(t *testing.T, d *Device, pred func(*ui.Element) bool) {
 	t.Helper()
 	n := findNode(t, d, pred)
 	if n == nil {
@@ -229,8 +232,8 @@ func TestScreencapRawAndPNG(t *testing.T) {
 			}
 			// Pixels agree with the dump: the submit button is drawn in the accent colour.
 			b := findNode(t, d, byID("com.example.login:id/submit")).B
-			if c := shot.RGBAAt(b.Min.X+3, b.Min.Y+3); c != accent {
-				t.Fatalf("button pixel %v, want %v", c, accent)
+			if c := shot.RGBAAt(b.Min.X+3, b.Min.Y+3); c != ui.Accent {
+				t.Fatalf("button pixel %v, want %v", c, ui.Accent)
 			}
 			mustRun(t, d, "screencap -p /sdcard/s.png")
 			f, err := d.FS().ReadFile("/sdcard/s.png")
@@ -268,7 +271,7 @@ func TestKeyguardAndPower(t *testing.T) {
 	if d.ScreenOn() {
 		t.Fatal("POWER did not turn the screen off")
 	}
-	if px := d.Screenshot().RGBAAt(10, 10); px != black {
+	if px := d.Screenshot().RGBAAt(10, 10); px != ui.Black {
 		t.Fatalf("screen off pixel %v", px)
 	}
 	d.SetLocked(true)
@@ -347,7 +350,7 @@ func TestADBKeyboardUnicode(t *testing.T) {
 }
 
 func TestScreenOverride(t *testing.T) {
-	d := newDevice(t, Config{Screen: ScreenSpec{Width: 1080, Height: 1920, Density: 480}})
+	d := newDevice(t, Config{Screen: ui.ScreenSpec{Width: 1080, Height: 1920, Density: 480}})
 	if got := mustRun(t, d, "wm size; wm density; getprop ro.sf.lcd_density"); got != "Physical size: 1080x1920\nPhysical density: 480\n480\n" {
 		t.Fatalf("got %q", got)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // limitWriter drops output past n bytes so a fuzzed loop cannot eat memory.
@@ -77,10 +79,10 @@ func FuzzParseDump(f *testing.F) {
 	f.Add([]byte(`<hierarchy><node bounds="[0,0][1,1]"/><node bounds="[2,2][3,3]"/></hierarchy>`))
 	f.Add([]byte(`<node bounds="[a,b][c,d]">`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		root, _, err := parseDump(data)
+		root, _, err := ui.ParseDump(data)
 		if err == nil {
-			writeDump(io.Discard, root, 0, true)
-			hit(root, root.B.Min)
+			ui.WriteDump(io.Discard, root, 0, true)
+			ui.Hit(root, root.B.Min)
 		}
 	})
 }

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
@@ -18,7 +20,7 @@ import (
 // the phone (HelperCost), charged to the app_process command.
 type helperPhone struct {
 	d       *Device
-	c       *cmdCtx
+	c       *shell.Ctx
 	windows int // top-level nodes of the last dump served
 }
 
@@ -60,10 +62,10 @@ func (p *helperPhone) WaitIdle(ctx context.Context, idle, timeout time.Duration)
 		return true
 	}
 	if wait > timeout {
-		p.c.charge(timeout)
+		p.c.Charge(timeout)
 		return false
 	}
-	return p.c.charge(wait)
+	return p.c.Charge(wait)
 }
 
 func (p *helperPhone) Display() (w, h, rotation int) {
@@ -86,7 +88,7 @@ func (p *helperPhone) Dump() []byte {
 	p.windows = topLevelNodes(b)
 	nodes := bytes.Count(b, []byte("<node "))
 	cost := d.helperCost()
-	p.c.charge(cost.TreeBase + time.Duration(nodes)*cost.TreePerNode)
+	p.c.Charge(cost.TreeBase + time.Duration(nodes)*cost.TreePerNode)
 	return b
 }
 
@@ -115,7 +117,7 @@ func topLevelNodes(b []byte) int {
 // gestures (pinch) are logged, not modelled.
 func (p *helperPhone) Motion(ctx context.Context, m phonefw.Motion) bool {
 	d := p.d
-	if !p.c.charge(d.helperCost().Inject) || len(m.X) == 0 {
+	if !p.c.Charge(d.helperCost().Inject) || len(m.X) == 0 {
 		return false
 	}
 	d.mu.Lock()
@@ -160,7 +162,7 @@ func (p *helperPhone) classifyLocked(held time.Duration) *Touch {
 // Key acts once per press, on the first down, as `input keyevent` does.
 func (p *helperPhone) Key(ctx context.Context, k phonefw.Key) bool {
 	d := p.d
-	if !p.c.charge(d.helperCost().Inject) {
+	if !p.c.Charge(d.helperCost().Inject) {
 		return false
 	}
 	if k.Action != 0 || k.Repeat != 0 {
@@ -175,8 +177,8 @@ func (p *helperPhone) Key(ctx context.Context, k phonefw.Key) bool {
 
 // nodeLocked finds the node at path in the tree the last dump showed
 // (window, then child indexes): a real dump's several windows are the
-// children of parseDump's synthetic root.
-func (p *helperPhone) nodeLocked(path []int) *uiNode {
+// children of ParseDump's synthetic root.
+func (p *helperPhone) nodeLocked(path []int) *ui.Element {
 	d := p.d
 	root := d.tree()
 	if root == nil || len(path) == 0 {
@@ -209,33 +211,33 @@ func (p *helperPhone) nodeLocked(path []int) *uiNode {
 // that does not handle the action answers. The text is never logged.
 func (p *helperPhone) Action(path []int, action int, arg, arg2 string) bool {
 	d := p.d
-	if !p.c.charge(d.helperCost().Action) {
+	if !p.c.Charge(d.helperCost().Action) {
 		return false
 	}
 	d.mu.Lock()
 	n := p.nodeLocked(path)
-	ok := n != nil && n.field && d.st.screenOn && !d.st.locked
+	ok := n != nil && n.Field && d.st.screenOn && !d.st.locked
 	name := ""
 	if ok {
 		switch action {
 		case phonefw.ActionFocus:
 			name = "focus"
-			d.st.focus, d.st.selAll = n.key, false
+			d.st.focus, d.st.selAll = n.Key, false
 		case phonefw.ActionSetText:
 			name = "set_text"
-			d.st.fields[n.key], d.st.selAll = arg, false
+			d.st.fields[n.Key], d.st.selAll = arg, false
 		case phonefw.ActionSetSelection:
 			name = "select"
 			end, _ := strconv.Atoi(arg2)
-			d.st.focus = n.key
-			d.st.selAll = arg == "0" && end == len([]rune(d.st.fields[n.key])) && end > 0
+			d.st.focus = n.Key
+			d.st.selAll = arg == "0" && end == len([]rune(d.st.fields[n.Key])) && end > 0
 		case phonefw.ActionPaste:
 			name = "paste"
-			if d.st.focus == n.key && d.st.selAll {
-				d.st.fields[n.key] = ""
+			if d.st.focus == n.Key && d.st.selAll {
+				d.st.fields[n.Key] = ""
 			}
-			d.st.focus, d.st.selAll = n.key, false
-			d.st.fields[n.key] += d.helper.clip
+			d.st.focus, d.st.selAll = n.Key, false
+			d.st.fields[n.Key] += d.helper.clip
 		default:
 			ok = false
 		}
@@ -269,7 +271,7 @@ func (p *helperPhone) Screenshot(ctx context.Context) []byte {
 	}
 	png := d.screenshotPNGLocked()
 	d.mu.Unlock()
-	if !p.c.charge(d.helperCost().Shot) {
+	if !p.c.Charge(d.helperCost().Shot) {
 		return nil
 	}
 	return png
@@ -282,5 +284,5 @@ func (p *helperPhone) Encode(ctx context.Context, format string, w, h int) {
 	if format == "PNG" {
 		per = cost.PNGPerMP
 	}
-	p.c.charge(time.Duration(float64(per) * float64(w*h) / 1e6))
+	p.c.Charge(time.Duration(float64(per) * float64(w*h) / 1e6))
 }

@@ -12,6 +12,9 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
 // The touchscreen's event device. On a phone the adb shell user is in
@@ -25,16 +28,6 @@ import (
 // Documentation/input/multi-touch-protocol.rst); each finished contact
 // becomes the UI action `input tap` / `input swipe` cause, at once, so a
 // command run after the write sees its effect.
-
-// touchNode is the panel's node (inputDevices lists it).
-const touchNode = "/dev/input/event2"
-
-// inputNodes are the /dev/input nodes and their device numbers: evdev's
-// major 13, minors from 64 (Linux Documentation/admin-guide/devices.txt).
-var inputNodes = map[string]int{"/dev/input/event0": 64, touchNode: 66}
-
-// gidInput is AID_INPUT (AOSP system/core/libcutils android_filesystem_config.h).
-const gidInput = 1004
 
 // longPressTimeout is how long a still contact must be held to be a long
 // press: `input swipe X Y X Y D` is one from 500 ms on here, and a
@@ -82,14 +75,14 @@ var errPermissionDenied error = errnoText{syscall.EACCES, "Permission denied"}
 // A write waits the device's latency (SetLatency) first, as a slow phone
 // takes its time; ctx (the writing command's) ends the wait.
 func (d *Device) openInputNode(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
-	if flag&(os.O_WRONLY|os.O_RDWR) == 0 || uinputNodes[p] != 0 {
-		return devNull{}, nil
+	if flag&(os.O_WRONLY|os.O_RDWR) == 0 || vfs.UinputNodes[p] != 0 {
+		return vfs.DevNull{}, nil
 	}
 	if !d.inputWritable() {
-		return nil, &fs.PathError{Op: shellName + ": can't create", Path: p, Err: errPermissionDenied}
+		return nil, &fs.PathError{Op: shell.ShellName + ": can't create", Path: p, Err: errPermissionDenied}
 	}
-	if p != touchNode {
-		return devNull{}, nil // key nodes: accepted and ignored
+	if p != vfs.TouchNode {
+		return vfs.DevNull{}, nil // key nodes: accepted and ignored
 	}
 	return &evdevWriter{ctx: ctx, d: d, abi64: d.abi64()}, nil
 }
@@ -121,7 +114,7 @@ func (w *evdevWriter) Write(p []byte) (int, error) {
 	w.d.mu.Lock()
 	lat := w.d.latency
 	w.d.mu.Unlock()
-	if !sleepCtx(w.ctx, lat) {
+	if !shell.SleepCtx(w.ctx, lat) {
 		return 0, w.ctx.Err()
 	}
 	w.mu.Lock()
@@ -283,7 +276,7 @@ func abs(n int) int {
 func (d *Device) classifyLocked(s *mtSlot, held time.Duration) Touch {
 	from, to := d.panelToDisplay(s.from), d.panelToDisplay(s.last)
 	slop := 8 * max(d.screen.Density, 160) / 160
-	t := Touch{From: from, To: to, Held: held, Node: touchNode}
+	t := Touch{From: from, To: to, Held: held, Node: vfs.TouchNode}
 	t.classify(max(abs(to.X-from.X), abs(to.Y-from.Y), d.panelDistance(s.moved)), slop)
 	return t
 }

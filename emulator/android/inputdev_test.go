@@ -10,6 +10,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
 // ev is one input event for the tests' own encoder.
@@ -57,7 +60,7 @@ func writeNode(t *testing.T, d *Device, data []byte) (stderr string, status int)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	var o, e bytes.Buffer
-	status = d.Run(ctx, "cat > "+touchNode, bytes.NewReader(data), &o, &e)
+	status = d.Run(ctx, "cat > "+vfs.TouchNode, bytes.NewReader(data), &o, &e)
 	return e.String(), status
 }
 
@@ -71,7 +74,7 @@ func touches(d *Device) []Touch {
 	return out
 }
 
-func center(t *testing.T, d *Device, pred func(*uiNode) bool) image.Point {
+func center(t *testing.T, d *Device, pred func(*ui.Element) bool) image.Point {
 	t.Helper()
 	n := findNode(t, d, pred)
 	if n == nil {
@@ -91,7 +94,7 @@ func TestTouchscreenTap(t *testing.T) {
 	}
 	wantForeground(t, d, "com.android.settings")
 	got := touches(d)
-	if len(got) != 1 || got[0].Kind != "tap" || got[0].From != p || got[0].Node != touchNode {
+	if len(got) != 1 || got[0].Kind != "tap" || got[0].From != p || got[0].Node != vfs.TouchNode {
 		t.Fatalf("touches %+v", got)
 	}
 	for _, c := range d.Commands() {
@@ -121,7 +124,7 @@ func TestTouchscreenSwipeMatchesInput(t *testing.T) {
 	data := encode(true, evs...)
 	// Split mid-event: the panel waits for whole events.
 	var w *evdevWriter
-	if f, err := viaEvents.openInputNode(context.Background(), touchNode, 1); err != nil {
+	if f, err := viaEvents.openInputNode(context.Background(), vfs.TouchNode, 1); err != nil {
 		t.Fatal(err)
 	} else {
 		w = f.(*evdevWriter)

@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // logID is a log buffer, liblog's log_id_t (system/logging/liblog/include/
@@ -115,7 +118,7 @@ func (d *Device) logWaiter() <-chan struct{} {
 // foreground activity.
 func (d *Device) logActivityStart() {
 	pkg, act := d.foreground()
-	d.logf('I', "ActivityTaskManager", "START u0 {flg=0x10000000 cmp=%s} from uid 2000", shortActivity(pkg, act))
+	d.logf('I', "ActivityTaskManager", "START u0 {flg=0x10000000 cmp=%s} from uid 2000", ui.ShortActivity(pkg, act))
 }
 
 // Log appends a line to the device log as an app would: the main buffer,
@@ -131,16 +134,16 @@ func (d *Device) Log(level byte, tag, msg string) {
 // -D, -B, -g, -e REGEX, -m N, --pid) and filterspecs (TAG:P, *:S). Without -d/-t it prints the log
 // and then follows it until the stream closes, as a phone does. Errors are
 // logcat's error(3) lines on stderr ("logcat: ..."), status 1.
-func cmdLogcat(c *cmdCtx) int {
-	o, err := parseLogcatArgs(c.args[1:], c.d.now())
+func cmdLogcat(c *shell.Ctx) int {
+	o, err := parseLogcatArgs(c.Args[1:], dev(c).now())
 	if err != "" {
-		c.errorf("logcat: %s\n", err)
+		c.Errorf("logcat: %s\n", err)
 		return 1
 	}
 	for _, w := range o.warnings {
-		c.errorf("%s\n", w)
+		c.Errorf("%s\n", w)
 	}
-	d := c.d
+	d := dev(c)
 	d.mu.Lock()
 	switch {
 	case o.clear:
@@ -164,7 +167,7 @@ func cmdLogcat(c *cmdCtx) int {
 					size += loggerEntrySize + len(e.tag) + len(e.msg) + 3
 				}
 			}
-			c.printf("%s: ring buffer is 256 KiB (%s consumed), max entry is 5120 B, max payload is 4068 B\n", logIDNames[id], formatOfSize(size))
+			c.Printf("%s: ring buffer is 256 KiB (%s consumed), max entry is 5120 B, max payload is 4068 B\n", logIDNames[id], formatOfSize(size))
 		}
 		d.mu.Unlock()
 		return 0
@@ -211,8 +214,8 @@ func cmdLogcat(c *cmdCtx) int {
 		}
 		select {
 		case <-wake:
-		case <-c.ctx.Done():
-			return exitCanceled
+		case <-c.Context.Done():
+			return shell.ExitCanceled
 		}
 	}
 	return 0
@@ -237,7 +240,7 @@ func formatOfSize(n int) string {
 // filters and -e, and -m stops after that many printed lines.
 type logPrinter struct {
 	o       *logcatOpts
-	c       *cmdCtx
+	c       *shell.Ctx
 	lastID  logID
 	printed bool // lastID is set
 	started [len(logIDNames)]bool
@@ -252,18 +255,18 @@ func (p *logPrinter) print(e logEntry) (done bool) {
 			if p.started[e.lid] {
 				word = "switch to"
 			}
-			p.c.printf("--------- %s %s\n", word, logIDNames[e.lid])
+			p.c.Printf("--------- %s %s\n", word, logIDNames[e.lid])
 		}
 		p.lastID, p.printed, p.started[e.lid] = e.lid, true, true
 	}
 	if p.o.binary {
-		p.c.stdout.Write(encodeLoggerEntry(e))
+		p.c.Stdout.Write(encodeLoggerEntry(e))
 		return false
 	}
 	if logPriority[e.level] < p.o.filter.priority(e.tag) || (p.o.regex != nil && !p.o.regex.MatchString(e.msg)) {
 		return false
 	}
-	p.c.printf("%s", formatLogEntry(p.o.format, e))
+	p.c.Printf("%s", formatLogEntry(p.o.format, e))
 	p.count++
 	return p.o.maxCount > 0 && p.count >= p.o.maxCount
 }

@@ -4,12 +4,15 @@ import (
 	"maps"
 	"slices"
 	"strconv"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // buildProps returns the device's system properties: defaults derived from
 // cfg, then the scenario's, then the explicitly set Config fields, then
 // cfg.Properties.
-func buildProps(cfg Config, sc *Scenario, screen ScreenSpec, explicit map[string]string) map[string]string {
+func buildProps(cfg Config, sc *ui.Scenario, screen ui.ScreenSpec, explicit map[string]string) map[string]string {
 	p := map[string]string{
 		"ro.product.model":                cfg.Model,
 		"ro.product.name":                 cfg.Product,
@@ -53,18 +56,18 @@ func buildProps(cfg Config, sc *Scenario, screen ScreenSpec, explicit map[string
 // cmdGetprop: `getprop` lists every property as "[key]: [value]" sorted
 // by key; `getprop KEY [DEFAULT]` prints one value (an empty line when
 // unset), exit 0 either way — as toolbox getprop does.
-func cmdGetprop(c *cmdCtx) int {
-	props := c.d.props
-	if len(c.args) == 1 {
+func cmdGetprop(c *shell.Ctx) int {
+	props := dev(c).props
+	if len(c.Args) == 1 {
 		for _, k := range slices.Sorted(maps.Keys(props)) {
-			c.printf("[%s]: [%s]\n", k, props[k])
+			c.Printf("[%s]: [%s]\n", k, props[k])
 		}
 		return 0
 	}
-	v, ok := props[c.args[1]]
-	if !ok && len(c.args) > 2 {
-		v = c.args[2]
+	v, ok := props[c.Args[1]]
+	if !ok && len(c.Args) > 2 {
+		v = c.Args[2]
 	}
-	c.printf("%s\n", v)
+	c.Printf("%s\n", v)
 	return 0
 }

@@ -1,6 +1,10 @@
 package android
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
+)
 
 // BenchmarkRenderFrame renders one frame of a text-heavy screen (the list
 // scenario), without PNG encoding.
@@ -16,7 +20,7 @@ func BenchmarkRenderFrame(b *testing.B) {
 // BenchmarkDecodeFont is the one-time cost of the first text drawn.
 func BenchmarkDecodeFont(b *testing.B) {
 	for b.Loop() {
-		if _, err := decodeFont(unifontGz); err != nil {
+		if _, err := ui.DecodeFont(ui.UnifontGz); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adb-connector/adb-connector/adb/parse"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 const rotatedScenario = "testdata/scenarios/rotated"
@@ -71,7 +72,7 @@ func TestRealDumpDrivesGeometry(t *testing.T) {
 	tree := d.tree()
 	d.mu.Unlock()
 	var got []parse.Rect
-	tree.walk(func(n *uiNode) bool {
+	tree.Walk(func(n *ui.Element) bool {
 		got = append(got, parse.Rect{Left: n.B.Min.X, Top: n.B.Min.Y, Right: n.B.Max.X, Bottom: n.B.Max.Y})
 		return true
 	})
@@ -97,7 +98,7 @@ func TestRealDumpTaps(t *testing.T) {
 		}
 		x, y := n.Bounds.Center()
 		d.mu.Lock()
-		h := hit(d.portraitTree(), d.fromDisplay(image.Pt(x, y)))
+		h := ui.Hit(d.portraitTree(), d.fromDisplay(image.Pt(x, y)))
 		d.mu.Unlock()
 		if h == nil || h.ResourceID != id || h.B != image.Rect(n.Bounds.Left, n.Bounds.Top, n.Bounds.Right, n.Bounds.Bottom) {
 			t.Errorf("tap %d,%d on %s hit %+v", x, y, id, h)

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // ranCommand reports whether any logged simple command had argv[0] == name.
@@ -214,7 +216,7 @@ func TestFaults(t *testing.T) {
 	d.SetLatency(time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if st := d.Run(ctx, "true", strings.NewReader(""), &strings.Builder{}, &strings.Builder{}); st != exitCanceled {
+	if st := d.Run(ctx, "true", strings.NewReader(""), &strings.Builder{}, &strings.Builder{}); st != shell.ExitCanceled {
 		t.Fatalf("canceled status %d", st)
 	}
 	d.SetLatency(0)
@@ -309,7 +311,7 @@ func TestLogcatFollow(t *testing.T) {
 		<-out.wrote
 	}
 	cancel()
-	if st := <-done; st != exitCanceled {
+	if st := <-done; st != shell.ExitCanceled {
 		t.Fatalf("status %d", st)
 	}
 	if got := out.String(); strings.Contains(got, "filtered out") || !strings.Contains(got, "I/MyTag   ( 1433): hello follower\n") {

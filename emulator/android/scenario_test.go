@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 func TestReplayScenarioFromDisk(t *testing.T) {
@@ -51,7 +53,7 @@ func TestReplayScenarioFromDisk(t *testing.T) {
 }
 
 func TestLoadScenarioErrors(t *testing.T) {
-	if _, err := LoadScenario("no-such-scenario"); !errors.Is(err, ErrUnknownScenario) {
+	if _, err := ui.LoadScenario("no-such-scenario"); !errors.Is(err, ui.ErrUnknownScenario) {
 		t.Fatalf("unknown name: %v", err)
 	}
 	for name, js := range map[string]string{
@@ -65,17 +67,17 @@ func TestLoadScenarioErrors(t *testing.T) {
 		"bad start":     `{"start":"nope","screens":[{"id":"home","launcher":true}]}`,
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := ParseScenario(fstest.MapFS{"scenario.json": {Data: []byte(js)}}); err == nil {
+			if _, err := ui.ParseScenario(fstest.MapFS{"scenario.json": {Data: []byte(js)}}); err == nil {
 				t.Fatal("accepted")
 			}
 		})
 	}
-	for _, n := range ScenarioNames() {
-		if _, err := LoadScenario(n); err != nil {
+	for _, n := range ui.ScenarioNames() {
+		if _, err := ui.LoadScenario(n); err != nil {
 			t.Errorf("embedded %s: %v", n, err)
 		}
 	}
-	if got := strings.Join(ScenarioNames(), ","); got != "launcher,list,login,photos" {
+	if got := strings.Join(ui.ScenarioNames(), ","); got != "launcher,list,login,photos" {
 		t.Fatalf("embedded scenarios %s", got)
 	}
 }

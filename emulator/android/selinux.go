@@ -29,14 +29,6 @@ import (
 // writing input_device nodes (Android 10).
 const sdkInputReadOnly = 29
 
-// uinputNodes are the user-space input nodes the shell may always write,
-// with their misc minors (Linux Documentation/admin-guide/devices.txt:
-// 223 uinput, 239 uhid); ueventd.rc makes both 0660 uhid uhid.
-var uinputNodes = map[string]int{"/dev/uinput": 223, "/dev/uhid": 239}
-
-// gidUhid is AID_UHID (AOSP android_filesystem_config.h).
-const gidUhid = 3011
-
 // shellGroup is one supplementary group of the adb shell: minSDK is the
 // release that added it to adbd's drop_privileges list (AOSP
 // packages/modules/adb daemon/main.cpp).
@@ -97,33 +89,3 @@ func (d *Device) rooted() bool { return d.cfg.Rooted || d.sc.Rooted }
 // inputWritable reports whether the shell may open /dev/input nodes for
 // writing: SELinux allows it before Android 10 and to the su domain.
 func (d *Device) inputWritable() bool { return d.cfg.SDK < sdkInputReadOnly || d.rooted() }
-
-// fileLabels are the labels `ls -Z` shows, by path and what is under it,
-// most specific first (AOSP system/sepolicy private/file_contexts and
-// genfs_contexts).
-var fileLabels = []struct{ dir, label string }{
-	{"/dev/input", "u:object_r:input_device:s0"},
-	{"/dev/uinput", "u:object_r:uhid_device:s0"},
-	{"/dev/uhid", "u:object_r:uhid_device:s0"},
-	{"/dev/null", "u:object_r:null_device:s0"},
-	{"/sdcard", "u:object_r:fuse:s0"},
-	{"/data/local/tmp", "u:object_r:shell_data_file:s0"},
-	{"/data", "u:object_r:system_data_file:s0"},
-	{"/system", "u:object_r:system_file:s0"},
-	{"/proc", "u:object_r:proc:s0"},
-	{"/storage", "u:object_r:tmpfs:s0"},
-	{"/mnt", "u:object_r:tmpfs:s0"},
-}
-
-// fileLabel is the SELinux label `ls -Z` shows for p.
-func fileLabel(p string) string {
-	for _, l := range fileLabels {
-		if p == l.dir || strings.HasPrefix(p, l.dir+"/") {
-			return l.label
-		}
-	}
-	if p == "/dev" {
-		return "u:object_r:device:s0"
-	}
-	return "u:object_r:rootfs:s0"
-}

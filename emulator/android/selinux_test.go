@@ -3,6 +3,8 @@ package android
 import (
 	"strings"
 	"testing"
+
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
 // TestInputNodeSELinux: the shell may write the touchscreen's node on
@@ -48,7 +50,7 @@ func TestInputNodeSELinux(t *testing.T) {
 					t.Fatalf("%s: %d %q", node, st, e)
 				}
 			}
-			if out := mustRun(t, d, "getevent -lp"); !strings.Contains(out, touchNode) {
+			if out := mustRun(t, d, "getevent -lp"); !strings.Contains(out, vfs.TouchNode) {
 				t.Fatalf("getevent: %s", out)
 			}
 		})

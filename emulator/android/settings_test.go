@@ -7,13 +7,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // scenarioWith writes the launcher scenario with fields replaced (plus
 // extra files) to a temporary directory and returns its path.
 func scenarioWith(t *testing.T, fields map[string]any, files map[string][]byte) string {
 	t.Helper()
-	raw, err := embedded.ReadFile("scenarios/launcher/scenario.json")
+	raw, err := ui.Embedded.ReadFile("scenarios/launcher/scenario.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,42 +10,15 @@ import (
 	"path"
 	"strings"
 	"sync"
-	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
 
-// shellName is how mksh on Android names itself in error messages.
-const shellName = "/system/bin/sh"
-
-// Exit statuses of the shell itself.
-const (
-	exitNotFound = 127 // mksh: "inaccessible or not found"
-	exitCanceled = 130 // the host closed the stream (SIGINT-like)
-)
-
-// cmdCtx is what one device command sees: expanded argv, the current
-// directory and the pipeline's standard streams.
-type cmdCtx struct {
-	ctx    context.Context
-	d      *Device
-	sess   *session
-	args   []string
-	dir    string
-	stdin  io.Reader
-	stdout io.Writer
-	stderr io.Writer
-}
-
-func (c *cmdCtx) printf(format string, a ...any) { fmt.Fprintf(c.stdout, format, a...) }
-func (c *cmdCtx) errorf(format string, a ...any) { fmt.Fprintf(c.stderr, format, a...) }
-
-// abs resolves p against the shell's current directory.
-func (c *cmdCtx) abs(p string) string { return cleanPath(c.dir, p) }
-
-type commandFunc func(c *cmdCtx) int
+type commandFunc func(c *shell.Ctx) int
 
 // commands is the one dispatch table of device commands; anything else is
 // "inaccessible or not found" (status 127), as mksh on Android says.
@@ -55,14 +28,14 @@ func init() {
 	commands = map[string]commandFunc{
 		"getprop":      cmdGetprop,
 		"echo":         cmdToyboxEcho,
-		"true":         func(*cmdCtx) int { return 0 },
-		"false":        func(*cmdCtx) int { return 1 },
+		"true":         func(*shell.Ctx) int { return 0 },
+		"false":        func(*shell.Ctx) int { return 1 },
 		"sleep":        cmdSleep,
 		"timeout":      cmdTimeout,
-		"cat":          cmdCat,
-		"ls":           cmdLs,
-		"rm":           cmdRm,
-		"mkdir":        cmdMkdir,
+		"cat":          shell.Cat,
+		"ls":           shell.Ls,
+		"rm":           shell.Rm,
+		"mkdir":        shell.Mkdir,
 		"wm":           cmdWm,
 		"dumpsys":      cmdDumpsys,
 		"input":        cmdInput,
@@ -76,43 +49,43 @@ func init() {
 		"settings":     cmdSettings,
 		"screenrecord": cmdScreenrecord,
 		"logcat":       cmdLogcat,
-		"grep":         cmdGrep,
+		"grep":         shell.Grep,
 		"ime":          cmdIme,
 		"getevent":     cmdGetevent,
 		"sh":           cmdSh,
 		"id":           cmdID,
-		"whoami":       func(c *cmdCtx) int { c.printf("shell\n"); return 0 },
+		"whoami":       func(c *shell.Ctx) int { c.Printf("shell\n"); return 0 },
 		"uname":        cmdUname,
-		"head":         cmdHead,
-		"tail":         cmdTail,
-		"wc":           cmdWc,
-		"mv":           func(c *cmdCtx) int { return mvcp(c, true) },
-		"cp":           func(c *cmdCtx) int { return mvcp(c, false) },
-		"chmod":        cmdChmod,
-		"tee":          cmdTee,
-		"touch":        cmdTouch,
-		"stat":         cmdStat,
-		"which":        cmdWhich,
-		"printf":       cmdPrintf,
-		"__printf":     cmdPrintf,
-		"__echo":       cmdEcho,
-		"__cat":        cmdMkshCat,
-		"__sleep":      cmdMkshSleep,
-		"__test":       cmdMkshTest,
-		"__[":          cmdMkshTest,
-		"tr":           cmdTr,
-		"sed":          cmdSed,
-		"date":         cmdDate,
+		"head":         shell.Head,
+		"tail":         shell.Tail,
+		"wc":           shell.Wc,
+		"mv":           func(c *shell.Ctx) int { return shell.MvCp(c, true) },
+		"cp":           func(c *shell.Ctx) int { return shell.MvCp(c, false) },
+		"chmod":        shell.Chmod,
+		"tee":          shell.Tee,
+		"touch":        shell.TouchFile,
+		"stat":         shell.Stat,
+		"which":        shell.Which,
+		"printf":       shell.Printf,
+		"__printf":     shell.Printf,
+		"__echo":       shell.Echo,
+		"__cat":        shell.MkshCat,
+		"__sleep":      shell.MkshSleep,
+		"__test":       shell.MkshTest,
+		"__[":          shell.MkshTest,
+		"tr":           shell.Tr,
+		"sed":          shell.Sed,
+		"date":         shell.Date,
 		"ps":           cmdPs,
 		"pidof":        cmdPidof,
 		"pwd":          cmdPwd,
 		"run-as":       cmdRunAs,
 		"__command":    cmdCommand,
 		"__type":       cmdType,
-		"__hash":       func(*cmdCtx) int { return 0 },
-		"gzip":         cmdGzip,
-		"gunzip":       cmdGzip,
-		"zcat":         cmdGzip,
+		"__hash":       func(*shell.Ctx) int { return 0 },
+		"gzip":         shell.Gzip,
+		"gunzip":       shell.Gzip,
+		"zcat":         shell.Gzip,
 	}
 }
 
@@ -133,9 +106,9 @@ func (d *Device) command(name string) (commandFunc, bool) {
 
 // hostBuiltins are interpreter builtins routed to our own versions: those
 // that would look at the host (PATH lookups with os.Stat), and those mksh
-// has and does differently (mksh_builtins.go).
+// has and does differently (shell/mksh_builtins.go).
 var hostBuiltins = map[string]string{"command": "__command", "type": "__type", "hash": "__hash",
-	"echo": "__echo", "printf": "__printf", "cat": "__cat", "sleep": "__sleep", "test": "__test", "[": "__["} // mksh's builtins (mksh_builtins.go); its printf is not built in
+	"echo": "__echo", "printf": "__printf", "cat": "__cat", "sleep": "__sleep", "test": "__test", "[": "__["} // mksh's builtins (shell/mksh_builtins.go); its printf is not built in
 
 // hostTmpGuard is the interpreter's TMPDIR as the Runner sees it when it is
 // built. mvdan.cc/sh opens "$TMPDIR/sh-interp-*" paths (its process
@@ -215,35 +188,35 @@ func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, 
 	}
 	entry := Command{Time: d.now(), Line: line}
 	defer func() { d.logCommand(entry) }()
-	sess := &session{costs: &charges{}}
-	defer func() { entry.Charged = sess.charged() }()
+	sess := &shell.Session{Costs: &shell.Charges{}}
+	defer func() { entry.Charged = sess.Charged() }()
 	// adbd forks and execs the shell for the stream before anything runs.
-	if !sess.charge(ctx, d.prof.ShellStart) {
-		entry.Exit = exitCanceled
+	if !sess.Charge(ctx, d.prof.ShellStart) {
+		entry.Exit = shell.ExitCanceled
 		return entry.Exit
 	}
 	if status, faulted := d.applyFaults(ctx, line, stderr); faulted {
 		entry.Exit = status
 		return status
 	}
-	if p, ok := d.sc.pinned(line); ok {
+	if p, ok := d.sc.PinFor(line); ok {
 		// A replayed output still costs what running the command would.
-		if !sess.charge(ctx, d.prof.CommandCost(d.cfg.SDK, strings.Fields(line)...)) {
-			entry.Exit = exitCanceled
+		if !sess.Charge(ctx, d.prof.CommandCost(d.cfg.SDK, strings.Fields(line)...)) {
+			entry.Exit = shell.ExitCanceled
 			return entry.Exit
 		}
-		entry.Exit = p.write(stdout, stderr)
+		entry.Exit = p.Write(stdout, stderr)
 		return entry.Exit
 	}
 	var argvMu sync.Mutex
-	sess.logArgv = func(args []string) {
+	sess.LogArgv = func(args []string) {
 		argvMu.Lock()
 		defer argvMu.Unlock()
 		entry.Argv = append(entry.Argv, append([]string(nil), args...))
 	}
 	in, closeIn := shellStdin(stdin)
 	defer closeIn()
-	entry.Exit = d.interpret(ctx, sess, line, shellName, nil, "/", in, stdout, stderr)
+	entry.Exit = d.interpret(ctx, sess, line, shell.ShellName, nil, "/", in, stdout, stderr)
 	return entry.Exit
 }
 
@@ -267,32 +240,25 @@ func shellStdin(r io.Reader) (io.Reader, func()) {
 	return pr, func() { pr.Close() }
 }
 
-// session is one logged command line; nested `sh -c` runs share it.
-type session struct {
-	logArgv func([]string)
-	depth   int
-	costs   *charges // the timing profile's costs charged so far
-}
-
 // maxShellDepth bounds nested `sh -c` invocations.
 const maxShellDepth = 16
 
 // interpret parses and runs a script in a fresh sandboxed interpreter.
 // arg0 is $0, params $1..., dir the working directory.
-func (d *Device) interpret(ctx context.Context, sess *session, script, arg0 string, params []string, dir string, stdin io.Reader, stdout, stderr io.Writer) int {
+func (d *Device) interpret(ctx context.Context, sess *shell.Session, script, arg0 string, params []string, dir string, stdin io.Reader, stdout, stderr io.Writer) int {
 	file, err := syntax.NewParser(syntax.Variant(syntax.LangMirBSDKorn)).Parse(strings.NewReader(script), arg0)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: syntax error: %s\n", shellName, syntaxMsg(err))
+		fmt.Fprintf(stderr, "%s: syntax error: %s\n", shell.ShellName, syntaxMsg(err))
 		return 1
 	}
 	if msg := unsupported(file); msg != "" {
-		fmt.Fprintf(stderr, "%s: %s\n", shellName, msg)
+		fmt.Fprintf(stderr, "%s: %s\n", shell.ShellName, msg)
 		return 1
 	}
 	file.Stmts = append(append([]*syntax.Stmt(nil), tmpAssign...), file.Stmts...)
 	r, err := d.newRunner(sess, params, dir, stdin, stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", shellName, err)
+		fmt.Fprintf(stderr, "%s: %v\n", shell.ShellName, err)
 		return 1
 	}
 	return runStatus(ctx, r.Run(ctx, file), stderr)
@@ -301,7 +267,7 @@ func (d *Device) interpret(ctx context.Context, sess *session, script, arg0 stri
 // newRunner builds the sandboxed interpreter scripts run in: our commands,
 // our file system, the Android environment; params are $1..., dir the
 // working directory.
-func (d *Device) newRunner(sess *session, params []string, dir string, stdin io.Reader, stdout, stderr io.Writer) (*interp.Runner, error) {
+func (d *Device) newRunner(sess *shell.Session, params []string, dir string, stdin io.Reader, stdout, stderr io.Writer) (*interp.Runner, error) {
 	var in io.Reader // the top level has no stdin; nested shells get their pipe
 	if f, ok := stdin.(*os.File); ok {
 		in = f
@@ -311,7 +277,7 @@ func (d *Device) newRunner(sess *session, params []string, dir string, stdin io.
 		func(r *interp.Runner) error { r.Dir = dir; return nil }, // never os.Getwd/os.Stat
 		interp.StdIO(in, stdout, stderr),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
-			sess.logArgv(args)
+			sess.LogArgv(args)
 			return sandboxArgs(args), nil
 		}),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc {
@@ -338,28 +304,28 @@ func runStatus(ctx context.Context, err error, stderr io.Writer) int {
 	case errors.As(err, &status):
 		exit = int(status)
 	case ctx.Err() != nil:
-		exit = exitCanceled
+		exit = shell.ExitCanceled
 	default:
-		fmt.Fprintf(stderr, "%s: %v\n", shellName, err)
+		fmt.Fprintf(stderr, "%s: %v\n", shell.ShellName, err)
 		exit = 1
 	}
 	if ctx.Err() != nil && exit == 0 {
-		exit = exitCanceled
+		exit = shell.ExitCanceled
 	}
 	return exit
 }
 
 // cmdSh runs `sh -c SCRIPT [ARG0 ARGS...]`, `sh FILE [ARGS...]` or a script
 // read from stdin, in the same sandbox (and command log entry).
-func cmdSh(c *cmdCtx) int {
-	if c.sess.depth >= maxShellDepth {
-		c.errorf("%s: too many nested shells\n", shellName)
+func cmdSh(c *shell.Ctx) int {
+	if c.Sess.Depth >= maxShellDepth {
+		c.Errorf("%s: too many nested shells\n", shell.ShellName)
 		return 1
 	}
-	sub := &session{logArgv: c.sess.logArgv, depth: c.sess.depth + 1, costs: c.sess.costs}
-	args := c.args[1:]
+	sub := &shell.Session{LogArgv: c.Sess.LogArgv, Depth: c.Sess.Depth + 1, Costs: c.Sess.Costs}
+	args := c.Args[1:]
 	var script string
-	arg0 := shellName
+	arg0 := shell.ShellName
 	var params []string
 	switch {
 	case len(args) >= 2 && args[0] == "-c":
@@ -368,21 +334,21 @@ func cmdSh(c *cmdCtx) int {
 			arg0, params = args[2], args[3:]
 		}
 	case len(args) >= 1 && args[0] != "-c" && !strings.HasPrefix(args[0], "-"):
-		b, err := c.d.fs.ReadFile(c.abs(args[0]))
+		b, err := dev(c).fs.ReadFile(c.Abs(args[0]))
 		if err != nil {
-			c.errorf("%s: can't open %s: %s\n", shellName, args[0], errText(err))
-			return exitNotFound
+			c.Errorf("%s: can't open %s: %s\n", shell.ShellName, args[0], shell.ErrText(err))
+			return shell.ExitNotFound
 		}
 		script, arg0, params = string(b), args[0], args[1:]
 	case len(args) == 0:
-		return c.d.streamShell(c.ctx, sub, c.stdin, c.dir, c.stdout, c.stderr, func(_ string, run func() (int, bool)) (int, bool) {
+		return dev(c).streamShell(c.Context, sub, c.Stdin, c.Dir, c.Stdout, c.Stderr, func(_ string, run func() (int, bool)) (int, bool) {
 			return run()
 		})
 	default:
-		c.errorf("%s: %s: unsupported option\n", shellName, args[0])
+		c.Errorf("%s: %s: unsupported option\n", shell.ShellName, args[0])
 		return 1
 	}
-	return c.d.interpret(c.ctx, sub, script, arg0, params, c.dir, c.stdin, c.stdout, c.stderr)
+	return dev(c).interpret(c.Context, sub, script, arg0, params, c.Dir, c.Stdin, c.Stdout, c.Stderr)
 }
 
 func syntaxMsg(err error) string {
@@ -414,7 +380,7 @@ func unsupported(f *syntax.File) string {
 	return msg
 }
 
-func (d *Device) execHandler(ctx context.Context, sess *session, args []string) error {
+func (d *Device) execHandler(ctx context.Context, sess *shell.Session, args []string) error {
 	hc := interp.HandlerCtx(ctx)
 	name := args[0]
 	if strings.HasPrefix(name, "/system/bin/") || strings.HasPrefix(name, "/system/xbin/") || name == "/bin/sh" {
@@ -422,8 +388,8 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	}
 	fn, ok := d.command(name)
 	if !ok || strings.Contains(name, "/") {
-		fmt.Fprintf(hc.Stderr, "%s: %s: inaccessible or not found\n", shellName, args[0])
-		return interp.ExitStatus(exitNotFound)
+		fmt.Fprintf(hc.Stderr, "%s: %s: inaccessible or not found\n", shell.ShellName, args[0])
+		return interp.ExitStatus(shell.ExitNotFound)
 	}
 	// A hanging command hangs wherever it runs, not only first on a line
 	// (a shell session's lines wrap it).
@@ -432,24 +398,24 @@ func (d *Device) execHandler(ctx context.Context, sess *session, args []string) 
 	d.mu.Unlock()
 	if hang {
 		<-ctx.Done()
-		return exitErr(exitCanceled)
+		return exitErr(shell.ExitCanceled)
 	}
-	c := &cmdCtx{ctx: ctx, d: d, sess: sess, args: args, dir: hc.Dir, stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr}
-	if c.stdin == nil {
-		c.stdin = strings.NewReader("")
+	c := &shell.Ctx{Context: ctx, Phone: d, Sess: sess, Args: args, Dir: hc.Dir, Stdin: hc.Stdin, Stdout: hc.Stdout, Stderr: hc.Stderr}
+	if c.Stdin == nil {
+		c.Stdin = strings.NewReader("")
 	}
 	// The phone's cost of starting the command (a Java VM or a `cmd`
 	// binder call for Android's tools, by SDK), paid before it runs,
 	// pinned output or not.
-	if d.prof.Start != nil && !c.charge(d.prof.CommandCost(d.cfg.SDK, append([]string{name}, args[1:]...)...)) {
-		return exitErr(exitCanceled)
+	if d.prof.Start != nil && !c.Charge(d.prof.CommandCost(d.cfg.SDK, append([]string{name}, args[1:]...)...)) {
+		return exitErr(shell.ExitCanceled)
 	}
-	if p, ok := d.sc.pinned(strings.Join(args, " ")); ok {
-		return exitErr(p.write(c.stdout, c.stderr))
+	if p, ok := d.sc.PinFor(strings.Join(args, " ")); ok {
+		return exitErr(p.Write(c.Stdout, c.Stderr))
 	}
 	status := fn(c)
 	if ctx.Err() != nil && status == 0 {
-		status = exitCanceled
+		status = shell.ExitCanceled
 	}
 	return exitErr(status)
 }
@@ -462,55 +428,39 @@ func exitErr(status int) error {
 }
 
 func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileMode) (io.ReadWriteCloser, error) {
-	return d.openShellFile(ctx, cleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
+	return d.OpenShellFile(ctx, vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p), flag)
 }
 
-// openShellFile opens the absolute path p as the shell's redirects and
+// OpenShellFile opens the absolute path p as the shell's redirects and
 // commands do: device nodes as such, the rest in the file system.
-func (d *Device) openShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
-	if inputNodes[p] != 0 || uinputNodes[p] != 0 {
+func (d *Device) OpenShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
+	if vfs.InputNodes[p] != 0 || vfs.UinputNodes[p] != 0 {
 		return d.openInputNode(ctx, p, flag)
 	}
-	return d.fs.openFile(p, flag)
+	return d.fs.OpenFile(p, flag)
 }
 
 func (d *Device) readDirHandler(ctx context.Context, p string) ([]fs.DirEntry, error) {
-	infos, err := d.fs.ReadDir(cleanPath(interp.HandlerCtx(ctx).Dir, p))
+	infos, err := d.fs.ReadDir(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
 	if err != nil {
 		return nil, err
 	}
 	out := make([]fs.DirEntry, len(infos))
 	for i, fi := range infos {
-		out[i] = fs.FileInfoToDirEntry(fileInfo{fi})
+		out[i] = fs.FileInfoToDirEntry(vfs.FileInfo{Info: fi})
 	}
 	return out, nil
 }
 
 func (d *Device) statHandler(ctx context.Context, p string, _ bool) (fs.FileInfo, error) {
-	fi, err := d.fs.Stat(cleanPath(interp.HandlerCtx(ctx).Dir, p))
+	fi, err := d.fs.Stat(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
 	if err != nil {
 		return nil, err
 	}
-	return fileInfo{fi}, nil
+	return vfs.FileInfo{Info: fi}, nil
 }
 
 func (d *Device) accessHandler(ctx context.Context, p string, _ interp.AccessMode) error {
-	_, err := d.fs.Stat(cleanPath(interp.HandlerCtx(ctx).Dir, p))
+	_, err := d.fs.Stat(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
 	return err
-}
-
-// sleepCtx waits for dur or until ctx is done; it reports whether the
-// full duration elapsed.
-func sleepCtx(ctx context.Context, dur time.Duration) bool {
-	if dur <= 0 {
-		return ctx.Err() == nil
-	}
-	t := time.NewTimer(dur)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

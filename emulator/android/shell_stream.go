@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"mvdan.cc/sh/v3/syntax"
 )
 
@@ -29,10 +30,10 @@ type lineFunc func(text string, run func() (status int, exited bool)) (status in
 // interpreter (variables, functions and the directory persist from line to
 // line, as in one shell); each calls back for every line with complete
 // commands.
-func (d *Device) streamShell(ctx context.Context, sess *session, src io.Reader, dir string, stdout, stderr io.Writer, each lineFunc) int {
+func (d *Device) streamShell(ctx context.Context, sess *shell.Session, src io.Reader, dir string, stdout, stderr io.Writer, each lineFunc) int {
 	r, err := d.newRunner(sess, nil, dir, nil, stdout, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "%s: %v\n", shellName, err)
+		fmt.Fprintf(stderr, "%s: %v\n", shell.ShellName, err)
 		return 1
 	}
 	for _, st := range tmpAssign {
@@ -53,10 +54,10 @@ func (d *Device) streamShell(ctx context.Context, sess *session, src io.Reader, 
 		case stopped:
 			continue
 		case ctx.Err() != nil:
-			stop(exitCanceled)
+			stop(shell.ExitCanceled)
 			continue
 		case err != nil:
-			fmt.Fprintf(stderr, "%s: syntax error: %s\n", shellName, syntaxMsg(err))
+			fmt.Fprintf(stderr, "%s: syntax error: %s\n", shell.ShellName, syntaxMsg(err))
 			stop(1)
 			continue
 		case p.Incomplete() || len(stmts) == 0:
@@ -65,7 +66,7 @@ func (d *Device) streamShell(ctx context.Context, sess *session, src io.Reader, 
 		text := tee.take(stmts[0].Pos().Offset(), stmts[len(stmts)-1].End().Offset())
 		run := func() (int, bool) {
 			if msg := unsupported(&syntax.File{Stmts: stmts}); msg != "" {
-				fmt.Fprintf(stderr, "%s: %s\n", shellName, msg)
+				fmt.Fprintf(stderr, "%s: %s\n", shell.ShellName, msg)
 				return 1, false
 			}
 			code := 0
@@ -89,7 +90,7 @@ func (d *Device) streamShell(ctx context.Context, sess *session, src io.Reader, 
 		flush(stderr)
 	}
 	if !stopped && ctx.Err() != nil {
-		return exitCanceled
+		return shell.ExitCanceled
 	}
 	return status
 }
@@ -139,10 +140,10 @@ func (t *lineTee) take(from, to uint) string {
 // fails ends the shell with that status, as `sh -c LINE` ends.
 func (d *Device) runSession(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) int {
 	// adbd starts the shell once for the stream, whatever it then runs.
-	if !sleepCtx(ctx, d.prof.ShellStart) {
-		return exitCanceled
+	if !shell.SleepCtx(ctx, d.prof.ShellStart) {
+		return shell.ExitCanceled
 	}
-	sess := &session{costs: &charges{}}
+	sess := &shell.Session{Costs: &shell.Charges{}}
 	return d.streamShell(ctx, sess, stdin, "/", stdout, stderr, func(text string, run func() (int, bool)) (int, bool) {
 		entry := Command{Time: d.now(), Line: text}
 		defer func() { d.logCommand(entry) }()
@@ -151,15 +152,15 @@ func (d *Device) runSession(ctx context.Context, stdin io.Reader, stdout, stderr
 			return status, true
 		}
 		var argvMu sync.Mutex // pipeline stages run concurrently
-		sess.costs = &charges{}
-		sess.logArgv = func(args []string) {
+		sess.Costs = &shell.Charges{}
+		sess.LogArgv = func(args []string) {
 			argvMu.Lock()
 			defer argvMu.Unlock()
 			entry.Argv = append(entry.Argv, append([]string(nil), args...))
 		}
 		status, stop := run()
 		argvMu.Lock()
-		entry.Exit, entry.Charged = status, sess.charged()
+		entry.Exit, entry.Charged = status, sess.Charged()
 		argvMu.Unlock()
 		return status, stop
 	})

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // shellSession starts a shell without a command (what adbd runs for a raw
@@ -117,7 +119,7 @@ func TestShellSessionFaults(t *testing.T) {
 		s.send(t, "echo never\n")
 		code := <-s.done
 		s.done <- code
-		if code != 255 || s.errs.String() != shellName+": injected failure\n" {
+		if code != 255 || s.errs.String() != shell.ShellName+": injected failure\n" {
 			t.Errorf("status %d, stderr %q", code, s.errs.String())
 		}
 	})
@@ -150,8 +152,8 @@ func TestShellSessionFaults(t *testing.T) {
 		select {
 		case code := <-s.done:
 			s.done <- code
-			if code != exitCanceled {
-				t.Errorf("status %d, want %d", code, exitCanceled)
+			if code != shell.ExitCanceled {
+				t.Errorf("status %d, want %d", code, shell.ExitCanceled)
 			}
 		case <-ctx.Done():
 			t.Fatal("the shell did not end with its stream")

@@ -3,6 +3,8 @@ package android
 import (
 	"fmt"
 	"strings"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // shellArgs walks a framework shell command's arguments the way AOSP
@@ -83,12 +85,12 @@ func (s *shellArgs) nextArgRequired() (string, error) {
 // same for every service. Line numbers change with every build: these are
 // plausible, not copied from a capture, so tools should (and do) match the
 // first two lines only.
-func javaException(c *cmdCtx, cmd string, err *shellError, frames ...string) int {
-	c.errorf("\nException occurred while executing '%s':\n%s\n", cmd, err.Error())
+func javaException(c *shell.Ctx, cmd string, err *shellError, frames ...string) int {
+	c.Errorf("\nException occurred while executing '%s':\n%s\n", cmd, err.Error())
 	for _, f := range frames {
-		c.errorf("\tat %s\n", f)
+		c.Errorf("\tat %s\n", f)
 	}
-	c.errorf("\tat com.android.modules.utils.BasicShellCommandHandler.exec(BasicShellCommandHandler.java:97)\n" +
+	c.Errorf("\tat com.android.modules.utils.BasicShellCommandHandler.exec(BasicShellCommandHandler.java:97)\n" +
 		"\tat android.os.ShellCommand.exec(ShellCommand.java:38)\n" +
 		"\tat android.os.Binder.shellCommand(Binder.java:1092)\n" +
 		"\tat android.os.Binder.onTransact(Binder.java:912)\n" +
@@ -99,10 +101,10 @@ func javaException(c *cmdCtx, cmd string, err *shellError, frames ...string) int
 
 // cmdServices are the binder services `cmd` reaches. Each takes the
 // arguments after the service name.
-var cmdServices map[string]func(c *cmdCtx, args []string) int
+var cmdServices map[string]func(c *shell.Ctx, args []string) int
 
 func init() {
-	cmdServices = map[string]func(*cmdCtx, []string) int{
+	cmdServices = map[string]func(*shell.Ctx, []string) int{
 		"package":      packageCommand,
 		"input_method": inputMethodCommand,
 		"clipboard":    clipboardCommand,
@@ -119,10 +121,10 @@ func init() {
 }
 
 // viaTool runs the device command that fronts a service.
-func viaTool(name string) func(*cmdCtx, []string) int {
-	return func(c *cmdCtx, args []string) int {
+func viaTool(name string) func(*shell.Ctx, []string) int {
+	return func(c *shell.Ctx, args []string) int {
 		sub := *c
-		sub.args = append([]string{name}, args...)
+		sub.Args = append([]string{name}, args...)
 		return commands[name](&sub)
 	}
 }
@@ -130,21 +132,21 @@ func viaTool(name string) func(*cmdCtx, []string) int {
 // cmdCmd is frameworks/native/cmds/cmd: `cmd SERVICE ARGS...` hands the
 // arguments to the service's onShellCommand. Errors as cmd.cpp prints them
 // (status 20).
-func cmdCmd(c *cmdCtx) int {
-	if len(c.args) < 2 {
-		if c.d.cfg.SDK < 30 { // before `cmd -w` (Android 11)
-			c.errorf("cmd: No service specified; use -l to list all services\n")
+func cmdCmd(c *shell.Ctx) int {
+	if len(c.Args) < 2 {
+		if dev(c).cfg.SDK < 30 { // before `cmd -w` (Android 11)
+			c.Errorf("cmd: No service specified; use -l to list all services\n")
 		} else {
-			c.errorf("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.\n")
+			c.Errorf("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.\n")
 		}
 		return 20
 	}
-	svc, ok := cmdServices[c.args[1]]
+	svc, ok := cmdServices[c.Args[1]]
 	if !ok {
-		c.errorf("cmd: Can't find service: %s\n", c.args[1])
+		c.Errorf("cmd: Can't find service: %s\n", c.Args[1])
 		return 20
 	}
-	return svc(c, c.args[2:])
+	return svc(c, c.Args[2:])
 }
 
 // clipboardCommand: ClipboardService (frameworks/base/services/core/java/
@@ -153,7 +155,7 @@ func cmdCmd(c *cmdCtx) int {
 // "No shell command implementation." on stderr and result 0. Public tests
 // of Android tools record exactly this for `cmd clipboard set-text ...`
 // (stderr, exit 0).
-func clipboardCommand(c *cmdCtx, _ []string) int {
-	c.errorf("No shell command implementation.\n")
+func clipboardCommand(c *shell.Ctx, _ []string) int {
+	c.Errorf("No shell command implementation.\n")
 	return 0
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // state is the mutable device model, guarded by Device.mu.
@@ -16,7 +18,7 @@ type state struct {
 	rotation int // 0..3, Surface.ROTATION_*
 	screenOn bool
 	locked   bool
-	battery  BatterySpec
+	battery  ui.BatterySpec
 	tasks    []*task // the last is in front; the home task is never removed
 	fields   map[string]string
 	focus    string // key of the focused text field, "" for none
@@ -57,7 +59,7 @@ func (d *Device) initState() {
 	d.st = state{
 		screenOn: true,
 		locked:   sc.Locked,
-		battery:  BatterySpec{Level: 85, USBPowered: true, Temperature: 250},
+		battery:  ui.BatterySpec{Level: 85, USBPowered: true, Temperature: 250},
 		fields:   map[string]string{},
 		checked:  map[string]bool{},
 		scroll:   map[string]int{},
@@ -91,7 +93,7 @@ func (d *Device) initState() {
 		d.putSettingLocked(k, sc.Settings[k])
 	}
 	d.initFaults()
-	home := sc.screens[sc.Home]
+	home := sc.ByID[sc.Home]
 	d.st.tasks = []*task{{id: d.newTaskID(), pkg: home.Package, screens: []string{sc.Home}}}
 	d.seedLogcat()
 	if sc.Start != "" && sc.Start != sc.Home {
@@ -113,26 +115,26 @@ func (d *Device) foreground() (pkg, activity string) {
 	s := d.screenDef(t.screens[len(t.screens)-1])
 	act := s.Activity
 	if act == "" {
-		if a, ok := d.sc.app(t.pkg); ok {
+		if a, ok := d.sc.AppByPackage(t.pkg); ok {
 			act = a.Activity
 		}
 	}
-	return t.pkg, fullActivity(t.pkg, act)
+	return t.pkg, ui.FullActivity(t.pkg, act)
 }
 
 // screenDef returns a scenario screen, or a blank one for apps without
 // screens ("app:<pkg>").
-func (d *Device) screenDef(id string) *ScreenDef {
-	if s, ok := d.sc.screens[id]; ok {
+func (d *Device) screenDef(id string) *ui.ScreenDef {
+	if s, ok := d.sc.ByID[id]; ok {
 		return s
 	}
 	pkg := strings.TrimPrefix(id, "app:")
 	label := pkg
-	if a, ok := d.sc.app(pkg); ok {
+	if a, ok := d.sc.AppByPackage(pkg); ok {
 		label = a.Label
 	}
 	w, h := d.sc.Screen.Width, d.sc.Screen.Height
-	return &ScreenDef{ID: id, Package: pkg, Root: &Node{Class: "android.widget.FrameLayout", Bounds: [4]int{0, 0, w, h}, Children: []*Node{
+	return &ui.ScreenDef{ID: id, Package: pkg, Root: &ui.Node{Class: "android.widget.FrameLayout", Bounds: [4]int{0, 0, w, h}, Children: []*ui.Node{
 		{Class: "android.widget.TextView", ResourceID: "android:id/title", Text: label, Bounds: [4]int{0, 0, w, h / 12}, Color: "#3F51B5"},
 	}}}
 }
@@ -141,12 +143,12 @@ func (d *Device) screenDef(id string) *ScreenDef {
 // as captured (screen on, no keyguard), nil otherwise. A dump's bounds are
 // display pixels of the phone it came from, so such a screen sets the
 // display's geometry instead of being scaled to it.
-func (d *Device) dumpScreen() *ScreenDef {
+func (d *Device) dumpScreen() *ui.ScreenDef {
 	if !d.st.screenOn || d.st.locked {
 		return nil
 	}
 	t := d.top()
-	if s := d.screenDef(t.screens[len(t.screens)-1]); s.dump != nil {
+	if s := d.screenDef(t.screens[len(t.screens)-1]); s.Tree != nil {
 		return s
 	}
 	return nil
@@ -154,7 +156,7 @@ func (d *Device) dumpScreen() *ScreenDef {
 
 // topScreenLocked returns the screen in front while the display is on
 // and unlocked, nil otherwise.
-func (d *Device) topScreenLocked() *ScreenDef {
+func (d *Device) topScreenLocked() *ui.ScreenDef {
 	if !d.st.screenOn || d.st.locked {
 		return nil
 	}
@@ -174,8 +176,8 @@ func (d *Device) syncOrientationLocked() {
 	}
 	d.st.orientScreen = id
 	r := d.st.rotation
-	if s := d.screenDef(id); s.dump != nil {
-		r = s.rotation
+	if s := d.screenDef(id); s.Tree != nil {
+		r = s.Rotation
 	} else if u, err := strconv.Atoi(d.st.settings["system/user_rotation"]); err == nil && u >= 0 && u <= 3 && d.st.settings["system/accelerometer_rotation"] != "1" {
 		r = u
 	}
@@ -189,7 +191,7 @@ func (d *Device) syncOrientationLocked() {
 // wm size override applied; a dump screen's own size while it shows).
 func (d *Device) displaySize() image.Point {
 	if s := d.dumpScreen(); s != nil {
-		return s.dump.B.Max
+		return s.Tree.B.Max
 	}
 	w, h := d.screen.Width, d.screen.Height
 	if d.st.wmSize != (image.Point{}) {
@@ -221,7 +223,7 @@ func (d *Device) fromDisplay(p image.Point) image.Point {
 }
 
 // tree returns the UI in display coordinates, nil when the screen is off.
-func (d *Device) tree() *uiNode {
+func (d *Device) tree() *ui.Element {
 	if !d.st.screenOn {
 		return nil
 	}
@@ -229,8 +231,8 @@ func (d *Device) tree() *uiNode {
 }
 
 // mapToDisplay moves a portrait tree to display coordinates, in place.
-func (d *Device) mapToDisplay(root *uiNode) *uiNode {
-	root.walk(func(n *uiNode) bool {
+func (d *Device) mapToDisplay(root *ui.Element) *ui.Element {
+	root.Walk(func(n *ui.Element) bool {
 		n.B = image.Rectangle{Min: d.toDisplay(n.B.Min), Max: d.toDisplay(n.B.Max)}
 		return true
 	})
@@ -238,26 +240,26 @@ func (d *Device) mapToDisplay(root *uiNode) *uiNode {
 }
 
 // portraitTree resolves the foreground screen against the state.
-func (d *Device) portraitTree() *uiNode {
+func (d *Device) portraitTree() *ui.Element {
 	w, h := d.sc.Screen.Width, d.sc.Screen.Height
 	if d.st.locked {
-		return &uiNode{Class: "android.widget.FrameLayout", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_root_view",
-			Enabled: true, B: image.Rect(0, 0, w, h), color: rgb(0x20, 0x20, 0x30), hasColor: true, Children: []*uiNode{
+		return &ui.Element{Class: "android.widget.FrameLayout", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_root_view",
+			Enabled: true, B: image.Rect(0, 0, w, h), Color: rgb(0x20, 0x20, 0x30), HasColor: true, Children: []*ui.Element{
 				{Class: "android.widget.TextView", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_clock", Text: "12:00", Enabled: true, B: image.Rect(0, h/5, w, h/5+h/10)},
 				{Class: "android.widget.TextView", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_indication_text", Text: "Swipe up to open", Enabled: true, B: image.Rect(0, h*8/10, w, h*8/10+h/20)},
 			}}
 	}
 	t := d.top()
 	s := d.screenDef(t.screens[len(t.screens)-1])
-	var root *uiNode
+	var root *ui.Element
 	switch {
-	case s.dump != nil:
-		root = s.dump.clone()
+	case s.Tree != nil:
+		root = s.Tree.Clone()
 		i := 0
-		root.walk(func(n *uiNode) bool {
-			n.key = fmt.Sprintf("%s/%d", s.ID, i)
+		root.Walk(func(n *ui.Element) bool {
+			n.Key = fmt.Sprintf("%s/%d", s.ID, i)
 			if n.ResourceID != "" {
-				n.key = s.ID + "/" + n.ResourceID
+				n.Key = s.ID + "/" + n.ResourceID
 			}
 			i++
 			d.applyNodeState(n)
@@ -269,11 +271,11 @@ func (d *Device) portraitTree() *uiNode {
 		root = d.resolve(s, s.Root, "0", s.Package)
 	}
 	for _, r := range s.Rules {
-		root.walk(func(n *uiNode) bool {
+		root.Walk(func(n *ui.Element) bool {
 			if (r.ResourceID == "" || r.ResourceID == n.ResourceID) && (r.Text == "" || r.Text == n.Text) &&
 				(r.ContentDesc == "" || r.ContentDesc == n.ContentDesc) && (r.ResourceID+r.Text+r.ContentDesc != "") {
 				a := r.Action
-				n.onTap = &a
+				n.OnTap = &a
 			}
 			return true
 		})
@@ -284,46 +286,46 @@ func (d *Device) portraitTree() *uiNode {
 func rgb(r, g, b uint8) color.RGBA { return color.RGBA{r, g, b, 0xff} }
 
 // applyNodeState overlays field text, focus and checked state.
-func (d *Device) applyNodeState(n *uiNode) {
-	if n.field {
-		if v, ok := d.st.fields[n.key]; ok {
+func (d *Device) applyNodeState(n *ui.Element) {
+	if n.Field {
+		if v, ok := d.st.fields[n.Key]; ok {
 			n.Text = v
 		}
-		n.Focused = d.st.focus == n.key
+		n.Focused = d.st.focus == n.Key
 	}
 	if n.Checkable {
-		if n.setting != "" {
-			n.Checked = d.st.settings[n.setting] == "1"
-		} else if v, ok := d.st.checked[n.key]; ok {
+		if n.Setting != "" {
+			n.Checked = d.st.settings[n.Setting] == "1"
+		} else if v, ok := d.st.checked[n.Key]; ok {
 			n.Checked = v
 		}
 	}
 }
 
-// resolve turns a scenario node into a uiNode (portrait coordinates).
-func (d *Device) resolve(s *ScreenDef, n *Node, path, pkg string) *uiNode {
+// resolve turns a scenario node into a ui.Element (portrait coordinates).
+func (d *Device) resolve(s *ui.ScreenDef, n *ui.Node, path, pkg string) *ui.Element {
 	if n.Package != "" {
 		pkg = n.Package
 	}
-	u := &uiNode{
+	u := &ui.Element{
 		Class: n.Class, ResourceID: n.ResourceID, Text: d.expandText(n.Text), ContentDesc: n.ContentDesc, Package: pkg, Hint: n.Hint,
 		B:         image.Rect(n.Bounds[0], n.Bounds[1], n.Bounds[2], n.Bounds[3]),
 		Clickable: n.Clickable || n.OnTap != nil, LongClickable: n.LongClickable, Scrollable: n.Scrollable || n.Items != nil,
 		Focusable: n.Focusable, Checkable: n.Checkable, Checked: n.Checked, Password: n.Password, Selected: n.Selected,
-		Enabled: !n.Disabled, onTap: n.OnTap, onEnter: n.OnEnter, setting: n.Setting,
+		Enabled: !n.Disabled, OnTap: n.OnTap, OnEnter: n.OnEnter, Setting: n.Setting,
 	}
 	if u.Class == "" {
 		u.Class = "android.view.View"
 	}
-	u.field = strings.Contains(u.Class, "EditText")
-	if u.field {
+	u.Field = strings.Contains(u.Class, "EditText")
+	if u.Field {
 		u.Focusable, u.Clickable = true, true
 	}
-	u.color, u.hasColor = parseColor(n.Color)
-	u.picture = n.Picture
-	u.key = s.ID + "/" + path
+	u.Color, u.HasColor = ui.ParseColor(n.Color)
+	u.Picture = n.Picture
+	u.Key = s.ID + "/" + path
 	if n.ResourceID != "" {
-		u.key = s.ID + "/" + n.ResourceID
+		u.Key = s.ID + "/" + n.ResourceID
 	}
 	d.applyNodeState(u)
 	for i, c := range n.Children {
@@ -336,10 +338,10 @@ func (d *Device) resolve(s *ScreenDef, n *Node, path, pkg string) *uiNode {
 }
 
 // listItems lays out the visible rows of a scrolling list.
-func (d *Device) listItems(u *uiNode, it *Items, pkg string) {
+func (d *Device) listItems(u *ui.Element, it *ui.Items, pkg string) {
 	rowH := max(it.Height, 1)
-	u.contentH = it.Count * rowH
-	off := d.st.scroll[u.key]
+	u.ContentH = it.Count * rowH
+	off := d.st.scroll[u.Key]
 	class := it.Class
 	if class == "" {
 		class = "android.widget.TextView"
@@ -354,8 +356,8 @@ func (d *Device) listItems(u *uiNode, it *Items, pkg string) {
 		if r.Dy() < rowH/4 || r.Empty() {
 			continue
 		}
-		c := &uiNode{Class: class, Text: fmt.Sprintf(pattern, i+1), Package: pkg, ResourceID: it.IDs, B: r, Enabled: true,
-			Clickable: it.OnTap != nil, onTap: it.OnTap, key: fmt.Sprintf("%s/item%d", u.key, i)}
+		c := &ui.Element{Class: class, Text: fmt.Sprintf(pattern, i+1), Package: pkg, ResourceID: it.IDs, B: r, Enabled: true,
+			Clickable: it.OnTap != nil, OnTap: it.OnTap, Key: fmt.Sprintf("%s/item%d", u.Key, i)}
 		u.Children = append(u.Children, c)
 	}
 }
@@ -395,12 +397,12 @@ func (d *Device) fieldText(resourceID string) string {
 }
 
 // launcherTree lays the launcher apps out in a 4-column grid.
-func (d *Device) launcherTree(s *ScreenDef) *uiNode {
+func (d *Device) launcherTree(s *ui.ScreenDef) *ui.Element {
 	w, h := d.sc.Screen.Width, d.sc.Screen.Height
 	pkg := s.Package
-	root := &uiNode{Class: "android.widget.FrameLayout", Package: pkg, Enabled: true, B: image.Rect(0, 0, w, h), key: s.ID + "/0",
-		color: rgb(0xEC, 0xEF, 0xF1), hasColor: true}
-	grid := &uiNode{Class: "android.view.ViewGroup", Package: pkg, ResourceID: pkg + ":id/workspace", Enabled: true, B: image.Rect(0, h/10, w, h*9/10), key: s.ID + "/grid"}
+	root := &ui.Element{Class: "android.widget.FrameLayout", Package: pkg, Enabled: true, B: image.Rect(0, 0, w, h), Key: s.ID + "/0",
+		Color: rgb(0xEC, 0xEF, 0xF1), HasColor: true}
+	grid := &ui.Element{Class: "android.view.ViewGroup", Package: pkg, ResourceID: pkg + ":id/workspace", Enabled: true, B: image.Rect(0, h/10, w, h*9/10), Key: s.ID + "/grid"}
 	root.Children = append(root.Children, grid)
 	cols, cell := 4, w/4
 	i := 0
@@ -409,14 +411,14 @@ func (d *Device) launcherTree(s *ScreenDef) *uiNode {
 			continue
 		}
 		x, y := (i%cols)*cell, h/10+(i/cols)*cell*5/4
-		c, ok := parseColor(a.Color)
+		c, ok := ui.ParseColor(a.Color)
 		if !ok {
 			c = rgb(0x42, 0x85, 0xF4)
 		}
-		act := &Action{Launch: a.Package}
-		grid.Children = append(grid.Children, &uiNode{Class: "android.widget.TextView", Package: pkg, Text: a.Label, ContentDesc: a.Label,
+		act := &ui.Action{Launch: a.Package}
+		grid.Children = append(grid.Children, &ui.Element{Class: "android.widget.TextView", Package: pkg, Text: a.Label, ContentDesc: a.Label,
 			B: image.Rect(x, y, x+cell, y+cell*5/4), Clickable: true, LongClickable: true, Focusable: true, Enabled: true,
-			color: c, hasColor: true, onTap: act, key: s.ID + "/icon/" + a.Package})
+			Color: c, HasColor: true, OnTap: act, Key: s.ID + "/icon/" + a.Package})
 		i++
 	}
 	return root

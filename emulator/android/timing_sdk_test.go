@@ -66,7 +66,7 @@ func TestCommandCostBySDK(t *testing.T) {
 	}
 }
 
-// TestCommandCostByDeviceSDK: the phone charges by its own SDK, which a
+// TestCommandCostByDeviceSDK: the phone Charges by its own SDK, which a
 // scenario's or Config's properties may set: `input` is a VM start on
 // Android 11, a `cmd` call on Android 13, after adbd's shell start.
 func TestCommandCostByDeviceSDK(t *testing.T) {

@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 const ms = time.Millisecond
 
 // TestProfileModel pins each profile's computed costs: a change to the
-// data in timing.go must show up here (and in docs/phone-timings.md).
+// data in package timing must show up here (and in docs/phone-timings.md).
 func TestProfileModel(t *testing.T) {
 	t.Parallel()
 	type want struct {
@@ -155,8 +156,8 @@ func TestProfileChargeCanceled(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 50*ms)
 		defer cancel()
 		start := time.Now()
-		if status := d.Run(ctx, "uiautomator dump", strings.NewReader(""), nopWriter{}, nopWriter{}); status != exitCanceled {
-			t.Fatalf("status %d, want %d", status, exitCanceled)
+		if status := d.Run(ctx, "uiautomator dump", strings.NewReader(""), nopWriter{}, nopWriter{}); status != shell.ExitCanceled {
+			t.Fatalf("status %d, want %d", status, shell.ExitCanceled)
 		}
 		if took := time.Since(start); took != 50*ms {
 			t.Fatalf("took %v, want the 50ms until cancel", took)

@@ -34,11 +34,20 @@ type rule struct {
 
 var rules = []rule{
 	{why: "only package store imports the SQLite driver", forbid: []string{"modernc.org/"}, except: []string{"store"}, tests: true},
+	{why: "only sshtunnel imports x/crypto/ssh", forbid: []string{"golang.org/x/crypto/ssh"}, except: []string{"sshtunnel"}, tests: true},
+	{why: "sshtunnel is transport only: it knows no adb protocol, xAgent or Profile outside its tests", from: "sshtunnel", forbid: []string{module + "/"}, allow: []string{module + "/sshtunnel", module + "/internal/tcpopt"}},
 	{why: "only adb/ imports gadb", forbid: []string{"github.com/electricbubble/gadb"}, except: []string{"adb"}, tests: true},
 	{why: "connector knows nothing of Android", from: "connector", forbid: []string{module + "/adb", module + "/device", module + "/files"}, tests: true},
 	{why: "adb knows nothing of xAgent", from: "adb", forbid: []string{module + "/connector", module + "/device", module + "/files", module + "/store"}, tests: true},
 	{why: "files is a plain byte store", from: "files", forbid: []string{module + "/adb", module + "/connector", module + "/device"}, tests: true},
-	{why: "the virtual phone knows nothing of the connector or the adb client (it may share the output parsers)", from: "emulator", forbid: []string{module + "/adb", module + "/connector", module + "/device", module + "/files", module + "/store"}, allow: []string{module + "/adb/parse"}},
+	// The phone writes and reads device output without our parsers, so a
+	// parser and the phone can never agree by construction; its tests may
+	// import adb/parse to cross-check the two (tests: false).
+	{why: "the virtual phone knows nothing of the connector, the adb client or its parsers", from: "emulator", forbid: []string{module + "/adb", module + "/connector", module + "/device", module + "/files", module + "/store"}},
+	{why: "the phone's timing profiles know nothing else of the phone", from: "emulator/android/timing", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/timing"}},
+	{why: "the phone's file system knows nothing else of the phone", from: "emulator/android/vfs", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/vfs"}},
+	{why: "the phone's screen (scenarios, element tree, renderer) knows no device state or shell", from: "emulator/android/ui", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/ui", module + "/emulator/android/timing"}},
+	{why: "the shell's commands reach the device through shell.Phone, never package android", from: "emulator/android/shell", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/shell", module + "/emulator/android/vfs", module + "/emulator/android/timing"}},
 	{why: "the adb client never depends on the virtual phone (its test harness adb/adbtest does)", from: "adb", forbid: []string{module + "/emulator"}, except: []string{"adb/adbtest"}},
 	{why: "the Profile never depends on the virtual phone outside tests", from: "device", forbid: []string{module + "/emulator"}},
 	{why: "the tool pipeline gets devices through its Resolver: it never imports the Profile, its tables or flows", from: "device/tools", forbid: []string{module + "/device"}, allow: []string{module + "/device/tools", module + "/device/imageproc", module + "/device/policy", module + "/device/audit", module + "/device/redact"}, tests: true},

@@ -1,0 +1,34 @@
+package android
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/shell"
+)
+
+// The device as its shell's commands see it (shell.Phone).
+var _ shell.Phone = (*Device)(nil)
+
+// Now is the phone's clock (Config.Now).
+func (d *Device) Now() time.Time { return d.now() }
+
+// dev is the device a command of this package runs on.
+func dev(c *shell.Ctx) *Device { return c.Phone.(*Device) }
+
+// WhichPath is the directory a phone's $PATH finds each modelled command
+// in: every one of them is in /system/bin.
+func (d *Device) WhichPath(name string) (string, bool) {
+	if strings.HasPrefix(name, "__") || strings.Contains(name, "/") {
+		return "", false
+	}
+	if _, ok := d.command(name); ok || slices.Contains(shellBuiltinTools, name) {
+		return "/system/bin/" + name, true
+	}
+	return "", false
+}
+
+// shellBuiltinTools are commands mksh runs as builtins that also exist as
+// toybox binaries in /system/bin (so `which` finds them).
+var shellBuiltinTools = []string{"[", "test", "pwd", "kill"}
