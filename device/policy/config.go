@@ -76,6 +76,9 @@ type Rule struct {
 	// fallback) or PhoneHelperOff (stock commands only; the helper is
 	// stopped and its file removed from the phone).
 	PhoneHelper *string `yaml:"phone_helper"`
+	// Clipboard is what android_clipboard may do: ClipboardReadWrite (the
+	// default), ClipboardWrite (set only) or ClipboardNone.
+	Clipboard *string `yaml:"clipboard"`
 	// Lease and Shell are read and checked here, enforced by the bindings
 	// and android_shell.
 	Lease *Lease `yaml:"lease"`

@@ -99,6 +99,7 @@ func TestBadConfigs(t *testing.T) {
 		{"notifications not a bool", "policies:\n  default:\n    notifications: maybe\n", []string{"notifications", "true or false"}},
 		{"setting not a value", "adb: {a: 1}\n", []string{"line 1", "adb", "want a value"}},
 		{"tab in indentation", "policies:\n\tdefault: {}\n", []string{"line 2", "tabs are not allowed in YAML indentation"}},
+		{"bad clipboard", "policies:\n  default:\n    clipboard: read\n", []string{"policies.default.clipboard", "want read_write, write or none"}},
 		{"bad phone_helper", "policies:\n  default:\n    phone_helper: on\n", []string{"policies.default.phone_helper", "want auto or off"}},
 		{"wrong type mapping", "policies: [a]\n", []string{"policies", "want a mapping of default, rules"}},
 		{"negative duration", "policies:\n  default:\n    lease: {idle_timeout: -5m}\n", []string{"line 3", "policies.default.lease.idle_timeout", "negative"}},

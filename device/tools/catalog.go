@@ -219,6 +219,7 @@ var toolSpecs = []struct {
 	{swipeTool, always},
 	{rotateTool, always},
 	{notificationsTool, always},
+	{clipboardTool, always},
 	{appListTool, always},
 	{appLaunchTool, always},
 	{appStopTool, always},

@@ -29,6 +29,7 @@ const (
 	ruleTool          = "tool"          // the tool is not offered on the device
 	ruleTextInput     = "text_input"    // typing is off
 	ruleNotifications = "notifications" // android_notifications is off
+	ruleClipboard     = "clipboard"     // android_clipboard is off or write-only
 	rulePackage       = "package"       // android_app_launch of a package the policy refuses
 	ruleForeground    = "foreground"    // acting while a denied package is in front
 	ruleURLScheme     = "url_scheme"
@@ -117,6 +118,10 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 	case "android_app_launch":
 		if r := eff.LaunchRefusal(str("package")); r != "" {
 			return refuse(rulePackage, "%s; nothing was started", r)
+		}
+	case "android_clipboard":
+		if r := clipboardRefusal(eff, str("action")); r != "" {
+			return refuse(ruleClipboard, "%s", r)
 		}
 	case "android_notifications":
 		if !eff.Notifications {
