@@ -217,6 +217,7 @@ var toolSpecs = []struct {
 	{keyTool, always},
 	{typeTool, always},
 	{swipeTool, always},
+	{pinchTool, always},
 	{rotateTool, always},
 	{notificationsTool, always},
 	{clipboardTool, always},

@@ -68,13 +68,18 @@ func (t *Tools) runClipboard(ctx context.Context, inv *invocation, a clipboardAr
 	return nil, &argError{Field: "action", Reason: "is not get or set"}
 }
 
-// clipboardError is not_supported when the helper does not run, with its
-// reason; other errors go to the one mapping.
+// clipboardError is helperError for the clipboard.
 func clipboardError(err error) error {
+	return helperError(err, "the clipboard needs the connector's phone helper", "nothing was read or set")
+}
+
+// helperError is not_supported, saying need, why the helper does not run
+// and done, when err is adb.ErrNoHelper; other errors go to the one
+// mapping.
+func helperError(err error, need, done string) error {
 	if errors.Is(err, adb.ErrNoHelper) {
 		why := strings.TrimPrefix(err.Error(), adb.ErrNoHelper.Error()+" ")
-		return &connector.Error{Code: codeNotSupported, Message: "the clipboard needs the connector's phone helper, which does not run on this phone " +
-			why + "; nothing was read or set"}
+		return &connector.Error{Code: codeNotSupported, Message: need + ", which does not run on this phone " + why + "; " + done}
 	}
 	return err
 }

@@ -43,7 +43,7 @@ const (
 // front, and so do the keys in leavingKeys, so they stay allowed: an agent
 // that found itself on such a screen can get away from it.
 var actingTools = map[string]bool{
-	"android_tap": true, "android_swipe": true, "android_type_text": true, "android_press_key": true,
+	"android_tap": true, "android_swipe": true, "android_pinch": true, "android_type_text": true, "android_press_key": true,
 }
 
 var leavingKeys = map[string]bool{"home": true, "back": true, "app_switch": true}
