@@ -70,12 +70,8 @@ func (t *Tools) runPinch(ctx context.Context, inv *invocation, a pinchArgs) (any
 	if err := inv.dev.Pinch(ctx, res.Center.X, res.Center.Y, a.Scale, dur); err != nil {
 		return nil, helperError(err, "pinching needs the connector's phone helper (input has no multi-touch)", "nothing was touched")
 	}
-	if a.Verify {
-		v, err := t.verify(ctx, inv.dev, before, a.settle())
-		if err != nil {
-			return nil, err
-		}
-		res.Verified = v
+	if res.Verified, err = t.afterAction(ctx, inv, a.verifyArgs, before); err != nil {
+		return nil, err
 	}
 	return res, nil
 }

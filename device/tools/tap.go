@@ -118,12 +118,8 @@ func (t *Tools) runTap(ctx context.Context, inv *invocation, a tapArgs) (any, er
 	if err != nil {
 		return nil, err
 	}
-	if a.Verify {
-		v, err := t.verify(ctx, inv.dev, before, a.settle())
-		if err != nil {
-			return nil, err
-		}
-		res.Verified = v
+	if res.Verified, err = t.afterAction(ctx, inv, a.verifyArgs, before); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
