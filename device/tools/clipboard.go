@@ -30,6 +30,8 @@ func clipboardTool(t *Tools) *toolDef {
 	return declare(t, decl[clipboardArgs]{
 		id: "android_clipboard", title: "Read or set the Android phone's clipboard",
 		required: []string{"action"}, run: (*Tools).runClipboard,
+		// set needs text: a call is a get, or carries text.
+		anyOf: []any{map[string]any{"properties": map[string]any{"action": map[string]any{"const": "get"}}}, map[string]any{"required": []any{"text"}}},
 		props: map[string]any{
 			"action": map[string]any{"type": "string", "enum": []any{"get", "set"}, "description": "get reads the clipboard's text; set replaces it with text."},
 			"text": map[string]any{"type": "string", "minLength": 1, "maxLength": maxClipboardChars,
