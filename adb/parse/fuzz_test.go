@@ -37,6 +37,22 @@ func FuzzWMDensity(f *testing.F) {
 	fuzzString(f, "wm/density_*.txt", func(s string) error { _, err := WMDensity(s); return err })
 }
 
+func FuzzNotifications(f *testing.F) {
+	fuzzString(f, "notification/*.txt", func(s string) error { _, err := Notifications(s); return err })
+}
+
+func FuzzPackagePermissions(f *testing.F) {
+	fuzzString(f, "package/*.txt", func(s string) error {
+		p, err := PackagePermissions(s)
+		for _, n := range p.Requested {
+			if !validPermission(n) {
+				panic(fmt.Sprintf("requested %q", n))
+			}
+		}
+		return err
+	})
+}
+
 func FuzzBattery(f *testing.F) {
 	fuzzString(f, "battery/*.txt", func(s string) error { _, err := Battery(s); return err })
 }

@@ -80,6 +80,9 @@ func compile(f File, o Options) (*Config, error) {
 }
 
 func checkRule(r Rule, p string, o Options) error {
+	if r.Clipboard != nil && *r.Clipboard != ClipboardReadWrite && *r.Clipboard != ClipboardWrite && *r.Clipboard != ClipboardNone {
+		return &Error{Path: p + ".clipboard", Msg: fmt.Sprintf("%q: want read_write, write or none", *r.Clipboard)}
+	}
 	if r.PhoneHelper != nil && *r.PhoneHelper != PhoneHelperAuto && *r.PhoneHelper != PhoneHelperOff {
 		return &Error{Path: p + ".phone_helper", Msg: fmt.Sprintf("%q: want auto or off", *r.PhoneHelper)}
 	}

@@ -68,11 +68,17 @@ type Rule struct {
 	MaxScreenshotSide *int `yaml:"max_screenshot_side"`
 	// TextInput: whether android_type_text may type.
 	TextInput *bool `yaml:"text_input"`
+	// Notifications: whether android_notifications may read and open the
+	// notification shade.
+	Notifications *bool `yaml:"notifications"`
 	// PhoneHelper is PhoneHelperAuto (the default: the connector's helper
 	// program runs on the phone when it can, with the stock commands as
 	// fallback) or PhoneHelperOff (stock commands only; the helper is
 	// stopped and its file removed from the phone).
 	PhoneHelper *string `yaml:"phone_helper"`
+	// Clipboard is what android_clipboard may do: ClipboardReadWrite (the
+	// default), ClipboardWrite (set only) or ClipboardNone.
+	Clipboard *string `yaml:"clipboard"`
 	// Lease and Shell are read and checked here, enforced by the bindings
 	// and android_shell.
 	Lease *Lease `yaml:"lease"`

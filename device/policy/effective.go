@@ -55,8 +55,12 @@ type Effective struct {
 	MaxScreenshotSide int
 	// TextInput: android_type_text may type.
 	TextInput bool
+	// Notifications: android_notifications may run (default true).
+	Notifications bool
 	// PhoneHelper is PhoneHelperAuto or PhoneHelperOff.
 	PhoneHelper string
+	// Clipboard is ClipboardReadWrite, ClipboardWrite or ClipboardNone.
+	Clipboard string
 	// Lease and Shell are the lease and android_shell settings, enforced
 	// where bindings and android_shell live.
 	Lease Lease
@@ -155,7 +159,7 @@ func (c *Config) For(d Device) *Effective {
 		return nil
 	}
 	tags := c.TagsOf(d)
-	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true, PhoneHelper: PhoneHelperAuto}
+	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true, Notifications: true, PhoneHelper: PhoneHelperAuto, Clipboard: ClipboardReadWrite}
 	e.apply(c.def)
 	for i, r := range c.rules {
 		if slices.ContainsFunc(r.Tags, func(t string) bool { return slices.Contains(tags, t) }) {
@@ -227,8 +231,14 @@ func (e *Effective) apply(r Rule) {
 	if r.TextInput != nil {
 		e.TextInput = *r.TextInput
 	}
+	if r.Notifications != nil {
+		e.Notifications = *r.Notifications
+	}
 	if r.PhoneHelper != nil {
 		e.PhoneHelper = *r.PhoneHelper
+	}
+	if r.Clipboard != nil {
+		e.Clipboard = *r.Clipboard
 	}
 	if r.Lease != nil {
 		e.Lease = *r.Lease
@@ -259,6 +269,13 @@ func (m Match) matches(d Device) bool {
 	return glob(m.Serial, d.Serial) && model && glob(m.Endpoint, d.Endpoint) &&
 		(m.Manufacturer == "" || glob(strings.ToLower(m.Manufacturer), strings.ToLower(d.Manufacturer)))
 }
+
+// Values of clipboard.
+const (
+	ClipboardReadWrite = "read_write"
+	ClipboardWrite     = "write"
+	ClipboardNone      = "none"
+)
 
 // Values of phone_helper.
 const (

@@ -84,7 +84,7 @@ type Resets struct {
 	mu        sync.Mutex
 	closed    bool
 	running   map[string]chan struct{} // device key -> closed when its running reset ends
-	baselines map[string][]string      // device key -> packages running when its binding began
+	baselines map[string]baseline      // device key -> what the phone was as its binding began
 }
 
 // New returns Resets; Start begins its retries.
@@ -116,7 +116,7 @@ func New(cfg Config) *Resets {
 	if cfg.BaselineTimeout <= 0 {
 		cfg.BaselineTimeout = DefaultBaselineTimeout
 	}
-	r := &Resets{cfg: cfg, log: cfg.Logger, running: map[string]chan struct{}{}, baselines: map[string][]string{},
+	r := &Resets{cfg: cfg, log: cfg.Logger, running: map[string]chan struct{}{}, baselines: map[string]baseline{},
 		resets: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "adb_connector_device_resets_total",
 			Help: "Resets of released devices, by outcome (ok, reset_failed, device_offline).",
@@ -222,7 +222,7 @@ func (r *Resets) RunOwed(key string) { r.goSafe(func() { r.Claim(key) }) }
 func (r *Resets) HasBaseline(key string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.baselines[key] != nil
+	return r.baselines[key].running != nil
 }
 
 // Claim takes the reset key owes (pending or failed), if any, and starts
@@ -360,8 +360,18 @@ func (r *Resets) audit(ctx context.Context, rs binding.Reset, p Policy, rep repo
 	}
 }
 
-// takeBaseline records the packages running on a device as its binding
-// begins, so a reset can tell the apps the binding launched.
+// baseline is what a phone was as its binding began.
+type baseline struct {
+	// running are the packages running, so a reset can tell the apps the
+	// binding launched.
+	running []string
+	// rotation are the rotation settings, which a reset puts back (nil:
+	// unknown).
+	rotation *adb.RotationSettings
+}
+
+// takeBaseline records the packages running on a device and its rotation
+// settings as its binding begins.
 func (r *Resets) takeBaseline(key string) {
 	d, err := r.cfg.ADB.Device(key)
 	if err != nil {
@@ -374,9 +384,13 @@ func (r *Resets) takeBaseline(key string) {
 		r.log.Debug("running apps unknown at bind", "device", redact.KeyHint(key), "err", err)
 		return
 	}
+	base := baseline{running: running}
+	if rot, err := d.RotationSettings(ctx); err == nil {
+		base.rotation = &rot
+	}
 	if r.cfg.Bound(key) {
 		r.mu.Lock()
-		r.baselines[key] = running
+		r.baselines[key] = base
 		r.mu.Unlock()
 	}
 	r.cfg.Changed()

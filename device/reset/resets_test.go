@@ -116,6 +116,14 @@ func TestReleaseResets(t *testing.T) {
 	if _, err := d.Launch(t.Context(), "com.android.chrome", ""); err != nil {
 		t.Fatal(err)
 	}
+	// The binding turned the phone: the reset puts the settings back.
+	found, err := d.RotationSettings(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.SetRotationSettings(t.Context(), adb.RotationSettings{User: 1}); err != nil || phone.Rotation() != 1 {
+		t.Fatalf("turn: %v, rotation %d", err, phone.Rotation())
+	}
 	from := len(phone.Commands())
 	mu.Lock()
 	bound[key] = false
@@ -127,6 +135,9 @@ func TestReleaseResets(t *testing.T) {
 	wait("reset end", func() bool { return !r.Running(key) })
 	if owed, err := table.Resets(t.Context()); err != nil || len(owed) != 0 {
 		t.Fatalf("after a good reset the device owes %+v %v", owed, err)
+	}
+	if now, err := d.RotationSettings(t.Context()); err != nil || now != found || phone.Rotation() != 0 {
+		t.Errorf("after the reset rotation settings %+v (found %+v), rotation %d, %v", now, found, phone.Rotation(), err)
 	}
 	var ran []string
 	for _, c := range phone.Commands()[from:] {

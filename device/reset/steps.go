@@ -11,11 +11,15 @@ import (
 var notLaunched = []string{"android", "com.android.systemui", "com.android.phone"}
 
 // resetDevice runs the policy's steps on d, each whatever the others did:
-// a failed step must not leave the rest undone. base is the packages
-// running when the binding began (nil: unknown, then only the app in front
-// counts as launched).
-func resetDevice(ctx context.Context, d *adb.Device, p Policy, base []string) report {
+// a failed step must not leave the rest undone. base is the phone as the
+// binding began: the packages running (nil: unknown, then only the app in
+// front counts as launched) and the rotation settings, put back first
+// (android_rotate may have changed them) whatever the policy.
+func resetDevice(ctx context.Context, d *adb.Device, p Policy, base baseline) report {
 	var rep report
+	if base.rotation != nil {
+		rep.step("rotation", restoreRotation(ctx, d, *base.rotation))
+	}
 	var front string
 	if p.ForceStopLaunched {
 		pkg, _, err := d.ForegroundApp(ctx)
@@ -26,7 +30,7 @@ func resetDevice(ctx context.Context, d *adb.Device, p Policy, base []string) re
 		rep.step("home", d.KeyEvent(ctx, "KEYCODE_HOME"))
 	}
 	if p.ForceStopLaunched && !rep.away {
-		launched, err := launchedApps(ctx, d, front, base, p.Home)
+		launched, err := launchedApps(ctx, d, front, base.running, p.Home)
 		rep.step("find_launched", err)
 		for _, pkg := range launched {
 			err := d.ForceStop(ctx, pkg)
@@ -97,4 +101,14 @@ func launchedApps(ctx context.Context, d *adb.Device, front string, base []strin
 	cands = slices.DeleteFunc(cands, func(p string) bool { return !apps[p] })
 	slices.Sort(cands)
 	return cands, nil
+}
+
+// restoreRotation puts back the rotation settings was, when they changed
+// (a phone nobody turned costs one read).
+func restoreRotation(ctx context.Context, d *adb.Device, was adb.RotationSettings) error {
+	now, err := d.RotationSettings(ctx)
+	if err != nil || now == was {
+		return err
+	}
+	return d.SetRotationSettings(ctx, was)
 }

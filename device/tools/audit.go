@@ -116,8 +116,9 @@ type auditShape struct {
 }
 
 // shownByName are string arguments that are not secrets whatever the
-// tool: Android package and activity names (public identifiers of apps).
-var shownByName = map[string]argClass{"package": classAsIs, "activity": classAsIs, "url": classOrigin}
+// tool: Android package, activity and permission names (public
+// identifiers of apps and of the platform).
+var shownByName = map[string]argClass{"package": classAsIs, "activity": classAsIs, "permission": classAsIs, "url": classOrigin}
 
 // selectorFields are the fields every element selector has
 // (selectorProperties): an object schema with them is a selector, kept as

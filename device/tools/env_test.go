@@ -79,6 +79,13 @@ func newToolsEnvLimits(t testing.TB, devices int, limits adb.Limits, tune func(*
 // newToolsEnvOpts is newToolsEnvLimits with the virtual phones' options.
 func newToolsEnvOpts(t testing.TB, opts adbtest.Options, limits adb.Limits, tune func(*Config)) *toolsEnv {
 	t.Helper()
+	return newToolsEnvHelper(t, opts, limits, false, tune)
+}
+
+// newToolsEnvHelper is newToolsEnvOpts, with the phone helper started
+// where the phone runs it when helper is true.
+func newToolsEnvHelper(t testing.TB, opts adbtest.Options, limits adb.Limits, helper bool, tune func(*Config)) *toolsEnv {
+	t.Helper()
 	env := adbtest.Start(t, opts)
 	dir := t.TempDir()
 	db, err := store.Open(t.Context(), dir)
@@ -94,7 +101,7 @@ func newToolsEnvOpts(t testing.TB, opts adbtest.Options, limits adb.Limits, tune
 	// The tools' tests count and fault the stock commands (uiautomator,
 	// input); the phone helper, which serves the same calls where it runs,
 	// is tested in package adb and end to end.
-	client, err := adb.New(t.Context(), adb.Config{Endpoints: []string{env.ServerAddr}, NoTracking: true, Limits: limits, NoHelper: true})
+	client, err := adb.New(t.Context(), adb.Config{Endpoints: []string{env.ServerAddr}, NoTracking: true, Limits: limits, NoHelper: !helper})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,14 +26,16 @@ import (
 
 // Rules of adb_connector_policy_refusals_total (a bounded label set).
 const (
-	ruleTool       = "tool"       // the tool is not offered on the device
-	ruleTextInput  = "text_input" // typing is off
-	rulePackage    = "package"    // android_app_launch of a package the policy refuses
-	ruleForeground = "foreground" // acting while a denied package is in front
-	ruleURLScheme  = "url_scheme"
-	ruleURLHost    = "url_host"
-	ruleMaxRecord  = "max_record"
-	rulePolicy     = "policy" // a policyError without a rule
+	ruleTool          = "tool"          // the tool is not offered on the device
+	ruleTextInput     = "text_input"    // typing is off
+	ruleNotifications = "notifications" // android_notifications is off
+	ruleClipboard     = "clipboard"     // android_clipboard is off or write-only
+	rulePackage       = "package"       // android_app_launch of a package the policy refuses
+	ruleForeground    = "foreground"    // acting while a denied package is in front
+	ruleURLScheme     = "url_scheme"
+	ruleURLHost       = "url_host"
+	ruleMaxRecord     = "max_record"
+	rulePolicy        = "policy" // a policyError without a rule
 )
 
 // actingTools touch the phone's UI: none runs while a denied package is in
@@ -41,7 +43,7 @@ const (
 // front, and so do the keys in leavingKeys, so they stay allowed: an agent
 // that found itself on such a screen can get away from it.
 var actingTools = map[string]bool{
-	"android_tap": true, "android_swipe": true, "android_type_text": true, "android_press_key": true,
+	"android_tap": true, "android_swipe": true, "android_pinch": true, "android_type_text": true, "android_press_key": true,
 }
 
 var leavingKeys = map[string]bool{"home": true, "back": true, "app_switch": true}
@@ -116,6 +118,18 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 	case "android_app_launch":
 		if r := eff.LaunchRefusal(str("package")); r != "" {
 			return refuse(rulePackage, "%s; nothing was started", r)
+		}
+	case "android_clipboard":
+		if r := clipboardRefusal(eff, str("action")); r != "" {
+			return refuse(ruleClipboard, "%s", r)
+		}
+	case "android_notifications":
+		if !eff.Notifications {
+			return refuse(ruleNotifications, "reading the notifications is not allowed on this device by the operator's policy")
+		}
+	case "android_permission":
+		if r := eff.LaunchRefusal(str("package")); r != "" {
+			return refuse(rulePackage, "%s; no permission was changed", r)
 		}
 	case "android_open_url":
 		if err := checkURLPolicy(eff, str("url")); err != nil {

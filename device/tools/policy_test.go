@@ -51,6 +51,7 @@ policies:
 		{"android_type_text", `{"text":"x"}`, ruleTextInput, "typing"},
 		{"android_app_launch", `{"package":"com.android.vending"}`, rulePackage, "denies package com.android.vending"},
 		{"android_app_launch", `{"package":"org.other"}`, rulePackage, "not in the operator's list"},
+		{"android_permission", `{"package":"com.example.login","permission":"android.permission.CAMERA","grant":true}`, rulePackage, "not in the operator's list"},
 		{"android_open_url", `{"url":"http://www.example.com/"}`, ruleURLScheme, `scheme "http"`},
 		{"android_open_url", `{"url":"https://evil.org/"}`, ruleURLHost, "evil.org"},
 		{"android_screen_record", `{"duration_ms":5000}`, ruleMaxRecord, "duration_ms 2000"},

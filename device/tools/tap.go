@@ -99,34 +99,11 @@ func (t *Tools) runTap(ctx context.Context, inv *invocation, a tapArgs) (any, er
 	if err := a.verifyArgs.check(); err != nil {
 		return nil, err
 	}
-	var (
-		res    TapResult
-		before *screen
-	)
-	if sel != nil {
-		s := forRef(inv.ui, sel)
-		if s == nil {
-			if s, err = t.dump(ctx, inv.dev); err != nil {
-				return nil, err
-			}
-		}
-		i, err := s.resolve(sel, t.trees.get(inv.dev.Key(), sel.ScreenID))
-		if err != nil {
-			return nil, err
-		}
-		e := s.element(i)
-		res.Element, before = &e, s
-		res.Tapped = TapPoint{X: e.Center[0], Y: e.Center[1]}
-	} else {
-		res.Tapped = TapPoint{X: *a.X, Y: *a.Y}
-		if err := t.checkPoint(ctx, inv.dev, res.Tapped); err != nil {
-			return nil, err
-		}
-	}
-	if a.Verify && before == nil {
-		if before, err = t.dump(ctx, inv.dev); err != nil {
-			return nil, err
-		}
+	var res TapResult
+	var before *screen
+	res.Tapped, res.Element, before, err = t.pointOf(ctx, inv, sel, a.X, a.Y, a.Verify)
+	if err != nil {
+		return nil, err
 	}
 	x, y, dur := res.Tapped.X, res.Tapped.Y, a.DurationMS
 	res.LongPress, res.Double = dur >= longPressFrom, a.Double && dur < longPressFrom
@@ -141,14 +118,41 @@ func (t *Tools) runTap(ctx context.Context, inv *invocation, a tapArgs) (any, er
 	if err != nil {
 		return nil, err
 	}
-	if a.Verify {
-		v, err := t.verify(ctx, inv.dev, before, a.settle())
-		if err != nil {
-			return nil, err
-		}
-		res.Verified = v
+	if res.Verified, err = t.afterAction(ctx, inv, a.verifyArgs, before); err != nil {
+		return nil, err
 	}
 	return res, nil
+}
+
+// pointOf is where a call targeting sel (or, nil, the point x,y) acts:
+// the element's centre, found on the screen its ref came from or a new
+// dump, or the point checked against the screen. before is the screen
+// seen, dumped when verify needs one.
+func (t *Tools) pointOf(ctx context.Context, inv *invocation, sel *compiled, x, y *int, verify bool) (p TapPoint, el *element, before *screen, err error) {
+	if sel != nil {
+		s := forRef(inv.ui, sel)
+		if s == nil {
+			if s, err = t.dump(ctx, inv.dev); err != nil {
+				return p, nil, nil, err
+			}
+		}
+		i, err := s.resolve(sel, t.trees.get(inv.dev.Key(), sel.ScreenID))
+		if err != nil {
+			return p, nil, nil, err
+		}
+		e := s.element(i)
+		return TapPoint{X: e.Center[0], Y: e.Center[1]}, &e, s, nil
+	}
+	p = TapPoint{X: *x, Y: *y}
+	if err := t.checkPoint(ctx, inv.dev, p); err != nil {
+		return p, nil, nil, err
+	}
+	if verify {
+		if before, err = t.dump(ctx, inv.dev); err != nil {
+			return p, nil, nil, err
+		}
+	}
+	return p, nil, before, nil
 }
 
 // checkPoint refuses a point off the current screen.

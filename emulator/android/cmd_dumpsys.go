@@ -35,6 +35,10 @@ func cmdDumpsys(c *shell.Ctx) int {
 		d.dumpSurfaceFlinger(c, c.Args[2:])
 	case "input_method":
 		d.dumpInputMethod(c)
+	case "notification":
+		d.dumpNotification(c, c.Args[2:])
+	case "package":
+		d.dumpPackage(c, c.Args[2:])
 	default:
 		// frameworks/native/cmds/dumpsys/dumpsys.cpp: "Can't find
 		// service: NAME" on stderr, and the status stays 0.

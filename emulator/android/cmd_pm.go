@@ -34,6 +34,8 @@ func packageCommand(c *shell.Ctx, args []string) int {
 		status, err = pmResolveActivity(c, s)
 	case "clear":
 		status = pmClear(c, s)
+	case "grant", "revoke":
+		err = pmGrantRevoke(c, sub, s)
 	case "", "help", "-h":
 		pmHelp(c)
 		return 255 // handleDefaultCommands prints the help and returns -1

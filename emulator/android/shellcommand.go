@@ -108,6 +108,7 @@ func init() {
 		"package":      packageCommand,
 		"input_method": inputMethodCommand,
 		"clipboard":    clipboardCommand,
+		"statusbar":    statusbarCommand,
 		// am, wm and settings are scripts running `cmd activity|window|
 		// settings "$@"` (frameworks/base/cmds/*/*.sh), and `input` reaches
 		// InputShellCommand (Android 12+), so both spellings run the same

@@ -26,10 +26,16 @@ type state struct {
 	checked  map[string]bool
 	scroll   map[string]int
 	settings map[string]string
-	wmSize   image.Point // override, zero when unset
-	wmDens   int         // override, zero when unset
-	version  uint64      // bumped on every visible change
-	nextTask int
+	granted  map[string]bool // "package permission" -> a runtime permission granted
+	// notifications are posted, newest first; shadeOpen: the notification
+	// shade is pulled down (cmd_notification.go).
+	notifications []notification
+	notifID       int
+	shadeOpen     bool
+	wmSize        image.Point // override, zero when unset
+	wmDens        int         // override, zero when unset
+	version       uint64      // bumped on every visible change
+	nextTask      int
 	// lastInput is the last user activity (input, wake-up, a timeout
 	// setting changed): the screen times out screen_off_timeout after it.
 	lastInput time.Time

@@ -82,6 +82,9 @@ type App struct {
 	Color string `json:"color,omitempty"`
 	// Debuggable apps (android:debuggable, debug builds) accept run-as.
 	Debuggable bool `json:"debuggable,omitempty"`
+	// Permissions are the <uses-permission> names the app requests; the
+	// runtime ones start denied (the phone's cmd_permission.go).
+	Permissions []string `json:"permissions,omitempty"`
 }
 
 // ScreenDef is one screen: a UI tree (Root), or a real `uiautomator dump`
