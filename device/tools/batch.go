@@ -29,7 +29,8 @@ const (
 // have observe_after; recording, shell and batch itself are never steps.
 var batchable = []string{
 	"android_tap", "android_type_text", "android_swipe", "android_press_key", "android_wait_for",
-	"android_app_launch", "android_app_stop", "android_open_url",
+	"android_app_launch", "android_app_stop", "android_open_url", "android_pinch", "android_rotate",
+	"android_permission",
 }
 
 // BatchStep is one step's outcome: its result as the tool returns it, or
