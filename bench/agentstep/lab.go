@@ -34,7 +34,7 @@ type lab struct {
 	baseRelay *benchtb.Relay
 	ours      *ours
 	base      *baseline
-	tasks   []task
+	tasks     []task
 	// think is the untimed pause between an observation and its act.
 	think time.Duration
 }
@@ -83,8 +83,8 @@ func startLab(ctx context.Context, tb *benchtb.TB, cfg labConfig, profile string
 	tb.Cleanup(ag.Close)
 	return &lab{profile: profile, phone: phone, relay: relay, serial: serial,
 		basePhone: basePhone, baseRelay: baseRelay,
-		ours:      &ours{srv: srv, ag: ag},
-		base:      newBaseline(env, baseRelay.Addr()),
+		ours:  &ours{srv: srv, ag: ag},
+		base:  newBaseline(env, baseRelay.Addr()),
 		tasks: tasks(cfg.screen.Width, cfg.screen.Height), think: cfg.think}, nil
 }
 
