@@ -6,17 +6,8 @@ import (
 )
 
 // The phone helper (package adb runs it) as the operator controls and
-// sees it: the policy's phone_helper applied to each device, its state for
-// the console, and its counters as metrics.
-
-// HelperStatus is the phone helper's state on the device with key.
-func (s *Service) HelperStatus(key string) (adb.HelperStatus, error) {
-	d, err := s.cfg.ADB.Device(key)
-	if err != nil {
-		return adb.HelperStatus{}, err
-	}
-	return d.HelperStatus(), nil
-}
+// sees it: the policy's phone_helper applied to each device, and its
+// counters as metrics (the console reads its state from adb itself).
 
 // applyHelperPolicy turns the helper on or off on the known devices (all
 // when keys is empty) as the policy in force says (phone_helper).
