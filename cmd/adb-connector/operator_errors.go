@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/binding"
 )
 
 // operatorError words an admin refusal about the device named serial for
@@ -40,5 +42,17 @@ func operatorError(ctx context.Context, c *admin.Client, serial string, err erro
 	case admin.CodeAmbiguousSerial:
 		return fmt.Errorf("%s is on several adb servers: give ENDPOINT/%s (`adb-connector devices` shows the ENDPOINT)", serial, serial)
 	}
+	return err
+}
+
+// reportDevice ends a device operation that answers with the device's
+// key: a refusal is worded by operatorError, a success printed to stdout
+// as format with the serial and the endpoint.
+func reportDevice(ctx context.Context, c *admin.Client, serial string, stdout io.Writer, key string, err error, format string) error {
+	if err != nil {
+		return operatorError(ctx, c, serial, err)
+	}
+	ep, sr := binding.SplitKey(key)
+	_, err = fmt.Fprintf(stdout, format, sr, ep)
 	return err
 }

@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/adb-connector/adb-connector/device/admin"
-	"github.com/adb-connector/adb-connector/device/binding"
 )
 
 func init() {
@@ -22,11 +20,6 @@ func runReset(args []string, stdout, stderr io.Writer) error {
 	}
 	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		key, err := c.Reset(ctx, pos[0])
-		if err != nil {
-			return operatorError(ctx, c, pos[0], err)
-		}
-		ep, sr := binding.SplitKey(key)
-		_, err = fmt.Fprintf(stdout, "reset started for %s on %s; `adb-connector devices` shows how it ends\n", sr, ep)
-		return err
+		return reportDevice(ctx, c, pos[0], stdout, key, err, "reset started for %s on %s; `adb-connector devices` shows how it ends\n")
 	})
 }

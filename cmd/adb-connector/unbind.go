@@ -2,11 +2,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/adb-connector/adb-connector/device/admin"
-	"github.com/adb-connector/adb-connector/device/binding"
 )
 
 func init() {
@@ -24,19 +22,9 @@ func runUnbind(args []string, stdout, stderr io.Writer) error {
 	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		if *clearReset {
 			key, err := c.ClearReset(ctx, pos[0])
-			if err != nil {
-				return operatorError(ctx, c, pos[0], err)
-			}
-			ep, sr := binding.SplitKey(key)
-			_, err = fmt.Fprintf(stdout, "reset cleared for %s on %s; it can be paired again\n", sr, ep)
-			return err
+			return reportDevice(ctx, c, pos[0], stdout, key, err, "reset cleared for %s on %s; it can be paired again\n")
 		}
 		key, err := c.Unbind(ctx, pos[0])
-		if err != nil {
-			return operatorError(ctx, c, pos[0], err)
-		}
-		ep, sr := binding.SplitKey(key)
-		_, err = fmt.Fprintf(stdout, "unbound %s on %s; its channel now reports revoked\n", sr, ep)
-		return err
+		return reportDevice(ctx, c, pos[0], stdout, key, err, "unbound %s on %s; its channel now reports revoked\n")
 	})
 }
