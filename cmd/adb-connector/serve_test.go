@@ -75,12 +75,12 @@ func TestServeRefusesBadKeyFile(t *testing.T) {
 	}
 }
 
-// binary builds the real adb-connector into the test's temp dir (the build
-// cache makes the second build a link).
+// binary builds the real adb-connector into the test's temp dir, built as
+// the test binary was, so the build is a link.
 func binary(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "adb-connector")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+	if out, err := testkit.GoBuild(".", ".", bin).CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
 // ModuleRoot returns the directory of this module's go.mod, so the bench
@@ -32,17 +34,15 @@ func ModuleRoot() (string, error) {
 	return filepath.Dir(p), nil
 }
 
-// Build compiles ./cmd/adb-connector of this module into dir and returns
-// the binary's path.
+// Build compiles ./cmd/adb-connector of this module into dir, as this
+// program was built, and returns the binary's path.
 func Build(dir string) (string, error) {
 	root, err := ModuleRoot()
 	if err != nil {
 		return "", err
 	}
 	bin := filepath.Join(dir, "adb-connector")
-	cmd := exec.Command("go", "build", "-o", bin, "./cmd/adb-connector")
-	cmd.Dir = root
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := testkit.GoBuild(root, "./cmd/adb-connector", bin).CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build ./cmd/adb-connector: %v\n%s", err, out)
 	}
 	return bin, nil
