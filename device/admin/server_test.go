@@ -28,6 +28,11 @@ func (stubHandler) ClearReset(context.Context, string) (string, error) {
 	return "", nil
 }
 func (stubHandler) Reset(context.Context, string) (string, error) { return "", nil }
+func (stubHandler) Questions(context.Context) ([]Question, error)   { return nil, nil }
+func (stubHandler) Answer(context.Context, string, string) (string, error) {
+	return "", &Error{Code: CodeUnknownQuestion, Message: "unknown question"}
+}
+func (stubHandler) Decline(context.Context, string) (string, error) { return "", nil }
 
 // startStub serves stubHandler on a socket in a temp dir until cleanup.
 func startStub(t *testing.T) string {
