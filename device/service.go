@@ -132,7 +132,7 @@ type Service struct {
 	// questions are android_ask_operator's open questions; a channel's
 	// closes when it loses its phone (bindingsChanged).
 	questions *ask.Board
-	resets *reset.Resets // fed by the binding table's release events
+	resets    *reset.Resets // fed by the binding table's release events
 
 	dirtyMu sync.Mutex
 	dirty   map[string]bool

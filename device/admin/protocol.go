@@ -153,9 +153,9 @@ type Response struct {
 	Devices []DeviceRow `json:"devices,omitempty"`
 	// Questions answers OpQuestions (never omitted then: [] when none).
 	Questions []Question `json:"questions,omitempty"`
-	Code    string      `json:"code,omitempty"`   // pair: the one-time code
-	Device  string      `json:"device,omitempty"` // approve, unbind: "endpoint/serial"
-	Error   *Error      `json:"error,omitempty"`
+	Code      string     `json:"code,omitempty"`   // pair: the one-time code
+	Device    string     `json:"device,omitempty"` // approve, unbind: "endpoint/serial"
+	Error     *Error     `json:"error,omitempty"`
 }
 
 // Error is a failed admin request: a stable code and a message safe to print.

@@ -28,7 +28,7 @@ func (stubHandler) ClearReset(context.Context, string) (string, error) {
 	return "", nil
 }
 func (stubHandler) Reset(context.Context, string) (string, error) { return "", nil }
-func (stubHandler) Questions(context.Context) ([]Question, error)   { return nil, nil }
+func (stubHandler) Questions(context.Context) ([]Question, error) { return nil, nil }
 func (stubHandler) Answer(context.Context, string, string) (string, error) {
 	return "", &Error{Code: CodeUnknownQuestion, Message: "unknown question"}
 }
