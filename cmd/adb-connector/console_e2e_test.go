@@ -393,6 +393,9 @@ func TestConsoleBrowser(t *testing.T) {
 	if msg := b.text(t, `p[role="status"]`); !strings.Contains(msg, "Answered") {
 		t.Errorf("after answering: %q", msg)
 	}
+	if strings.Contains(cs.Logs(), "774411") {
+		t.Error("the console's answer is in the server log")
+	}
 	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#questions-banner .question, #asked .question").length`)); err != nil || n != 0 {
 		t.Errorf("the answered question is still shown (%d, %v)", n, err)
 	}
