@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -34,16 +33,7 @@ func runRequests(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(qs)
-		}
-		if len(qs) == 0 {
-			_, err := fmt.Fprintln(stdout, "no open question")
-			return err
-		}
-		return printQuestions(stdout, qs, time.Now())
+		return printRows(stdout, *asJSON, qs, "no open question", printQuestions)
 	})
 }
 
