@@ -10,8 +10,9 @@ import (
 
 // The admin socket: operator commands (adb-connector devices | pair |
 // approve | unbind | reset | requests | answer | decline) reach the
-// running server over a Unix socket in the data directory. File permissions are the access control: the socket is 0600,
-// owned by the user running serve. The server is the only database writer.
+// running server over a Unix socket in the data directory. File
+// permissions are the access control: the socket is 0600, owned by the
+// user running serve. The server is the only database writer.
 //
 // Wire format: one JSON object per line each way.
 //
