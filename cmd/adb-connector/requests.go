@@ -84,7 +84,7 @@ func runAnswer(args []string, stdout, stderr io.Writer) error {
 	}
 	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		key, err := c.Answer(ctx, pos[0], text)
-		return reportQuestion(stdout, pos[0], key, err, "answered")
+		return reportQuestion(stdout, pos[0], key, err, "answered", "the agent has the answer")
 	})
 }
 
@@ -97,14 +97,14 @@ func runDecline(args []string, stdout, stderr io.Writer) error {
 	}
 	return withAdmin(*dataDir, stderr, func(ctx context.Context, c *admin.Client) error {
 		key, err := c.Decline(ctx, pos[0])
-		return reportQuestion(stdout, pos[0], key, err, "declined")
+		return reportQuestion(stdout, pos[0], key, err, "declined", "the agent gets answered false")
 	})
 }
 
 // reportQuestion ends answer and decline: the server's refusal as it
 // words it (an unknown id, a text missing or not expected), or what was
 // done.
-func reportQuestion(stdout io.Writer, id, key string, err error, done string) error {
+func reportQuestion(stdout io.Writer, id, key string, err error, done, then string) error {
 	var ae *admin.Error
 	if errors.As(err, &ae) {
 		return errors.New(ae.Message)
@@ -113,6 +113,6 @@ func reportQuestion(stdout io.Writer, id, key string, err error, done string) er
 		return err
 	}
 	_, serial := binding.SplitKey(key)
-	_, err = fmt.Fprintf(stdout, "%s %s (the question about %s); the agent has the answer\n", done, id, serial)
+	_, err = fmt.Fprintf(stdout, "%s %s (the question about %s); %s\n", done, id, serial, then)
 	return err
 }
