@@ -396,6 +396,19 @@ func TestConsoleBrowser(t *testing.T) {
 	if strings.Contains(cs.Logs(), "774411") {
 		t.Error("the console's answer is in the server log")
 	}
+	// A question that wants done has no text field; Decline ends it
+	// unanswered. The device page shows it live.
+	asked = a.ask(t, ch, map[string]any{"message": "Touch the fingerprint sensor", "timeout_ms": 120000, "expect": "done"})
+	b.do(t, "question on the device page, live", chromedp.WaitVisible(chromedp.CSS(`#asked form[action="/question/decline"] button`)))
+	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#asked textarea").length`)); err != nil || n != 0 {
+		t.Errorf("a question that wants done offers a text field (%d, %v)", n, err)
+	}
+	if _, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS(`#asked form[action="/question/decline"] button`))); err != nil {
+		t.Fatalf("decline: %v", err)
+	}
+	if r := asked.result(t); r.Answered || r.Reply != nil {
+		t.Errorf("declined in the console: the agent got %+v", r)
+	}
 	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#questions-banner .question, #asked .question").length`)); err != nil || n != 0 {
 		t.Errorf("the answered question is still shown (%d, %v)", n, err)
 	}
