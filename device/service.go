@@ -11,6 +11,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/ask"
 	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
@@ -128,7 +129,10 @@ type Service struct {
 	updated   chan struct{}             // closed and replaced on every presence or binding change
 
 	leases *lease.Leases // fed by bindingsChanged
-	resets *reset.Resets // fed by the binding table's release events
+	// questions are android_ask_operator's open questions; a channel's
+	// closes when it loses its phone (bindingsChanged).
+	questions *ask.Board
+	resets    *reset.Resets // fed by the binding table's release events
 
 	dirtyMu sync.Mutex
 	dirty   map[string]bool
@@ -179,6 +183,7 @@ func NewService(ctx context.Context, cfg ServiceConfig) (*Service, error) {
 		updated:   make(chan struct{}),
 		dirty:     map[string]bool{},
 		kick:      make(chan struct{}, 1),
+		questions: ask.NewBoard(),
 	}
 	s.bindings = binding.New(cfg.DB, binding.Options{
 		Now: cfg.Now, OnChange: s.bindingsChanged,
@@ -245,8 +250,12 @@ func (s *Service) Close() error {
 func (s *Service) Operator(serve operator.Serve) *operator.API {
 	return operator.New(operator.Config{Bindings: s.bindings, Pairing: s.pairing, Requests: s.requests, ADB: s.cfg.ADB,
 		DB: s.cfg.DB, Devices: s.liveDevices, Tags: s.tagsOf, Leases: s.leases, Resets: s.resets, Policy: s.cfg.Policy,
-		Now: s.cfg.Now, Serve: serve})
+		Questions: s.questions, Now: s.cfg.Now, Serve: serve})
 }
+
+// Questions is the board of android_ask_operator's questions
+// (tools.Config.Questions), which the operator API answers.
+func (s *Service) Questions() *ask.Board { return s.questions }
 
 // descriptorView is what a channel's Descriptor shows; comparable, so a
 // change can be detected.

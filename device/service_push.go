@@ -40,12 +40,16 @@ func (s *Service) bindingsChanged(channelIDs ...string) {
 		} else {
 			delete(s.byChannel, ch)
 		}
-		started := false
+		started, held := false, ""
 		if err == nil && b.State == binding.Bound {
 			started = s.leases.Bound(ch, b.DeviceKey, b.CreatedAt)
+			held = b.DeviceKey
 		} else {
 			s.leases.Released(ch)
 		}
+		// Unbind, logout, lease end, a takeover: the question was about a
+		// phone the channel no longer holds.
+		s.questions.Close(ch, held)
 		s.notifyLocked()
 		s.mu.Unlock()
 		if started {

@@ -242,7 +242,8 @@ func (b *browser) waitCount(t *testing.T, prefix string, n int) {
 // the real serve stack: refused without the token, log in, see the
 // virtual phones, issue a pairing code and see the phone bound once an
 // agent pairs, watch an audit row arrive live, refused with a forged CSRF
-// token (the phone stays bound), unbind; every page works without
+// token (the phone stays bound), answer an agent's question
+// (android_ask_operator), unbind; every page works without
 // JavaScript, and the browser fetches nothing from outside the server.
 func TestConsoleBrowser(t *testing.T) {
 	t.Parallel()
@@ -364,6 +365,53 @@ func TestConsoleBrowser(t *testing.T) {
 	b.do(t, "a desk screen", chromedp.EmulateViewport(1280, 900))
 	b.do(t, "device page", chromedp.Navigate(devicePage), chromedp.WaitVisible(chromedp.CSS("#calls table")))
 	b.fits360(t, "device page")
+
+	// The agent asks the operator: the banner appears live on the page open
+	// (the policy page), links to the device page, where the operator types
+	// the answer; the agent's call returns it.
+	b.do(t, "policy page", chromedp.Navigate(c+"/policy"), chromedp.WaitReady(chromedp.ID("questions-banner")))
+	asked := a.ask(t, ch, map[string]any{"message": "Please type the code the bank sent", "timeout_ms": 120000, "expect": "text"})
+	b.do(t, "question banner live", chromedp.WaitVisible(chromedp.CSS("#questions-banner .question")))
+	if msg := b.text(t, "#questions-banner .question"); !strings.Contains(msg, "Please type the code the bank sent") || !strings.Contains(msg, label) {
+		t.Errorf("banner: %q", msg)
+	}
+	b.do(t, "to the question", chromedp.Click(chromedp.CSS("#questions-banner .answer-link")), chromedp.WaitVisible(chromedp.CSS("#asked textarea")))
+	if u, err := url.Parse(b.location(t)); err != nil || u.Path != "/device" || u.Query().Get("d") != key {
+		t.Errorf("the banner led to %v (%v), want the device page", u, err)
+	}
+	if q := b.text(t, "#asked .message"); q != "Please type the code the bank sent" {
+		t.Errorf("device page question %q", q)
+	}
+	b.screenshot(t, "question", 1280)
+	b.do(t, "type the answer", chromedp.SendKeys(chromedp.CSS("#asked textarea"), "774411"))
+	if _, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS("#asked form.answer button"))); err != nil {
+		t.Fatalf("answer: %v", err)
+	}
+	if r := asked.result(t); !r.Answered || r.Reply == nil || *r.Reply != "774411" {
+		t.Errorf("the agent got %+v, want the operator's answer", r)
+	}
+	if msg := b.text(t, `p[role="status"]`); !strings.Contains(msg, "Answered") {
+		t.Errorf("after answering: %q", msg)
+	}
+	if strings.Contains(cs.Logs(), "774411") {
+		t.Error("the console's answer is in the server log")
+	}
+	// A question that wants done has no text field; Decline ends it
+	// unanswered. The device page shows it live.
+	asked = a.ask(t, ch, map[string]any{"message": "Touch the fingerprint sensor", "timeout_ms": 120000, "expect": "done"})
+	b.do(t, "question on the device page, live", chromedp.WaitVisible(chromedp.CSS(`#asked form[action="/question/decline"] button`)))
+	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#asked textarea").length`)); err != nil || n != 0 {
+		t.Errorf("a question that wants done offers a text field (%d, %v)", n, err)
+	}
+	if _, err := chromedp.RunResponse(b.ctx, chromedp.Click(chromedp.CSS(`#asked form[action="/question/decline"] button`))); err != nil {
+		t.Fatalf("decline: %v", err)
+	}
+	if r := asked.result(t); r.Answered || r.Reply != nil {
+		t.Errorf("declined in the console: the agent got %+v", r)
+	}
+	if n, err := chromedp.Run(b.ctx, chromedp.Evaluate[int](`document.querySelectorAll("#questions-banner .question, #asked .question").length`)); err != nil || n != 0 {
+		t.Errorf("the answered question is still shown (%d, %v)", n, err)
+	}
 
 	// A forged CSRF token is refused and nothing is done: still bound.
 	b.do(t, "device page", chromedp.Navigate(devicePage), chromedp.WaitEnabled(chromedp.ID("unbind")),

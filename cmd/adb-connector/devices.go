@@ -121,17 +121,23 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if *asJSON {
-			enc := json.NewEncoder(stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(rows)
-		}
-		if len(rows) == 0 {
-			_, err := fmt.Fprintln(stdout, "no devices")
-			return err
-		}
-		return printDevices(stdout, rows, time.Now())
+		return printRows(stdout, *asJSON, rows, "no devices", printDevices)
 	})
+}
+
+// printRows ends a listing command: rows as indented JSON with --json,
+// else the none line when there are none, else table.
+func printRows[T any](stdout io.Writer, asJSON bool, rows []T, none string, table func(io.Writer, []T, time.Time) error) error {
+	if asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rows)
+	}
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(stdout, none)
+		return err
+	}
+	return table(stdout, rows, time.Now())
 }
 
 // printDevices is the devices table: each phone, who holds it (the

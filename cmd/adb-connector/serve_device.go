@@ -197,6 +197,7 @@ func wireDevices(ctx context.Context, o deviceOptions, w *serveWiring) error {
 	}
 	w.Stop = append(w.Stop, func() { svc.Close() })
 	tcfg.Resolver = svc
+	tcfg.Questions = svc.Questions()
 	ts, err := tools.New(tcfg)
 	if err != nil {
 		return err

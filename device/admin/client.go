@@ -180,3 +180,25 @@ func (c *Client) Reset(ctx context.Context, serial string) (string, error) {
 	resp, err := c.call(ctx, Request{Op: OpReset, Serial: serial})
 	return resp.Device, err
 }
+
+// Questions lists the agents' open questions, oldest first.
+func (c *Client) Questions(ctx context.Context) ([]Question, error) {
+	resp, err := c.call(ctx, Request{Op: OpQuestions})
+	if resp.Questions == nil && err == nil {
+		resp.Questions = []Question{}
+	}
+	return resp.Questions, err
+}
+
+// Answer answers question id with text ("" none: the question expects
+// done, or either); it returns the device the question was about.
+func (c *Client) Answer(ctx context.Context, id, text string) (string, error) {
+	resp, err := c.call(ctx, Request{Op: OpAnswer, ID: id, Text: text})
+	return resp.Device, err
+}
+
+// Decline declines question id; it returns the device it was about.
+func (c *Client) Decline(ctx context.Context, id string) (string, error) {
+	resp, err := c.call(ctx, Request{Op: OpDecline, ID: id})
+	return resp.Device, err
+}

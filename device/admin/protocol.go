@@ -9,9 +9,10 @@ import (
 )
 
 // The admin socket: operator commands (adb-connector devices | pair |
-// approve | unbind | reset) reach the running server over a Unix socket in the data
-// directory. File permissions are the access control: the socket is 0600,
-// owned by the user running serve. The server is the only database writer.
+// approve | unbind | reset | requests | answer | decline) reach the
+// running server over a Unix socket in the data directory. File
+// permissions are the access control: the socket is 0600, owned by the
+// user running serve. The server is the only database writer.
 //
 // Wire format: one JSON object per line each way.
 //
@@ -26,6 +27,12 @@ import (
 //	-> {"op":"clear_reset","serial":"R58M123ABC"}
 //	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
 //	-> {"op":"reset","serial":"R58M123ABC"}
+//	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
+//	-> {"op":"questions"}
+//	<- {"ok":true,"questions":[{"id":"q3","channel":"cch_…","message":"...","expect":"text",...}]}
+//	-> {"op":"answer","id":"q3","text":"482913"}
+//	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
+//	-> {"op":"decline","id":"q3"}
 //	<- {"ok":true,"device":"127.0.0.1:5037/R58M123ABC"}
 //	<- {"error":{"code":"device_in_use","message":"device is in use by another channel"}}
 
@@ -47,6 +54,11 @@ const (
 	// OpReset starts the reset a device owes (failed or not yet run) at
 	// once.
 	OpReset = "reset"
+	// OpQuestions lists the agents' open questions (android_ask_operator);
+	// OpAnswer answers one (with a text or none), OpDecline declines it.
+	OpQuestions = "questions"
+	OpAnswer    = "answer"
+	OpDecline   = "decline"
 )
 
 // DeviceRow.Reset values: the reset a device owes since its last release.
@@ -103,6 +115,22 @@ type Holder struct {
 	LastOutcome string    `json:"last_outcome,omitempty"`
 }
 
+// Question is an agent's open question to the operator, as `adb-connector
+// requests` shows it.
+type Question struct {
+	ID string `json:"id"`
+	// Channel is the asking channel's short label, ChannelID the whole id.
+	Channel   string `json:"channel"`
+	ChannelID string `json:"channel_id"`
+	// Device is the phone the channel holds ("endpoint/serial").
+	Device  string `json:"device"`
+	Message string `json:"message"`
+	// Expect is "done", "text" or "" (either).
+	Expect   string    `json:"expect,omitempty"`
+	AskedAt  time.Time `json:"asked_at"`
+	Deadline time.Time `json:"deadline"`
+}
+
 // Request is one request line on the admin socket.
 type Request struct {
 	Op     string `json:"op"`
@@ -114,15 +142,21 @@ type Request struct {
 	// (it works once the device is free), approve revokes the holder's
 	// binding first, as unbind does.
 	Force bool `json:"force,omitempty"`
+	// ID names a question (answer, decline); Text is the answer's text
+	// ("" none), never logged.
+	ID   string `json:"id,omitempty"`
+	Text string `json:"text,omitempty"`
 }
 
 // Response is one response line: OK with the op's result, or Error.
 type Response struct {
 	OK      bool        `json:"ok,omitempty"`
 	Devices []DeviceRow `json:"devices,omitempty"`
-	Code    string      `json:"code,omitempty"`   // pair: the one-time code
-	Device  string      `json:"device,omitempty"` // approve, unbind: "endpoint/serial"
-	Error   *Error      `json:"error,omitempty"`
+	// Questions answers OpQuestions (never omitted then: [] when none).
+	Questions []Question `json:"questions,omitempty"`
+	Code      string     `json:"code,omitempty"`   // pair: the one-time code
+	Device    string     `json:"device,omitempty"` // approve, unbind: "endpoint/serial"
+	Error     *Error     `json:"error,omitempty"`
 }
 
 // Error is a failed admin request: a stable code and a message safe to print.
@@ -159,6 +193,12 @@ type Handler interface {
 	// Reset starts the reset the device owes, without waiting for it; it
 	// returns the device key.
 	Reset(ctx context.Context, serial string) (deviceKey string, err error)
+	// Questions lists the agents' open questions, oldest first.
+	Questions(ctx context.Context) ([]Question, error)
+	// Answer answers question id with text ("" none); Decline declines
+	// it. Both return the device the question was about.
+	Answer(ctx context.Context, id, text string) (deviceKey string, err error)
+	Decline(ctx context.Context, id string) (deviceKey string, err error)
 }
 
 // Bounds of operator input: longer is invalid_argument (the Handler
@@ -182,6 +222,9 @@ const (
 	CodeResetting       = "resetting"
 	CodeNeedsReset      = "needs_reset"
 	CodeNoReset         = "no_reset"
+	// CodeUnknownQuestion: no open question has the id (answered,
+	// declined, withdrawn, or never asked).
+	CodeUnknownQuestion = "unknown_question"
 	CodeInternal        = "internal"
 )
 
@@ -203,7 +246,7 @@ func DecodeRequest(line []byte) (Request, time.Duration, error) {
 	}
 	var ttl time.Duration
 	switch req.Op {
-	case OpDevices, OpApprove, OpUnbind, OpClearReset, OpReset:
+	case OpDevices, OpApprove, OpUnbind, OpClearReset, OpReset, OpQuestions, OpAnswer, OpDecline:
 	case OpPair:
 		if req.TTL != "" {
 			d, err := time.ParseDuration(req.TTL)

@@ -187,6 +187,12 @@ func (s *adminServer) handle(line []byte) (resp Response) {
 		resp.Device, err = s.h.ClearReset(ctx, req.Serial)
 	case OpReset:
 		resp.Device, err = s.h.Reset(ctx, req.Serial)
+	case OpQuestions:
+		resp.Questions, err = s.h.Questions(ctx)
+	case OpAnswer:
+		resp.Device, err = s.h.Answer(ctx, req.ID, req.Text)
+	case OpDecline:
+		resp.Device, err = s.h.Decline(ctx, req.ID)
 	}
 	if err != nil {
 		ae := errorFor(err)

@@ -28,6 +28,11 @@ func (stubHandler) ClearReset(context.Context, string) (string, error) {
 	return "", nil
 }
 func (stubHandler) Reset(context.Context, string) (string, error) { return "", nil }
+func (stubHandler) Questions(context.Context) ([]Question, error) { return nil, nil }
+func (stubHandler) Answer(context.Context, string, string) (string, error) {
+	return "", &Error{Code: CodeUnknownQuestion, Message: "unknown question"}
+}
+func (stubHandler) Decline(context.Context, string) (string, error) { return "", nil }
 
 // startStub serves stubHandler on a socket in a temp dir until cleanup.
 func startStub(t *testing.T) string {
@@ -63,6 +68,7 @@ func TestErrorsOnTheWire(t *testing.T) {
 		{`{"op":"pair","serial":"S1","ttl":"soon"}`, CodeInvalidArgument, "invalid argument: ttl must be a positive duration such as 15m"},
 		{`{"op":"pair","serial":"S1"}`, CodeUnknownDevice, "unknown device"},
 		{`{"op":"approve","code":"AAA-AAA"}`, CodeInternal, "internal error, see the server log"},
+		{`{"op":"answer","id":"q9","text":"x"}`, CodeUnknownQuestion, "unknown question"},
 	} {
 		resp := rc.roundTrip(t, tt.line)
 		if resp.OK || resp.Error == nil || resp.Error.Code != tt.code || resp.Error.Message != tt.msg {
@@ -166,6 +172,9 @@ var requestCases = []string{
 	`{"op":"clear_reset","serial":"R58M"}`,
 	`{"op":"clear_reset"}`,
 	`{"op":"pair","serial":"S","ttl":"-1s"}`,
+	`{"op":"questions"}`,
+	`{"op":"answer","id":"q3","text":"482913"}`,
+	`{"op":"decline","id":"q3"}`,
 	`[]`, `null`, `{"op":7}`,
 }
 
@@ -186,7 +195,7 @@ func FuzzDecodeRequest(f *testing.F) {
 			t.Fatalf("accepted %+v ttl %v", req, ttl)
 		}
 		switch req.Op {
-		case OpDevices, OpPair, OpApprove, OpUnbind, OpClearReset, OpReset:
+		case OpDevices, OpPair, OpApprove, OpUnbind, OpClearReset, OpReset, OpQuestions, OpAnswer, OpDecline:
 		default:
 			t.Fatalf("accepted op %q", req.Op)
 		}

@@ -114,6 +114,8 @@ func (c *Console) routes() {
 	m.HandleFunc("POST /device/clear-reset", c.action(c.deviceOp("clear reset", "Reset cleared; the phone is handed out again.", c.cfg.Ops.ClearReset)))
 	m.HandleFunc("POST /device/reset", c.action(c.deviceOp("reset", "Reset started; the state shows how it ends.", c.cfg.Ops.Reset)))
 	m.HandleFunc("POST /device/approve", c.action(c.approve))
+	m.HandleFunc("POST /question/answer", c.action(c.answer))
+	m.HandleFunc("POST /question/decline", c.action(c.decline))
 	m.HandleFunc("GET /audit", c.page(c.auditPage))
 	m.HandleFunc("GET /audit/tail", c.part(c.auditTail))
 	m.HandleFunc("GET /policy", c.page(c.policyPage))

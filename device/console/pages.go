@@ -43,6 +43,10 @@ type pageData struct {
 	LastID   int64
 	Policy   operator.Policy
 	Sig      string // the devices shown, so the script knows when to redraw the list
+	// Questions are the agents' open questions: the banner of every page;
+	// Asked those about the page's device.
+	Questions []admin.Question
+	Asked     []admin.Question
 
 	// The devices page: counts of every device, the filter (Show a
 	// status, Query a search), the free phones a waiting request can be
@@ -137,7 +141,12 @@ func (c *Console) renderPart(w http.ResponseWriter, status int, name, entry stri
 }
 
 func (c *Console) data(r *req, title, nav string) pageData {
-	return pageData{Title: title, Nav: nav, CSRF: r.csrf, Flash: r.flash, Refresh: int(c.cfg.Refresh / time.Millisecond), Now: c.cfg.Now()}
+	qs, err := c.cfg.Ops.Questions(r.Context())
+	if err != nil {
+		c.log.Error("console questions", "err", err)
+	}
+	return pageData{Title: title, Nav: nav, CSRF: r.csrf, Flash: r.flash, Refresh: int(c.cfg.Refresh / time.Millisecond), Now: c.cfg.Now(),
+		Questions: qs}
 }
 
 func (c *Console) ctx(r *req) (context.Context, context.CancelFunc) {
@@ -228,6 +237,11 @@ func (c *Console) devicePage(w http.ResponseWriter, r *req) {
 	d.Device = dev
 	if dev != nil {
 		d.Title = dev.Title
+		for _, q := range d.Questions {
+			if q.Device == dev.Key {
+				d.Asked = append(d.Asked, q)
+			}
+		}
 		if d.Calls, err = c.cfg.Ops.Audit(ctx, audit.Filter{Device: dev.Key, Limit: recentCalls}); err != nil {
 			d.Error = c.userError("audit", err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/device/admin"
+	"github.com/adb-connector/adb-connector/device/ask"
 	"github.com/adb-connector/adb-connector/device/auth"
 	"github.com/adb-connector/adb-connector/device/binding"
 	"github.com/adb-connector/adb-connector/device/lease"
@@ -37,6 +38,8 @@ type Config struct {
 	Resets *reset.Resets
 	// Policy is the config file in force (nil: none).
 	Policy *policy.Holder
+	// Questions are the agents' open questions (nil: none).
+	Questions *ask.Board
 	// Now is the clock. Default time.Now.
 	Now func() time.Time
 	Serve

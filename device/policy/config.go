@@ -71,6 +71,9 @@ type Rule struct {
 	// Notifications: whether android_notifications may read and open the
 	// notification shade.
 	Notifications *bool `yaml:"notifications"`
+	// AskOperator: whether android_ask_operator may put a question to the
+	// operator.
+	AskOperator *bool `yaml:"ask_operator"`
 	// PhoneHelper is PhoneHelperAuto (the default: the connector's helper
 	// program runs on the phone when it can, with the stock commands as
 	// fallback) or PhoneHelperOff (stock commands only; the helper is

@@ -57,6 +57,8 @@ type Effective struct {
 	TextInput bool
 	// Notifications: android_notifications may run (default true).
 	Notifications bool
+	// AskOperator: android_ask_operator may ask (default true).
+	AskOperator bool
 	// PhoneHelper is PhoneHelperAuto or PhoneHelperOff.
 	PhoneHelper string
 	// Clipboard is ClipboardReadWrite, ClipboardWrite or ClipboardNone.
@@ -159,7 +161,7 @@ func (c *Config) For(d Device) *Effective {
 		return nil
 	}
 	tags := c.TagsOf(d)
-	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true, Notifications: true, PhoneHelper: PhoneHelperAuto, Clipboard: ClipboardReadWrite}
+	e := &Effective{Tags: tags, Rule: "policies.default", Schemes: DefaultSchemes, TextInput: true, Notifications: true, AskOperator: true, PhoneHelper: PhoneHelperAuto, Clipboard: ClipboardReadWrite}
 	e.apply(c.def)
 	for i, r := range c.rules {
 		if slices.ContainsFunc(r.Tags, func(t string) bool { return slices.Contains(tags, t) }) {
@@ -233,6 +235,9 @@ func (e *Effective) apply(r Rule) {
 	}
 	if r.Notifications != nil {
 		e.Notifications = *r.Notifications
+	}
+	if r.AskOperator != nil {
+		e.AskOperator = *r.AskOperator
 	}
 	if r.PhoneHelper != nil {
 		e.PhoneHelper = *r.PhoneHelper

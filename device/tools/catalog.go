@@ -10,6 +10,7 @@ import (
 
 	"github.com/adb-connector/adb-connector/adb"
 	"github.com/adb-connector/adb-connector/connector"
+	"github.com/adb-connector/adb-connector/device/ask"
 	"github.com/adb-connector/adb-connector/device/audit"
 	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/files"
@@ -92,6 +93,10 @@ type Config struct {
 	// operator's policy). Default 30 s; at most
 	// adb.MaxScreenRecord, screenrecord's own limit.
 	MaxRecordDuration time.Duration
+	// Questions is the board android_ask_operator puts its questions on,
+	// which the operator API answers (device.Service.Questions). Nil: a
+	// board of its own, whose questions nobody answers (they time out).
+	Questions *ask.Board
 	// Policy, when set, is the operator's config file in force: per
 	// device, the tools offered, package and URL rules, the rate, caps and
 	// text input (checkPolicy). Nil: none, Config's values apply.
@@ -115,6 +120,9 @@ type Tools struct {
 	// persistTimeout bounds writing a call's audit row and idempotency
 	// record (defaultPersistTimeout; tests shorten it).
 	persistTimeout time.Duration
+	// afterHook, when set (tests), replaces time.After for
+	// android_ask_operator's timeout.
+	afterHook func(time.Duration) <-chan time.Time
 
 	audit *audit.Writer
 }
@@ -131,6 +139,9 @@ type toolDef struct {
 	// readOnly: the tool never acts on the phone. Every other call takes
 	// the phone's cached UI tree out before it runs (uicache.go).
 	readOnly bool
+	// ownProgress: run sends its own tool.progress.push (saying what it
+	// waits for) instead of the pipeline's generic one.
+	ownProgress bool
 	// args is the type run decodes the arguments into (declare); nil for
 	// test tools.
 	args reflect.Type
@@ -161,6 +172,9 @@ func New(cfg Config) (*Tools, error) {
 	}
 	if cfg.Audit == nil {
 		cfg.Audit = audit.NewWriter(cfg.DB.Write, cfg.AuditRetention, cfg.Now)
+	}
+	if cfg.Questions == nil {
+		cfg.Questions = ask.NewBoard()
 	}
 	if cfg.MaxRecordDuration <= 0 {
 		cfg.MaxRecordDuration = defaultMaxRecord
@@ -230,6 +244,7 @@ var toolSpecs = []struct {
 	{recordTool, func(s Set) bool { return s.Files }},
 	{logcatTool, always},
 	{shellTool, func(s Set) bool { return s.Shell }},
+	{askTool, always},
 	{batchTool, always},
 }
 

@@ -35,6 +35,10 @@ type invocation struct {
 	// ui is, for an acting call, the phone's last UI tree if nothing acted
 	// on the phone since it was dumped (uiCache.take); nil otherwise.
 	ui *screen
+	// audit, set by the tool, is added to the call's audit row arguments:
+	// what the result says that the trail keeps (already redacted, e.g. a
+	// reply's length).
+	audit map[string]any
 }
 
 // handler is the tool.invoke pipeline around d.run (protocol 3.0 §8.18):
@@ -114,9 +118,15 @@ func (t *Tools) execute(ctx context.Context, d *toolDef, call connector.ToolCall
 		if inv.dev != nil && !d.readOnly {
 			inv.ui = t.ui.take(inv.dev)
 		}
-		stop := t.startProgress(call)
+		stop := func() {}
+		if !d.ownProgress {
+			stop = t.startProgress(call)
+		}
 		res, err = t.runSafe(ctx, d, inv)
 		stop()
+		for k, v := range inv.audit {
+			rec.args[k] = v
+		}
 	}
 	if err != nil {
 		var pe *policyError

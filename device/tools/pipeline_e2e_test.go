@@ -97,7 +97,7 @@ func TestCardToolsValidate(t *testing.T) {
 			t.Errorf("%s: additionalProperties is not false", ct.ToolID)
 		}
 	}
-	if diff := cmp.Diff([]string{"android_device_status", "android_tap", "android_ui_elements", "android_wait_for", "android_press_key", "android_type_text", "android_swipe", "android_pinch", "android_rotate", "android_notifications", "android_clipboard", "android_app_list", "android_app_launch", "android_app_stop", "android_permission", "android_open_url", "android_logcat", "android_batch", "test_echo"}, toolIDs(card)); diff != "" {
+	if diff := cmp.Diff([]string{"android_device_status", "android_tap", "android_ui_elements", "android_wait_for", "android_press_key", "android_type_text", "android_swipe", "android_pinch", "android_rotate", "android_notifications", "android_clipboard", "android_app_list", "android_app_launch", "android_app_stop", "android_permission", "android_open_url", "android_logcat", "android_ask_operator", "android_batch", "test_echo"}, toolIDs(card)); diff != "" {
 		t.Errorf("tools without a file store (-want +got):\n%s", diff)
 	}
 }

@@ -30,6 +30,7 @@ const (
 	ruleTextInput     = "text_input"    // typing is off
 	ruleNotifications = "notifications" // android_notifications is off
 	ruleClipboard     = "clipboard"     // android_clipboard is off or write-only
+	ruleAskOperator   = "ask_operator"  // android_ask_operator is off
 	rulePackage       = "package"       // android_app_launch of a package the policy refuses
 	ruleForeground    = "foreground"    // acting while a denied package is in front
 	ruleURLScheme     = "url_scheme"
@@ -126,6 +127,10 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 	case "android_notifications":
 		if !eff.Notifications {
 			return refuse(ruleNotifications, "reading the notifications is not allowed on this device by the operator's policy")
+		}
+	case "android_ask_operator":
+		if !eff.AskOperator {
+			return refuse(ruleAskOperator, "asking the operator is not allowed on this device by the operator's policy")
 		}
 	case "android_permission":
 		if r := eff.LaunchRefusal(str("package")); r != "" {
