@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
@@ -14,7 +15,7 @@ const helperLine = "CLASSPATH=/data/local/tmp/adbc-helper-0123456789abcdef.jar a
 
 func pushJar(t *testing.T, d *Device) {
 	t.Helper()
-	if err := d.fs.WriteFile("/data/local/tmp/adbc-helper-0123456789abcdef.jar", []byte("PK jar"), 0o644, fixedNow()); err != nil {
+	if err := d.fs.WriteFile("/data/local/tmp/adbc-helper-0123456789abcdef.jar", []byte("PK jar"), 0o644, phonekit.FixedNow()); err != nil {
 		t.Fatal(err)
 	}
 }

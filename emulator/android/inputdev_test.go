@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
@@ -76,7 +77,7 @@ func touches(d *Device) []Touch {
 
 func center(t *testing.T, d *Device, pred func(*ui.Element) bool) image.Point {
 	t.Helper()
-	n := findNode(t, d, pred)
+	n := phonekit.FindNode(t, d, pred)
 	if n == nil {
 		t.Fatalf("node not on screen (%s)", d.ScreenID())
 	}
@@ -88,11 +89,11 @@ func center(t *testing.T, d *Device, pred func(*ui.Element) bool) image.Point {
 func TestTouchscreenTap(t *testing.T) {
 	t.Parallel()
 	d := newDevice(t, Config{Rooted: true})
-	p := center(t, d, byText("Settings"))
+	p := center(t, d, phonekit.ByText("Settings"))
 	if e, st := writeNode(t, d, encode(true, tapEvents(p)...)); st != 0 {
 		t.Fatalf("write: %d %q", st, e)
 	}
-	wantForeground(t, d, "com.android.settings")
+	phonekit.WantForeground(t, d, "com.android.settings")
 	got := touches(d)
 	if len(got) != 1 || got[0].Kind != "tap" || got[0].From != p || got[0].Node != vfs.TouchNode {
 		t.Fatalf("touches %+v", got)
@@ -147,10 +148,10 @@ func TestTouchscreenSwipeMatchesInput(t *testing.T) {
 func TestTouchscreenLongPressAndHover(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
-	now := fixedNow()
+	now := phonekit.FixedNow()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	d := newDevice(t, Config{Now: clock, Rooted: true})
-	p := center(t, d, byText("Settings"))
+	p := center(t, d, phonekit.ByText("Settings"))
 	writeNode(t, d, encode(true, down(0, 1, p)...))
 	mu.Lock()
 	now = now.Add(800 * time.Millisecond)
@@ -179,7 +180,7 @@ func TestTouchscreenRotation(t *testing.T) {
 		if err := d.SetRotation(rot); err != nil {
 			t.Fatal(err)
 		}
-		p := center(t, d, byText("Settings")) // display point
+		p := center(t, d, phonekit.ByText("Settings")) // display point
 		w, h := d.screen.Width, d.screen.Height
 		ds := d.displaySize()
 		// The panel point for display point p (the converse of
@@ -202,7 +203,7 @@ func TestTouchscreenRotation(t *testing.T) {
 		if got := touches(d); len(got) != 1 || got[0].From != p {
 			t.Fatalf("rotation %d: touches %+v, want a tap at %v", rot, got, p)
 		}
-		wantForeground(t, d, "com.android.settings")
+		phonekit.WantForeground(t, d, "com.android.settings")
 	}
 }
 
@@ -221,9 +222,9 @@ func TestTouchscreenNode(t *testing.T) {
 	if id := mustRun(t, d, "id"); !strings.Contains(id, "1004(input)") {
 		t.Fatalf("id: %s", id)
 	}
-	p := center(t, d, byText("Settings"))
+	p := center(t, d, phonekit.ByText("Settings"))
 	writeNode(t, d, encode(false, tapEvents(p)...))
-	wantForeground(t, d, "com.android.settings")
+	phonekit.WantForeground(t, d, "com.android.settings")
 }
 
 // FuzzTouchscreen: any bytes written to the panel's node decode without a

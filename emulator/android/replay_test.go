@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adb-connector/adb-connector/adb/parse"
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
@@ -133,7 +134,7 @@ func TestLandscapeDumpRendersLandscape(t *testing.T) {
 		`<node index="0" text="" resource-id="" class="android.widget.FrameLayout" package="com.example.game" content-desc="" checkable="false" checked="false" clickable="false" enabled="true" focusable="false" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[0,0][2000,1128]">` +
 		`<node NAF="true" index="0" text="" resource-id="com.example.game:id/play" class="android.widget.ImageButton" package="com.example.game" content-desc="" checkable="false" checked="false" clickable="true" enabled="true" focusable="true" focused="false" scrollable="false" long-clickable="false" password="false" selected="false" bounds="[1700,900][1950,1100]" />` +
 		`</node></hierarchy>`
-	dir := scenarioWith(t, map[string]any{
+	dir := phonekit.ScenarioWith(t, map[string]any{
 		"start": "game",
 		"screens": []any{
 			map[string]any{"id": "home", "package": "com.google.android.apps.nexuslauncher", "launcher": true},

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
@@ -154,7 +155,7 @@ func TestCommandLog(t *testing.T) {
 	want := [][]string{{"echo", "a b"}, {"cat"}, {"getprop", "ro.serialno"}, {"exit", "4"}}
 	slices.SortFunc(c.Argv[:2], func(a, b []string) int { return strings.Compare(a[0], b[0]) }) // pipeline order is concurrent
 	slices.SortFunc(want[:2], func(a, b []string) int { return strings.Compare(a[0], b[0]) })
-	if c.Exit != 4 || !slices.EqualFunc(c.Argv, want, slices.Equal) || !c.Time.Equal(fixedNow()) {
+	if c.Exit != 4 || !slices.EqualFunc(c.Argv, want, slices.Equal) || !c.Time.Equal(phonekit.FixedNow()) {
 		t.Fatalf("logged %+v", c)
 	}
 	c.Argv[0][0] = "mutated"
@@ -258,7 +259,7 @@ func TestConcurrentUse(t *testing.T) {
 func TestSharedStorageAliases(t *testing.T) {
 	d := newDevice(t, Config{})
 	mustRun(t, d, "echo hi > /storage/emulated/0/a.txt")
-	if err := d.Files().WriteFile("/storage/self/primary/b.txt", []byte("b"), 0o644, fixedNow()); err != nil {
+	if err := d.Files().WriteFile("/storage/self/primary/b.txt", []byte("b"), 0o644, phonekit.FixedNow()); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustRun(t, d, "cat /sdcard/a.txt; ls /sdcard"); got != "hi\na.txt\nb.txt\n" {

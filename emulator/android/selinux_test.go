@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
 
@@ -28,7 +29,7 @@ func TestInputNodeSELinux(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			d := newDevice(t, tc.cfg)
-			p := center(t, d, byText("Settings"))
+			p := center(t, d, phonekit.ByText("Settings"))
 			e, st := writeNode(t, d, encode(true, tapEvents(p)...))
 			if !tc.writable {
 				if st != 1 || e != "/system/bin/sh: can't create /dev/input/event2: Permission denied\n" {

@@ -1,43 +1,12 @@
 package android
 
 import (
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/adb-connector/adb-connector/emulator/android/ui"
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 )
-
-// scenarioWith writes the launcher scenario with fields replaced (plus
-// extra files) to a temporary directory and returns its path.
-func scenarioWith(t *testing.T, fields map[string]any, files map[string][]byte) string {
-	t.Helper()
-	raw, err := ui.Embedded.ReadFile("scenarios/launcher/scenario.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
-	for k, v := range fields {
-		m[k] = v
-	}
-	dir := t.TempDir()
-	out, _ := json.Marshal(m)
-	if err := os.WriteFile(filepath.Join(dir, "scenario.json"), out, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for name, data := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
-}
 
 // TestSettingsOutputs checks `settings` against what SettingsService's
 // shell command prints (AOSP frameworks/base/packages/SettingsProvider/src/
@@ -103,7 +72,7 @@ func TestSettingsTakeEffect(t *testing.T) {
 	})
 	t.Run("screen timeout and stay-on", func(t *testing.T) {
 		t.Parallel()
-		now := fixedNow()
+		now := phonekit.FixedNow()
 		d := newDevice(t, Config{Now: func() time.Time { return now }})
 		mustRun(t, d, "settings put system screen_off_timeout 15000")
 		now = now.Add(time.Minute)
@@ -146,7 +115,7 @@ func TestSettingsTakeEffect(t *testing.T) {
 // by `settings put` before the first command.
 func TestScenarioSettingsApplyAtStart(t *testing.T) {
 	t.Parallel()
-	dir := scenarioWith(t, map[string]any{"settings": map[string]string{
+	dir := phonekit.ScenarioWith(t, map[string]any{"settings": map[string]string{
 		"system/accelerometer_rotation": "0", "system/user_rotation": "1", "global/wifi_on": "0",
 	}}, nil)
 	d := newDevice(t, Config{Scenario: dir})

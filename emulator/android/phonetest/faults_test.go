@@ -1,4 +1,4 @@
-package android
+package phonetest
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
@@ -17,7 +19,7 @@ const dumpNotIdle = "ERROR: could not get idle state.\n"
 
 func TestFaultDumpNotIdle(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	d.FailDumpNotIdle(1, time.Millisecond)
 	out, errOut, st := run(t, d, "uiautomator dump")
 	if out != "" || errOut != dumpNotIdle || st != 0 {
@@ -40,7 +42,7 @@ func TestFaultDumpNotIdle(t *testing.T) {
 
 func TestFaultHang(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	d.HangCommands("dumpsys", "getprop ro.serialno")
 	for _, line := range []string{"dumpsys window | grep mCurrentFocus", "getprop ro.serialno"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
@@ -59,7 +61,7 @@ func TestFaultHang(t *testing.T) {
 
 func TestFaultANR(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "am start -n com.android.settings/.Settings")
 	before := d.Screenshot()
 	d.ShowANR("com.android.settings")
@@ -79,7 +81,7 @@ func TestFaultANR(t *testing.T) {
 	if c := shot.RGBAAt(2, 2); c == before.RGBAAt(2, 2) {
 		t.Errorf("the app behind the dialog is not dimmed: %v", c)
 	}
-	wait := findNode(t, d, byID("android:id/aerr_wait"))
+	wait := phonekit.FindNode(t, d, phonekit.ByID("android:id/aerr_wait"))
 	mustRun(t, d, fmt.Sprintf("input tap %d %d", (wait.B.Min.X+wait.B.Max.X)/2, (wait.B.Min.Y+wait.B.Max.Y)/2))
 	if d.ANR() != "" {
 		t.Fatal("Wait did not dismiss the dialog")
@@ -88,7 +90,7 @@ func TestFaultANR(t *testing.T) {
 		t.Errorf("after Wait: %s in front", pkg)
 	}
 	d.ShowANR("com.android.settings")
-	closeApp := findNode(t, d, byID("android:id/aerr_close"))
+	closeApp := phonekit.FindNode(t, d, phonekit.ByID("android:id/aerr_close"))
 	mustRun(t, d, fmt.Sprintf("input tap %d %d", (closeApp.B.Min.X+closeApp.B.Max.X)/2, (closeApp.B.Min.Y+closeApp.B.Max.Y)/2))
 	if pkg, _ := d.Foreground(); pkg != "com.google.android.apps.nexuslauncher" || d.ANR() != "" {
 		t.Errorf("after Close app: %s in front, ANR %q", pkg, d.ANR())
@@ -97,7 +99,7 @@ func TestFaultANR(t *testing.T) {
 
 func TestFaultANRGoesWithTheApp(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "am start -n com.android.settings/.Settings")
 	d.ShowANR("com.android.settings")
 	mustRun(t, d, "am force-stop com.android.settings")
@@ -108,7 +110,7 @@ func TestFaultANRGoesWithTheApp(t *testing.T) {
 
 func TestFaultSleepAndLock(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	d.SleepAndLock()
 	if d.ScreenOn() || !d.Locked() {
 		t.Fatalf("screen on %t locked %t", d.ScreenOn(), d.Locked())
@@ -117,7 +119,7 @@ func TestFaultSleepAndLock(t *testing.T) {
 		t.Errorf("dump with the screen off: %q", errOut)
 	}
 	mustRun(t, d, "input keyevent WAKEUP")
-	if id := findNode(t, d, byID("com.android.systemui:id/keyguard_root_view")); id == nil {
+	if id := phonekit.FindNode(t, d, phonekit.ByID("com.android.systemui:id/keyguard_root_view")); id == nil {
 		t.Error("no keyguard after waking")
 	}
 }
@@ -125,10 +127,10 @@ func TestFaultSleepAndLock(t *testing.T) {
 // TestScenarioFaults: the same faults scripted in scenario.json.
 func TestScenarioFaults(t *testing.T) {
 	t.Parallel()
-	dir := scenarioWith(t, map[string]any{"faults": map[string]any{
+	dir := phonekit.ScenarioWith(t, map[string]any{"faults": map[string]any{
 		"dump_not_idle": -1, "dump_idle_wait_ms": 1, "hang": []string{"dumpsys"}, "anr": "com.android.settings", "sleep_after_commands": 3,
 	}}, nil)
-	d := newDevice(t, Config{Scenario: dir})
+	d := newDevice(t, android.Config{Scenario: dir})
 	if d.ANR() != "com.android.settings" {
 		t.Errorf("ANR at boot: %q", d.ANR())
 	}

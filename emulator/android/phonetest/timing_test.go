@@ -1,4 +1,4 @@
-package android
+package phonetest
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
@@ -44,12 +45,12 @@ func TestProfileModel(t *testing.T) {
 			open: 8*ms + 16750*time.Nanosecond, write1MiB: 8*ms + 262156*time.Microsecond,
 			read64KiB: 8*ms + 16396*time.Microsecond, realTime: true},
 	}
-	if got, wantNames := ProfileNames(), []string{"instant", "budget-usb", "pixel-usb", "wifi"}; !slices.Equal(got, wantNames) {
+	if got, wantNames := android.ProfileNames(), []string{"instant", "budget-usb", "pixel-usb", "wifi"}; !slices.Equal(got, wantNames) {
 		t.Fatalf("ProfileNames = %q, want %q", got, wantNames)
 	}
 	for name, w := range tests {
 		t.Run(name, func(t *testing.T) {
-			p, err := ProfileByName(name)
+			p, err := android.ProfileByName(name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,21 +88,21 @@ func TestProfileModel(t *testing.T) {
 
 func TestProfileByNameRefusesUnknown(t *testing.T) {
 	t.Parallel()
-	if p, err := ProfileByName(""); err != nil || p.Name != DefaultProfile {
-		t.Fatalf(`ProfileByName("") = %q, %v; want the default`, p.Name, err)
+	if p, err := android.ProfileByName(""); err != nil || p.Name != android.DefaultProfile {
+		t.Fatalf(`android.ProfileByName("") = %q, %v; want the default`, p.Name, err)
 	}
 	for _, name := range []string{"bogus", "Pixel-USB", " wifi"} {
-		_, err := ProfileByName(name)
-		if !errors.Is(err, ErrUnknownProfile) {
-			t.Fatalf("%q: err = %v, want ErrUnknownProfile", name, err)
+		_, err := android.ProfileByName(name)
+		if !errors.Is(err, android.ErrUnknownProfile) {
+			t.Fatalf("%q: err = %v, want android.ErrUnknownProfile", name, err)
 		}
-		for _, n := range ProfileNames() {
+		for _, n := range android.ProfileNames() {
 			if !strings.Contains(err.Error(), n) {
 				t.Errorf("%q: error %q does not name %q", name, err, n)
 			}
 		}
 	}
-	if _, err := New(Config{Profile: "bogus"}); !errors.Is(err, ErrUnknownProfile) {
+	if _, err := android.New(android.Config{Profile: "bogus"}); !errors.Is(err, android.ErrUnknownProfile) {
 		t.Fatalf("New with a bad profile: %v", err)
 	}
 }
@@ -111,7 +112,7 @@ func TestProfileByNameRefusesUnknown(t *testing.T) {
 // (fake) clock advanced by exactly that.
 func TestProfileCharges(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := newDevice(t, Config{Profile: "pixel-usb"})
+		d := newDevice(t, android.Config{Profile: "pixel-usb"})
 		p := d.Profile()
 		w, h := d.Screenshot().Rect.Dx(), d.Screenshot().Rect.Dy()
 		// Each line is one stream: adbd's shell start, then what it runs
@@ -152,7 +153,7 @@ func TestProfileCharges(t *testing.T) {
 // TestProfileChargeCanceled: a closed stream ends the wait at once.
 func TestProfileChargeCanceled(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := newDevice(t, Config{Profile: "budget-usb"})
+		d := newDevice(t, android.Config{Profile: "budget-usb"})
 		ctx, cancel := context.WithTimeout(t.Context(), 50*ms)
 		defer cancel()
 		start := time.Now()
@@ -180,15 +181,15 @@ func TestScenarioProfile(t *testing.T) {
 		}
 	}
 	write("wifi")
-	d := newDevice(t, Config{Scenario: dir})
+	d := newDevice(t, android.Config{Scenario: dir})
 	if got := d.Profile(); got.Name != "wifi" || got.Link != (adbd.Link{Up: got.Link.Up, Down: got.Link.Down}) || got.Link.IsZero() {
 		t.Fatalf("scenario profile: got %q", got.Name)
 	}
-	if got := newDevice(t, Config{Scenario: dir, Profile: "budget-usb"}).Profile().Name; got != "budget-usb" {
+	if got := newDevice(t, android.Config{Scenario: dir, Profile: "budget-usb"}).Profile().Name; got != "budget-usb" {
 		t.Fatalf("Config.Profile over the scenario's: got %q", got)
 	}
 	write("turbo")
-	if _, err := New(Config{Scenario: dir}); !errors.Is(err, ErrUnknownProfile) {
+	if _, err := android.New(android.Config{Scenario: dir}); !errors.Is(err, android.ErrUnknownProfile) {
 		t.Fatalf("scenario with a bad profile: %v", err)
 	}
 }

@@ -1,10 +1,12 @@
-package android
+package phonetest
 
 import (
 	"image"
 	"strings"
 	"testing"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
@@ -23,18 +25,18 @@ func TestPinnedWmSetsDisplay(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			dir := scenarioWith(t, map[string]any{"pinned": []any{
+			dir := phonekit.ScenarioWith(t, map[string]any{"pinned": []any{
 				map[string]any{"command": "wm size", "stdout": tc.size},
 				map[string]any{"command": "wm density", "stdout": tc.density},
 			}}, nil)
-			d := newDevice(t, Config{Scenario: dir})
+			d := newDevice(t, android.Config{Scenario: dir})
 			if got := mustRun(t, d, "wm size"); got != tc.size {
 				t.Errorf("wm size %q", got)
 			}
 			if s := d.Screenshot().Rect; s != tc.shot {
 				t.Errorf("screenshot %v, want %v", s, tc.shot)
 			}
-			root := findNode(t, d, func(n *ui.Element) bool { return true })
+			root := phonekit.FindNode(t, d, func(n *ui.Element) bool { return true })
 			if root.B != tc.shot {
 				t.Errorf("dump root bounds %v, want %v", root.B, tc.shot)
 			}

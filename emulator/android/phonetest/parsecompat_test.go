@@ -1,4 +1,4 @@
-package android
+package phonetest
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/adb-connector/adb-connector/adb/parse"
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // TestOutputsParse feeds the device's outputs to adb/parse (the parsers the
@@ -25,7 +26,7 @@ func TestOutputsParse(t *testing.T) {
 		} {
 			t.Run(fmt.Sprintf("sdk%d/%s", sdk, st.name), func(t *testing.T) {
 				t.Parallel()
-				d := newDevice(t, Config{SDK: sdk, Release: fmt.Sprint(sdk - 20)})
+				d := newDevice(t, android.Config{SDK: sdk, Release: fmt.Sprint(sdk - 20)})
 				if st.launch != "" {
 					mustRun(t, d, "am start -n "+st.launch)
 				}
@@ -83,7 +84,7 @@ func TestOutputsParse(t *testing.T) {
 }
 
 func TestOtherOutputsParse(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "am start -n com.android.settings/.Settings")
 	props, err := parse.Props(mustRun(t, d, "getprop"))
 	if err != nil || props["ro.product.model"] != "Pixel 6" || props["ro.build.version.sdk"] != "33" {

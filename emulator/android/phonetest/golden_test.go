@@ -1,10 +1,11 @@
-package android
+package phonetest
 
 import (
 	"fmt"
 	"path/filepath"
 	"testing"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/internal/testkit"
 )
 
@@ -13,9 +14,9 @@ import (
 func TestGolden(t *testing.T) {
 	cases := []struct {
 		name  string
-		cfg   Config
+		cfg   android.Config
 		setup []string
-		prep  func(*Device)
+		prep  func(*android.Device)
 		cmd   string
 	}{
 		{name: "getprop_all", cmd: "getprop"},
@@ -26,23 +27,23 @@ func TestGolden(t *testing.T) {
 		{name: "wm_density", cmd: "wm density"},
 		{name: "wm_density_override", setup: []string{"wm density 280"}, cmd: "wm density"},
 		{name: "dumpsys_battery", cmd: "dumpsys battery"},
-		{name: "dumpsys_battery_sdk28", cfg: Config{SDK: 28, Release: "9"}, cmd: "dumpsys battery"},
+		{name: "dumpsys_battery_sdk28", cfg: android.Config{SDK: 28, Release: "9"}, cmd: "dumpsys battery"},
 		{name: "dumpsys_window_launcher", cmd: "dumpsys window"},
 		{name: "dumpsys_window_settings", setup: []string{"am start -n com.android.settings/.Settings"}, cmd: "dumpsys window displays"},
-		{name: "dumpsys_window_locked_off", prep: func(d *Device) { d.SetLocked(true); d.SetScreenOn(false) }, cmd: "dumpsys window"},
-		{name: "dumpsys_window_sdk28_landscape", cfg: Config{SDK: 28, Release: "9"}, prep: func(d *Device) { d.SetRotation(1); d.SetLocked(true) }, cmd: "dumpsys window"},
+		{name: "dumpsys_window_locked_off", prep: func(d *android.Device) { d.SetLocked(true); d.SetScreenOn(false) }, cmd: "dumpsys window"},
+		{name: "dumpsys_window_sdk28_landscape", cfg: android.Config{SDK: 28, Release: "9"}, prep: func(d *android.Device) { d.SetRotation(1); d.SetLocked(true) }, cmd: "dumpsys window"},
 		{name: "dumpsys_activity", setup: []string{"am start -n com.android.settings/.Settings"}, cmd: "dumpsys activity activities"},
-		{name: "dumpsys_activity_sdk29", cfg: Config{SDK: 29, Release: "10"}, setup: []string{"am start -n com.android.settings/.Settings"}, cmd: "dumpsys activity activities"},
-		{name: "dumpsys_activity_sdk28", cfg: Config{SDK: 28, Release: "9"}, setup: []string{"am start -n com.android.settings/.Settings"}, cmd: "dumpsys activity activities"},
+		{name: "dumpsys_activity_sdk29", cfg: android.Config{SDK: 29, Release: "10"}, setup: []string{"am start -n com.android.settings/.Settings"}, cmd: "dumpsys activity activities"},
+		{name: "dumpsys_activity_sdk28", cfg: android.Config{SDK: 28, Release: "9"}, setup: []string{"am start -n com.android.settings/.Settings"}, cmd: "dumpsys activity activities"},
 		{name: "dumpsys_power", cmd: "dumpsys power"},
 		{name: "dumpsys_power_off", setup: []string{"input keyevent KEYCODE_SLEEP"}, cmd: "dumpsys power"},
-		{name: "dumpsys_input", prep: func(d *Device) { d.SetRotation(3) }, cmd: "dumpsys input"},
-		{name: "dumpsys_input_sdk28", cfg: Config{SDK: 28, Release: "9"}, prep: func(d *Device) { d.SetRotation(1) }, cmd: "dumpsys input"},
+		{name: "dumpsys_input", prep: func(d *android.Device) { d.SetRotation(3) }, cmd: "dumpsys input"},
+		{name: "dumpsys_input_sdk28", cfg: android.Config{SDK: 28, Release: "9"}, prep: func(d *android.Device) { d.SetRotation(1) }, cmd: "dumpsys input"},
 		{name: "dumpsys_unknown", cmd: "dumpsys nosuchservice"},
-		{name: "uiautomator_tty", cfg: Config{Scenario: "login"}, cmd: "uiautomator dump /dev/tty"},
-		{name: "uiautomator_sdk29", cfg: Config{Scenario: "login", SDK: 29, Release: "10"}, cmd: "uiautomator dump /dev/tty"},
+		{name: "uiautomator_tty", cfg: android.Config{Scenario: "login"}, cmd: "uiautomator dump /dev/tty"},
+		{name: "uiautomator_sdk29", cfg: android.Config{Scenario: "login", SDK: 29, Release: "10"}, cmd: "uiautomator dump /dev/tty"},
 		{name: "uiautomator_default_file", cmd: "uiautomator dump && ls /sdcard"},
-		{name: "uiautomator_rotated", prep: func(d *Device) { d.SetRotation(1) }, setup: []string{"am start -n com.android.settings/.Settings"}, cmd: "uiautomator dump /dev/tty"},
+		{name: "uiautomator_rotated", prep: func(d *android.Device) { d.SetRotation(1) }, setup: []string{"am start -n com.android.settings/.Settings"}, cmd: "uiautomator dump /dev/tty"},
 		{name: "uiautomator_screen_off", setup: []string{"input keyevent 26"}, cmd: "uiautomator dump"},
 		{name: "am_start_n", cmd: "am start -n com.android.settings/.Settings"},
 		{name: "am_start_W", cmd: "am start -W -n com.example.login/.LoginActivity"},

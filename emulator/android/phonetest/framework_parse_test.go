@@ -1,16 +1,17 @@
-package android
+package phonetest
 
 import (
 	"testing"
 
 	"github.com/adb-connector/adb-connector/adb/parse"
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // TestFrameworkOutputsParse feeds the framework commands' outputs to the
 // connector's parsers: what the phone prints must read as a phone's.
 func TestFrameworkOutputsParse(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	pk, err := parse.Packages(mustRun(t, d, "pm list packages -3 -U -i --show-versioncode -f"))
 	if err != nil || len(pk) != 3 || pk[0].UID != 10103 || pk[0].VersionCode != 1 || pk[0].Path == "" {
 		t.Errorf("packages %+v: %v", pk, err)

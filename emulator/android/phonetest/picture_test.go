@@ -1,4 +1,4 @@
-package android
+package phonetest
 
 import (
 	"bytes"
@@ -7,6 +7,8 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // gzipRatio is the gzip -1 size of b as a fraction of its length.
@@ -32,7 +34,7 @@ func TestPictureScreensCompressLikePhotos(t *testing.T) {
 	}{{"feed", ""}, {"map", "com.example.maps"}, {"video", "com.example.video"}} {
 		t.Run(tc.screen, func(t *testing.T) {
 			t.Parallel()
-			d := newDevice(t, Config{Scenario: "photos"})
+			d := newDevice(t, android.Config{Scenario: "photos"})
 			if tc.launch != "" {
 				mustRun(t, d, "monkey -p "+tc.launch+" 1")
 			}
@@ -45,7 +47,7 @@ func TestPictureScreensCompressLikePhotos(t *testing.T) {
 			}
 		})
 	}
-	flat := newDevice(t, Config{})
+	flat := newDevice(t, android.Config{})
 	t.Logf("launcher (flat): gzip -1 %.1f %%", 100*gzipRatio(t, []byte(mustRun(t, flat, "screencap"))))
 }
 
@@ -55,7 +57,7 @@ func TestPictureScreensCompressLikePhotos(t *testing.T) {
 // exit status 0, no file. Back on the feed it dumps again.
 func TestNeverIdleScreen(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		d := newDevice(t, Config{Scenario: "photos"})
+		d := newDevice(t, android.Config{Scenario: "photos"})
 		mustRun(t, d, "monkey -p com.example.video 1")
 		start := time.Now()
 		out, errOut, st := run(t, d, "uiautomator dump")

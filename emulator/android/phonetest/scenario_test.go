@@ -1,27 +1,30 @@
-package android
+package phonetest
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"image/color"
 	"image/jpeg"
 	"os"
 	"strings"
 	"testing"
 	"testing/fstest"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 func TestReplayScenarioFromDisk(t *testing.T) {
-	d := newDevice(t, Config{Scenario: "testdata/scenarios/replay", Serial: "R5CR10ABCDE"})
+	d := newDevice(t, android.Config{Scenario: "../testdata/scenarios/replay", Serial: "R5CR10ABCDE"})
 	if got := mustRun(t, d, "getprop ro.product.manufacturer; getprop ro.serialno; getprop ro.product.model"); got != "samsung\nR5CR10ABCDE\nSM-G991B\n" {
 		t.Fatalf("properties %q", got)
 	}
 	if id := d.Identity(); id.Model != "SM-G991B" || id.Device != "oriole" {
 		t.Fatalf("identity %+v", id)
 	}
-	want, _ := os.ReadFile("testdata/scenarios/replay/battery.txt")
+	want, _ := os.ReadFile("../testdata/scenarios/replay/battery.txt")
 	if got := mustRun(t, d, "dumpsys battery"); got != string(want) {
 		t.Fatalf("pinned battery output %q", got)
 	}
@@ -35,18 +38,18 @@ func TestReplayScenarioFromDisk(t *testing.T) {
 	mustRun(t, d, "am start -n com.android.settings/.Settings")
 	// The real screenshot is served for the dump screen, scaled to the display.
 	shot := d.Screenshot()
-	if shot.Rect.Dx() != 1080 || shot.RGBAAt(500, 1000) != (rgb(0x12, 0x34, 0x56)) {
+	if shot.Rect.Dx() != 1080 || shot.RGBAAt(500, 1000) != (color.RGBA{0x12, 0x34, 0x56, 0xff}) {
 		t.Fatalf("replayed screenshot %v %v", shot.Rect, shot.RGBAAt(500, 1000))
 	}
-	if findNode(t, d, byText("Connections")) == nil {
+	if phonekit.FindNode(t, d, phonekit.ByText("Connections")) == nil {
 		t.Fatal("dump screen not served")
 	}
-	tapOn(t, d, byID("com.android.settings:id/search"))
+	tapOn(t, d, phonekit.ByID("com.android.settings:id/search"))
 	mustRun(t, d, "input text wifi")
-	if n := findNode(t, d, byID("com.android.settings:id/search")); n.Text != "wifi" || !n.Focused {
+	if n := phonekit.FindNode(t, d, phonekit.ByID("com.android.settings:id/search")); n.Text != "wifi" || !n.Focused {
 		t.Fatalf("typing into a replayed field: %+v", n)
 	}
-	tapOn(t, d, byText("Connections"))
+	tapOn(t, d, phonekit.ByText("Connections"))
 	if d.ScreenID() != "connections" {
 		t.Fatalf("rule did not fire: %q", d.ScreenID())
 	}
@@ -84,7 +87,7 @@ func TestLoadScenarioErrors(t *testing.T) {
 
 // TestScreenrecordMP4 walks the ISO BMFF boxes and decodes every frame.
 func TestScreenrecordMP4(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "screenrecord --time-limit 3 --size 360x640 /sdcard/r.mp4")
 	data, err := d.FS().ReadFile("/sdcard/r.mp4")
 	if err != nil {

@@ -1,9 +1,11 @@
-package android
+package phonetest
 
 import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // TestCommandCostBySDK pins what each command costs by Android version in
@@ -38,7 +40,7 @@ func TestCommandCostBySDK(t *testing.T) {
 	for name, w := range tests {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			p, err := ProfileByName(name)
+			p, err := android.ProfileByName(name)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -67,12 +69,12 @@ func TestCommandCostBySDK(t *testing.T) {
 }
 
 // TestCommandCostByDeviceSDK: the phone Charges by its own SDK, which a
-// scenario's or Config's properties may set: `input` is a VM start on
+// scenario's or android.Config's properties may set: `input` is a VM start on
 // Android 11, a `cmd` call on Android 13, after adbd's shell start.
 func TestCommandCostByDeviceSDK(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		for sdk, want := range map[string]time.Duration{"30": 10*ms + 200*ms, "33": 10*ms + 30*ms} {
-			d := newDevice(t, Config{Profile: "pixel-usb", Properties: map[string]string{"ro.build.version.sdk": sdk}})
+			d := newDevice(t, android.Config{Profile: "pixel-usb", Properties: map[string]string{"ro.build.version.sdk": sdk}})
 			d.ClearCommands()
 			start := time.Now()
 			if _, e, st := run(t, d, "input tap 1 1"); st != 0 {

@@ -1,4 +1,4 @@
-package android
+package phonetest
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // gunzip inflates b, which must be one gzip member.
@@ -30,8 +32,8 @@ func gunzip(t *testing.T, b []byte) []byte {
 // top of the capture.
 func TestGzipScreencapPipe(t *testing.T) {
 	t.Parallel()
-	prof := &Profile{Name: "test-gzip", CaptureBase: time.Millisecond, DeflatePerMB: time.Millisecond}
-	d := newDevice(t, Config{Timing: prof})
+	prof := &android.Profile{Name: "test-gzip", CaptureBase: time.Millisecond, DeflatePerMB: time.Millisecond}
+	d := newDevice(t, android.Config{Timing: prof})
 	raw := mustRun(t, d, "screencap")
 	d.ClearCommands()
 	out := mustRun(t, d, "screencap | gzip -1")
@@ -53,7 +55,7 @@ func TestGzipScreencapPipe(t *testing.T) {
 
 func TestGzipCommand(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "echo hello > /data/local/tmp/a.txt")
 	tests := []struct {
 		line, stdout, stderr string
@@ -85,7 +87,7 @@ func TestGzipCommand(t *testing.T) {
 // so with status 127, and nothing reaches stdout.
 func TestGzipAbsent(t *testing.T) {
 	t.Parallel()
-	for _, cfg := range []Config{{NoGzip: true}, {SDK: 27, Release: "8.1.0"}} {
+	for _, cfg := range []android.Config{{NoGzip: true}, {SDK: 27, Release: "8.1.0"}} {
 		d := newDevice(t, cfg)
 		o, e, st := run(t, d, "screencap | gzip -1")
 		if o != "" || e != "/system/bin/sh: gzip: inaccessible or not found\n" || st != 127 {
@@ -95,7 +97,7 @@ func TestGzipAbsent(t *testing.T) {
 			t.Errorf("SDK %d: lookups found %q (status %d)", cfg.SDK, o, st)
 		}
 	}
-	if o := mustRun(t, newDevice(t, Config{}), "command -v gzip"); o != "/system/bin/gzip\n" {
+	if o := mustRun(t, newDevice(t, android.Config{}), "command -v gzip"); o != "/system/bin/gzip\n" {
 		t.Errorf("command -v gzip = %q", o)
 	}
 }
@@ -103,7 +105,7 @@ func TestGzipAbsent(t *testing.T) {
 // A host that stops reading ends the pipe: gzip stops too.
 func TestGzipCanceled(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{Timing: &Profile{Name: "slow-deflate", DeflatePerMB: time.Hour}})
+	d := newDevice(t, android.Config{Timing: &android.Profile{Name: "slow-deflate", DeflatePerMB: time.Hour}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var o bytes.Buffer

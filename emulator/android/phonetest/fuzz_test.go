@@ -1,4 +1,4 @@
-package android
+package phonetest
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
@@ -34,7 +35,7 @@ func FuzzRun(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	d := newDevice(f, Config{})
+	d := newDevice(f, android.Config{})
 	f.Fuzz(func(t *testing.T, line string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
@@ -55,7 +56,7 @@ func FuzzSession(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	d := newDevice(f, Config{})
+	d := newDevice(f, android.Config{})
 	f.Fuzz(func(t *testing.T, script string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 		defer cancel()
@@ -74,7 +75,7 @@ func FuzzSession(f *testing.F) {
 
 // FuzzParseDump: the uiautomator XML decoder (real dumps from phones).
 func FuzzParseDump(f *testing.F) {
-	d := newDevice(f, Config{Scenario: "login"})
+	d := newDevice(f, android.Config{Scenario: "login"})
 	f.Add([]byte(mustRun(f, d, "uiautomator dump /dev/tty")))
 	f.Add([]byte(`<hierarchy><node bounds="[0,0][1,1]"/><node bounds="[2,2][3,3]"/></hierarchy>`))
 	f.Add([]byte(`<node bounds="[a,b][c,d]">`))

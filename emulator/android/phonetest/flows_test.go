@@ -1,4 +1,4 @@
-package android
+package phonetest
 
 import (
 	"bytes"
@@ -10,39 +10,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	"github.com/google/go-cmp/cmp"
 )
 
-// findNode dumps the UI and returns the first node matching pred.
-func findNode(t *testing.T, d *Device, pred func(*ui.Element) bool) *ui.Element {
-	t.Helper()
-	out := mustRun(t, d, "uiautomator dump /dev/tty")
-	xmlPart, _, _ := strings.Cut(out, "UI hierchary dumped to:")
-	root, _, err := ui.ParseDump([]byte(xmlPart))
-	if err != nil {
-		t.Fatalf("parse dump: %v\n%s", err, out)
-	}
-	var found *ui.Element
-	root.Walk(func(n *ui.Element) bool {
-		if pred(n) {
-			found = n
-			return false
-		}
-		return true
-	})
-	return found
-}
-
-func byText(s string) func(*ui.Element) bool { return func(n *ui.Element) bool { return n.Text == s } }
-func byID(s string) func(*ui.Element) bool {
-	return func(n *ui.Element) bool { return n.ResourceID == s }
-}
-
 // tapOn taps the centre of the first node matching pred.
-func tapOn(t *testing.T, d *Device, pred func(*ui.Element) bool) {
+func tapOn(t *testing.T, d *android.Device, pred func(*ui.Element) bool) {
 	t.Helper()
-	n := findNode(t, d, pred)
+	n := phonekit.FindNode(t, d, pred)
 	if n == nil {
 		t.Fatalf("node not on screen (%s)", d.ScreenID())
 	}
@@ -50,35 +27,25 @@ func tapOn(t *testing.T, d *Device, pred func(*ui.Element) bool) {
 	mustRun(t, d, fmt.Sprintf("input tap %d %d", c.X, c.Y))
 }
 
-func wantForeground(t *testing.T, d *Device, pkg string) {
-	t.Helper()
-	if got, _ := d.Foreground(); got != pkg {
-		t.Fatalf("foreground %s, want %s", got, pkg)
-	}
-	if out := mustRun(t, d, "dumpsys window displays"); !strings.Contains(out, "mCurrentFocus=Window{") || !strings.Contains(out, " u0 "+pkg+"/") {
-		t.Fatalf("dumpsys window does not show %s:\n%s", pkg, out)
-	}
-}
-
 func TestLauncherSettingsWifiFlow(t *testing.T) {
-	d := newDevice(t, Config{})
-	wantForeground(t, d, "com.google.android.apps.nexuslauncher")
-	tapOn(t, d, byText("Settings"))
-	wantForeground(t, d, "com.android.settings")
-	tapOn(t, d, byText("Network & internet"))
+	d := newDevice(t, android.Config{})
+	phonekit.WantForeground(t, d, "com.google.android.apps.nexuslauncher")
+	tapOn(t, d, phonekit.ByText("Settings"))
+	phonekit.WantForeground(t, d, "com.android.settings")
+	tapOn(t, d, phonekit.ByText("Network & internet"))
 	if d.ScreenID() != "wifi" {
 		t.Fatalf("screen %q, want wifi", d.ScreenID())
 	}
-	sw := findNode(t, d, byID("android:id/switch_widget"))
+	sw := phonekit.FindNode(t, d, phonekit.ByID("android:id/switch_widget"))
 	if !sw.Checked {
 		t.Fatal("Wi-Fi switch should start checked")
 	}
 	before := d.Screenshot()
-	tapOn(t, d, byID("android:id/switch_widget"))
+	tapOn(t, d, phonekit.ByID("android:id/switch_widget"))
 	if v := strings.TrimSpace(mustRun(t, d, "settings get global wifi_on")); v != "0" {
 		t.Fatalf("wifi_on = %q after toggle, want 0", v)
 	}
-	if findNode(t, d, byID("android:id/switch_widget")).Checked {
+	if phonekit.FindNode(t, d, phonekit.ByID("android:id/switch_widget")).Checked {
 		t.Fatal("switch still checked in dump")
 	}
 	if bytes.Equal(before.Pix, d.Screenshot().Pix) {
@@ -89,44 +56,44 @@ func TestLauncherSettingsWifiFlow(t *testing.T) {
 		t.Fatalf("after BACK screen %q, want settings", d.ScreenID())
 	}
 	mustRun(t, d, "input keyevent 4")
-	wantForeground(t, d, "com.google.android.apps.nexuslauncher")
+	phonekit.WantForeground(t, d, "com.google.android.apps.nexuslauncher")
 	// Relaunch, then HOME keeps nothing of the launcher's state in front.
 	mustRun(t, d, "monkey -p com.android.settings -c android.intent.category.LAUNCHER 1")
-	wantForeground(t, d, "com.android.settings")
+	phonekit.WantForeground(t, d, "com.android.settings")
 	mustRun(t, d, "input keyevent HOME")
-	wantForeground(t, d, "com.google.android.apps.nexuslauncher")
+	phonekit.WantForeground(t, d, "com.google.android.apps.nexuslauncher")
 }
 
 func TestLoginFlow(t *testing.T) {
-	d := newDevice(t, Config{Scenario: "login"})
-	wantForeground(t, d, "com.example.login")
+	d := newDevice(t, android.Config{Scenario: "login"})
+	phonekit.WantForeground(t, d, "com.example.login")
 	// Submitting empty fields shows the error screen.
-	tapOn(t, d, byID("com.example.login:id/submit"))
+	tapOn(t, d, phonekit.ByID("com.example.login:id/submit"))
 	if d.ScreenID() != "login_error" {
 		t.Fatalf("screen %q, want login_error", d.ScreenID())
 	}
 	mustRun(t, d, "input keyevent BACK")
 
-	tapOn(t, d, byID("com.example.login:id/username"))
-	if n := findNode(t, d, byID("com.example.login:id/username")); !n.Focused {
+	tapOn(t, d, phonekit.ByID("com.example.login:id/username"))
+	if n := phonekit.FindNode(t, d, phonekit.ByID("com.example.login:id/username")); !n.Focused {
 		t.Fatal("username not focused after tap")
 	}
 	mustRun(t, d, "input text 'alice'")
-	tapOn(t, d, byID("com.example.login:id/password"))
+	tapOn(t, d, phonekit.ByID("com.example.login:id/password"))
 	mustRun(t, d, `input text 's3cr%set'`)
 	if got := d.FieldText("com.example.login:id/password"); got != "s3cr et" {
 		t.Fatalf("password field %q", got)
 	}
-	pw := findNode(t, d, byID("com.example.login:id/password"))
+	pw := phonekit.FindNode(t, d, phonekit.ByID("com.example.login:id/password"))
 	if strings.Contains(pw.Text, "s3cr") || pw.Text != strings.Repeat("•", 7) {
 		t.Fatalf("password shown as %q in dump", pw.Text)
 	}
 	mustRun(t, d, "input keyevent KEYCODE_DEL")
-	tapOn(t, d, byText("SIGN IN"))
+	tapOn(t, d, phonekit.ByText("SIGN IN"))
 	if d.ScreenID() != "welcome" {
 		t.Fatalf("screen %q, want welcome", d.ScreenID())
 	}
-	if findNode(t, d, byText("Welcome, alice!")) == nil {
+	if phonekit.FindNode(t, d, phonekit.ByText("Welcome, alice!")) == nil {
 		t.Fatal("greeting missing")
 	}
 	_, act := d.Foreground()
@@ -136,10 +103,10 @@ func TestLoginFlow(t *testing.T) {
 }
 
 func TestLoginSubmitWithEnter(t *testing.T) {
-	d := newDevice(t, Config{Scenario: "login"})
-	tapOn(t, d, byID("com.example.login:id/username"))
+	d := newDevice(t, android.Config{Scenario: "login"})
+	tapOn(t, d, phonekit.ByID("com.example.login:id/username"))
 	mustRun(t, d, "input text bob")
-	tapOn(t, d, byID("com.example.login:id/password"))
+	tapOn(t, d, phonekit.ByID("com.example.login:id/password"))
 	mustRun(t, d, "input text pw && input keyevent 66")
 	if d.ScreenID() != "welcome" {
 		t.Fatalf("screen %q, want welcome", d.ScreenID())
@@ -150,45 +117,45 @@ func TestLoginSubmitWithEnter(t *testing.T) {
 // a ${resource-id} template is shown as typed, not expanded again (which
 // looped for ever under the device lock).
 func TestGreetingTemplateInTypedText(t *testing.T) {
-	d := newDevice(t, Config{Scenario: "login"})
-	tapOn(t, d, byID("com.example.login:id/username"))
+	d := newDevice(t, android.Config{Scenario: "login"})
+	tapOn(t, d, phonekit.ByID("com.example.login:id/username"))
 	mustRun(t, d, `input text '${com.example.login:id/username}${x'`)
-	tapOn(t, d, byID("com.example.login:id/password"))
+	tapOn(t, d, phonekit.ByID("com.example.login:id/password"))
 	mustRun(t, d, "input text pw && input keyevent 66")
 	if d.ScreenID() != "welcome" {
 		t.Fatalf("screen %q, want welcome", d.ScreenID())
 	}
-	if findNode(t, d, byText("Welcome, ${com.example.login:id/username}${x!")) == nil {
+	if phonekit.FindNode(t, d, phonekit.ByText("Welcome, ${com.example.login:id/username}${x!")) == nil {
 		t.Fatal("greeting missing")
 	}
 }
 
 func TestListScroll(t *testing.T) {
-	d := newDevice(t, Config{Scenario: "list"})
-	if findNode(t, d, byText("Item 1")) == nil || findNode(t, d, byText("Item 20")) != nil {
+	d := newDevice(t, android.Config{Scenario: "list"})
+	if phonekit.FindNode(t, d, phonekit.ByText("Item 1")) == nil || phonekit.FindNode(t, d, phonekit.ByText("Item 20")) != nil {
 		t.Fatal("initial list should show Item 1 and not Item 20")
 	}
 	mustRun(t, d, "input swipe 360 1100 360 300 0")
-	if findNode(t, d, byText("Item 1")) != nil || findNode(t, d, byText("Item 12")) == nil {
+	if phonekit.FindNode(t, d, phonekit.ByText("Item 1")) != nil || phonekit.FindNode(t, d, phonekit.ByText("Item 12")) == nil {
 		t.Fatal("after one swipe up Item 1 should be gone and Item 12 shown")
 	}
 	for range 20 {
 		mustRun(t, d, "input touchscreen swipe 360 1100 360 200 0")
 	}
-	if findNode(t, d, byText("Item 100")) == nil {
+	if phonekit.FindNode(t, d, phonekit.ByText("Item 100")) == nil {
 		t.Fatal("list end not reached")
 	}
-	last := findNode(t, d, byText("Item 100"))
+	last := phonekit.FindNode(t, d, phonekit.ByText("Item 100"))
 	if last.B.Max.Y != 1280 {
 		t.Fatalf("last row bounds %v: list over-scrolled", last.B)
 	}
 	for range 30 {
 		mustRun(t, d, "input swipe 360 300 360 1200 0")
 	}
-	if findNode(t, d, byText("Item 1")) == nil {
+	if phonekit.FindNode(t, d, phonekit.ByText("Item 1")) == nil {
 		t.Fatal("scrolling back did not return to the top")
 	}
-	tapOn(t, d, byText("Item 3"))
+	tapOn(t, d, phonekit.ByText("Item 3"))
 	if d.ScreenID() != "detail" {
 		t.Fatalf("tap on a row: screen %q", d.ScreenID())
 	}
@@ -208,7 +175,7 @@ func TestScreencapRawAndPNG(t *testing.T) {
 		sdk, hdr int
 	}{{33, 16}, {28, 16}, {27, 12}} {
 		t.Run(fmt.Sprint("sdk", tc.sdk), func(t *testing.T) {
-			d := newDevice(t, Config{SDK: tc.sdk, Scenario: "login"})
+			d := newDevice(t, android.Config{SDK: tc.sdk, Scenario: "login"})
 			raw := []byte(mustRun(t, d, "screencap"))
 			h := rawHeader(t, raw, tc.hdr/4)
 			if h[0] != 720 || h[1] != 1280 || h[2] != 1 {
@@ -231,7 +198,7 @@ func TestScreencapRawAndPNG(t *testing.T) {
 				t.Fatal("PNG differs from the rendering")
 			}
 			// Pixels agree with the dump: the submit button is drawn in the accent colour.
-			b := findNode(t, d, byID("com.example.login:id/submit")).B
+			b := phonekit.FindNode(t, d, phonekit.ByID("com.example.login:id/submit")).B
 			if c := shot.RGBAAt(b.Min.X+3, b.Min.Y+3); c != ui.Accent {
 				t.Fatalf("button pixel %v, want %v", c, ui.Accent)
 			}
@@ -245,7 +212,7 @@ func TestScreencapRawAndPNG(t *testing.T) {
 }
 
 func TestRotation(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "settings put system user_rotation 1")
 	if d.Rotation() != 1 {
 		t.Fatalf("rotation %d", d.Rotation())
@@ -258,15 +225,15 @@ func TestRotation(t *testing.T) {
 	if !strings.Contains(out, `<hierarchy rotation="1">`) || !strings.Contains(out, `bounds="[0,0][1280,720]"`) {
 		t.Fatalf("dump not landscape: %.300s", out)
 	}
-	tapOn(t, d, byText("Settings")) // landscape coordinates map back
-	wantForeground(t, d, "com.android.settings")
+	tapOn(t, d, phonekit.ByText("Settings")) // landscape coordinates map back
+	phonekit.WantForeground(t, d, "com.android.settings")
 	if err := d.SetRotation(4); err == nil {
 		t.Fatal("rotation 4 accepted")
 	}
 }
 
 func TestKeyguardAndPower(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "input keyevent POWER")
 	if d.ScreenOn() {
 		t.Fatal("POWER did not turn the screen off")
@@ -276,7 +243,7 @@ func TestKeyguardAndPower(t *testing.T) {
 	}
 	d.SetLocked(true)
 	mustRun(t, d, "input keyevent KEYCODE_WAKEUP")
-	if findNode(t, d, byID("com.android.systemui:id/keyguard_clock")) == nil {
+	if phonekit.FindNode(t, d, phonekit.ByID("com.android.systemui:id/keyguard_clock")) == nil {
 		t.Fatal("keyguard not shown")
 	}
 	if !strings.Contains(mustRun(t, d, "dumpsys window"), "      showing=true") {
@@ -295,9 +262,9 @@ func TestKeyguardAndPower(t *testing.T) {
 }
 
 func TestAmStartVariants(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "am start -a android.intent.action.VIEW -d https://example.org")
-	wantForeground(t, d, "com.android.chrome")
+	phonekit.WantForeground(t, d, "com.android.chrome")
 	mustRun(t, d, "am start -n com.example.login/.LoginActivity && input keyevent HOME")
 	mustRun(t, d, "am start -n com.example.login/.WelcomeActivity")
 	if d.ScreenID() != "welcome" {
@@ -308,11 +275,11 @@ func TestAmStartVariants(t *testing.T) {
 		t.Fatal("force-stop left the app in front")
 	}
 	mustRun(t, d, "am start -S -W com.example.list")
-	wantForeground(t, d, "com.example.list")
+	phonekit.WantForeground(t, d, "com.example.list")
 }
 
 func TestWmSizeOverrideChangesScreen(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "wm size 360x640")
 	if b := d.Screenshot().Rect; b != image.Rect(0, 0, 360, 640) {
 		t.Fatalf("screenshot %v after wm size", b)
@@ -324,8 +291,8 @@ func TestWmSizeOverrideChangesScreen(t *testing.T) {
 }
 
 func TestADBKeyboardUnicode(t *testing.T) {
-	d := newDevice(t, Config{Scenario: "login"})
-	tapOn(t, d, byID("com.example.login:id/username"))
+	d := newDevice(t, android.Config{Scenario: "login"})
+	tapOn(t, d, phonekit.ByID("com.example.login:id/username"))
 	// Before the IME is selected, broadcasts do nothing.
 	mustRun(t, d, "am broadcast -a ADB_INPUT_TEXT --es msg 'x'")
 	if got := d.FieldText("com.example.login:id/username"); got != "" {
@@ -350,20 +317,20 @@ func TestADBKeyboardUnicode(t *testing.T) {
 }
 
 func TestScreenOverride(t *testing.T) {
-	d := newDevice(t, Config{Screen: ui.ScreenSpec{Width: 1080, Height: 1920, Density: 480}})
+	d := newDevice(t, android.Config{Screen: ui.ScreenSpec{Width: 1080, Height: 1920, Density: 480}})
 	if got := mustRun(t, d, "wm size; wm density; getprop ro.sf.lcd_density"); got != "Physical size: 1080x1920\nPhysical density: 480\n480\n" {
 		t.Fatalf("got %q", got)
 	}
 	if b := d.Screenshot().Rect; b.Dx() != 1080 || b.Dy() != 1920 {
 		t.Fatalf("screenshot %v", b)
 	}
-	tapOn(t, d, byText("Settings")) // scaled layout still hit-tests
-	wantForeground(t, d, "com.android.settings")
+	tapOn(t, d, phonekit.ByText("Settings")) // scaled layout still hit-tests
+	phonekit.WantForeground(t, d, "com.android.settings")
 }
 
 func TestClearFieldWithSelectAll(t *testing.T) {
-	d := newDevice(t, Config{Scenario: "login"})
-	tapOn(t, d, byID("com.example.login:id/username"))
+	d := newDevice(t, android.Config{Scenario: "login"})
+	tapOn(t, d, phonekit.ByID("com.example.login:id/username"))
 	mustRun(t, d, "input text old")
 	mustRun(t, d, "input keycombination KEYCODE_CTRL_LEFT KEYCODE_A && input keyevent DEL && input text new")
 	if got := d.FieldText("com.example.login:id/username"); got != "new" {
