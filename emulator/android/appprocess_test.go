@@ -15,7 +15,7 @@ const helperLine = "CLASSPATH=/data/local/tmp/adbc-helper-0123456789abcdef.jar a
 
 func pushJar(t *testing.T, d *Device) {
 	t.Helper()
-	if err := d.fs.WriteFile("/data/local/tmp/adbc-helper-0123456789abcdef.jar", []byte("PK jar"), 0o644, phonekit.FixedNow()); err != nil {
+	if err := d.p.FS.WriteFile("/data/local/tmp/adbc-helper-0123456789abcdef.jar", []byte("PK jar"), 0o644, phonekit.FixedNow()); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -176,7 +176,7 @@ func TestAppProcessCosts(t *testing.T) {
 			got = cmd.Charged
 		}
 	}
-	vm := d.prof.StartCost("app_process") // the shell's charge for the VM
+	vm := d.p.Prof.StartCost("app_process") // the shell's charge for the VM
 	if nodes == 0 || got <= work+vm || got > work+vm+c.Start {
 		t.Fatalf("charged %v for %d nodes, want within (%v, %v]", got, nodes, work+vm, work+vm+c.Start)
 	}

@@ -19,9 +19,9 @@ func BenchmarkRunGetprop(b *testing.B) {
 func BenchmarkScreencapPNGFresh(b *testing.B) {
 	d := newDevice(b, Config{Scenario: "login"})
 	for b.Loop() {
-		d.mu.Lock()
-		d.changed()
-		d.mu.Unlock()
+		d.p.Lock()
+		d.p.Changed()
+		d.p.Unlock()
 		d.Run(context.Background(), "screencap -p", nil, io.Discard, io.Discard)
 	}
 }

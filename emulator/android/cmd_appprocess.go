@@ -59,7 +59,7 @@ var helperCosts = map[string]HelperCost{
 }
 
 // helperCost returns this phone's helper costs.
-func (d *Device) helperCost() HelperCost { return helperCosts[d.prof.Name] }
+func (d *Device) helperCost() HelperCost { return helperCosts[d.p.Prof.Name] }
 
 // cmdAppProcess: `app_process [java-options] cmd-dir start-class [args]`
 // (AOSP frameworks/base/cmds/app_process/app_main.cpp), the class path from
@@ -86,15 +86,15 @@ func cmdAppProcess(c *shell.Ctx) int {
 	d := dev(c)
 	var jar []byte
 	if cp != "" {
-		jar, _ = d.fs.ReadFile(c.Abs(strings.Split(cp, ":")[0]))
+		jar, _ = d.p.FS.ReadFile(c.Abs(strings.Split(cp, ":")[0]))
 	}
 	if jar == nil {
 		c.Errorf("Exception in thread \"main\" java.lang.ClassNotFoundException: Didn't find class \"%s\" on path: DexPathList[[],nativeLibraryDirectories=[/system/lib64, /system_ext/lib64, /system/lib64, /system_ext/lib64]]\n", main)
 		return 1
 	}
-	d.mu.Lock()
+	d.p.Lock()
 	runner := d.cfg.AppProcess
-	d.mu.Unlock()
+	d.p.Unlock()
 	if runner == nil {
 		c.Errorf("Aborted \n")
 		return 134
@@ -114,7 +114,7 @@ func cmdAppProcess(c *shell.Ctx) int {
 		if c.Context.Err() != nil {
 			return shell.ExitCanceled
 		}
-		d.log.Debug("app_process could not start", "err", err)
+		d.p.Log.Debug("app_process could not start", "err", err)
 		c.Errorf("Aborted \n")
 		return 134
 	}
@@ -164,21 +164,21 @@ func (g *startGate) Write(p []byte) (int, error) {
 func holdsUiAutomation(fn commandFunc) commandFunc {
 	return func(c *shell.Ctx) int {
 		d := dev(c)
-		d.mu.Lock()
+		d.p.Lock()
 		busy := d.slotHeldLocked()
 		if !busy {
 			d.helper.others++
 		}
-		d.mu.Unlock()
+		d.p.Unlock()
 		if busy && c.Args[0] == "uiautomator" {
 			c.Errorf("Exception in thread \"main\" java.lang.IllegalStateException: UiAutomationService android.accessibilityservice.IAccessibilityServiceClient$Stub$Proxy@8b5a2b1already registered!\n")
 			return 1
 		}
 		if !busy {
 			defer func() {
-				d.mu.Lock()
+				d.p.Lock()
 				d.helper.others--
-				d.mu.Unlock()
+				d.p.Unlock()
 			}()
 		}
 		return fn(c)
@@ -203,35 +203,35 @@ type helperState struct {
 // owner outside the model (Config or the scenario), a uiautomator or
 // monkey run, the helper.
 func (d *Device) slotHeldLocked() bool {
-	return d.cfg.UiAutomationHeld || d.sc.UiAutomationHeld || d.helper.others > 0 || d.helper.connected
+	return d.cfg.UiAutomationHeld || d.p.Scenario.UiAutomationHeld || d.helper.others > 0 || d.helper.connected
 }
 
 // SetAppProcess sets what runs `app_process` (Config.AppProcess); nil
 // makes it abort.
 func (d *Device) SetAppProcess(fn AppProcessFunc) {
-	d.mu.Lock()
+	d.p.Lock()
 	d.cfg.AppProcess = fn
-	d.mu.Unlock()
+	d.p.Unlock()
 }
 
 // SetUiAutomationHeld says whether another owner (uiautomator2, Appium)
 // holds the UiAutomation slot; Config.UiAutomationHeld at start.
 func (d *Device) SetUiAutomationHeld(held bool) {
-	d.mu.Lock()
+	d.p.Lock()
 	d.cfg.UiAutomationHeld = held
-	d.mu.Unlock()
+	d.p.Unlock()
 }
 
 // HelperConnected reports whether a helper holds the UiAutomation slot.
 func (d *Device) HelperConnected() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.p.Lock()
+	defer d.p.Unlock()
 	return d.helper.connected
 }
 
 // Clipboard returns the primary clip's text (what the helper set).
 func (d *Device) Clipboard() string {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.p.Lock()
+	defer d.p.Unlock()
 	return d.helper.clip
 }

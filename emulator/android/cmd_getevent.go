@@ -38,7 +38,7 @@ func (d *Device) inputDevices() []inputDevice {
 		{path: "/dev/input/event2", name: "virtual_touchscreen", bus: 0x18,
 			keys: []evCode{{0x14a, "BTN_TOUCH"}},
 			abs: []absAxis{{evCode{0x2f, "ABS_MT_SLOT"}, 9}, {evCode{0x30, "ABS_MT_TOUCH_MAJOR"}, 255},
-				{evCode{0x35, "ABS_MT_POSITION_X"}, d.screen.Width - 1}, {evCode{0x36, "ABS_MT_POSITION_Y"}, d.screen.Height - 1},
+				{evCode{0x35, "ABS_MT_POSITION_X"}, d.p.Screen.Width - 1}, {evCode{0x36, "ABS_MT_POSITION_Y"}, d.p.Screen.Height - 1},
 				{evCode{0x39, "ABS_MT_TRACKING_ID"}, 65535}, {evCode{0x3a, "ABS_MT_PRESSURE"}, 255}},
 			props: []evCode{{0x01, "INPUT_PROP_DIRECT"}}},
 		{path: "/dev/input/event0", name: "gpio-keys", location: "gpio-keys/input0", bus: 0x19, vendor: 1, product: 1, version: 0x100,

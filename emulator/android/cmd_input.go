@@ -83,9 +83,9 @@ func cmdInput(c *shell.Ctx) int {
 		if !ok || len(args) != 3 {
 			return bad()
 		}
-		d.mu.Lock()
-		d.tapLocked(image.Pt(p[0], p[1]))
-		d.mu.Unlock()
+		d.p.Lock()
+		d.p.TapLocked(image.Pt(p[0], p[1]))
+		d.p.Unlock()
 	case "swipe", "draganddrop":
 		p, ok := points(args[1:], 4)
 		if !ok || len(args) > 6 {
@@ -104,22 +104,22 @@ func cmdInput(c *shell.Ctx) int {
 			return shell.ExitCanceled
 		}
 		from, to := image.Pt(p[0], p[1]), image.Pt(p[2], p[3])
-		d.mu.Lock()
+		d.p.Lock()
 		if args[0] == "swipe" && from == to && dur >= 500 {
 			d.longPressLocked(from)
 		} else if args[0] == "swipe" {
-			d.swipeLocked(from, to)
+			d.p.SwipeLocked(from, to)
 		}
-		d.mu.Unlock()
+		d.p.Unlock()
 	case "text":
 		if len(args) < 2 {
 			return bad()
 		}
 		// input text joins its arguments with spaces and maps "%s" to space.
 		text := strings.ReplaceAll(strings.Join(args[1:], " "), "%s", " ")
-		d.mu.Lock()
-		d.typeLocked(text)
-		d.mu.Unlock()
+		d.p.Lock()
+		d.p.TypeLocked(text)
+		d.p.Unlock()
 	case "keyevent":
 		keys := args[1:]
 		for len(keys) > 0 && strings.HasPrefix(keys[0], "--") {
@@ -132,11 +132,11 @@ func cmdInput(c *shell.Ctx) int {
 		if !ok {
 			return 1
 		}
-		d.mu.Lock()
+		d.p.Lock()
 		for _, code := range codes {
-			d.keyLocked(code)
+			d.p.KeyLocked(code)
 		}
-		d.mu.Unlock()
+		d.p.Unlock()
 	case "keycombination": // Android 13+: keys pressed together
 		keys := slices.DeleteFunc(slices.Clone(args[1:]), func(k string) bool { return strings.HasPrefix(k, "-") })
 		codes, ok := keyCodes(c, keys)
@@ -146,13 +146,13 @@ func cmdInput(c *shell.Ctx) int {
 		if len(codes) < 2 {
 			return bad()
 		}
-		d.mu.Lock()
+		d.p.Lock()
 		if (slices.Contains(codes, 113) || slices.Contains(codes, 114)) && slices.Contains(codes, 29) { // CTRL + A
-			d.st.selAll = d.st.focus != ""
+			d.p.State.SelAll = d.p.State.Focus != ""
 		} else {
-			d.keyLocked(codes[len(codes)-1])
+			d.p.KeyLocked(codes[len(codes)-1])
 		}
-		d.mu.Unlock()
+		d.p.Unlock()
 	case "press", "roll", "motionevent":
 	default:
 		c.Errorf("Error: Unknown command: %s\n%s", args[0], inputUsage)
@@ -196,5 +196,5 @@ func points(args []string, n int) ([]int, bool) {
 // longPressLocked: a long press acts like a tap on fields and toggles;
 // other elements only log it (no context menus are modelled).
 func (d *Device) longPressLocked(p image.Point) {
-	d.logf('I', "ViewRootImpl", "long press at %d,%d", p.X, p.Y)
+	d.p.Logf('I', "ViewRootImpl", "long press at %d,%d", p.X, p.Y)
 }

@@ -37,11 +37,11 @@ func cmdScreencap(c *shell.Ctx) int {
 		asPNG = true
 	}
 	d := dev(c)
-	d.mu.Lock()
+	d.p.Lock()
 	var out, pix []byte // raw: out is the header, pix the cached frame's pixels (never modified)
-	img := d.screenshotLocked()
+	img := d.p.ScreenshotLocked()
 	if asPNG {
-		out = d.screenshotPNGLocked()
+		out = d.p.ScreenshotPNGLocked()
 	} else {
 		out = binary.LittleEndian.AppendUint32(out, uint32(img.Rect.Dx()))
 		out = binary.LittleEndian.AppendUint32(out, uint32(img.Rect.Dy()))
@@ -51,9 +51,9 @@ func cmdScreencap(c *shell.Ctx) int {
 		}
 		pix = img.Pix
 	}
-	d.mu.Unlock()
+	d.p.Unlock()
 	// The phone's grab of the frame, and its PNG encode for -p.
-	if !c.Charge(d.prof.CaptureCost(img.Rect.Dx(), img.Rect.Dy(), asPNG)) {
+	if !c.Charge(d.p.Prof.CaptureCost(img.Rect.Dx(), img.Rect.Dy(), asPNG)) {
 		return shell.ExitCanceled
 	}
 	if file == "" {
@@ -90,14 +90,14 @@ func cmdUiautomator(c *shell.Ctx) int {
 		}
 	}
 	d := dev(c)
-	d.mu.Lock()
-	wait, fail := d.takeDumpFault()
-	if s := d.topScreenLocked(); !fail && s != nil && s.NeverIdle {
+	d.p.Lock()
+	wait, fail := d.p.TakeDumpFault()
+	if s := d.p.TopScreenLocked(); !fail && s != nil && s.NeverIdle {
 		// An animating screen sends accessibility events without end:
 		// waitForIdle(1000, 10000) runs out its 10 s.
-		wait, fail = d.faults.dumpWait, true
+		wait, fail = d.p.Faults.DumpWait, true
 	}
-	d.mu.Unlock()
+	d.p.Unlock()
 	if fail {
 		// UiAutomation.waitForIdle(1000, 10000) timed out.
 		if !shell.SleepCtx(c.Context, wait) {
@@ -109,12 +109,12 @@ func cmdUiautomator(c *shell.Ctx) int {
 	// waitForIdle returns once no accessibility event came for its idle
 	// timeout, counted from its own start: a dump always waits at least
 	// that long (the timing profile's DumpIdle).
-	if !c.Charge(d.prof.DumpIdle) {
+	if !c.Charge(d.p.Prof.DumpIdle) {
 		return shell.ExitCanceled
 	}
-	d.mu.Lock()
+	d.p.Lock()
 	b, ok := d.dumpLocked()
-	d.mu.Unlock()
+	d.p.Unlock()
 	if !ok {
 		// getRootInActiveWindow() returned null: the screen is off.
 		c.Errorf("ERROR: null root node returned by UiTestAutomationBridge.\n")
@@ -134,18 +134,18 @@ func cmdUiautomator(c *shell.Ctx) int {
 // hierarchy (the ANR dialog while one shows), or a real dump's own bytes
 // while its screen is unchanged. ok is false when the screen is off.
 func (d *Device) dumpLocked() (b []byte, ok bool) {
-	root := d.tree()
+	root := d.p.Tree()
 	if root == nil {
 		return nil, false
 	}
-	if s := d.dumpScreen(); s != nil && d.st.anr == "" && d.pristine(s.ID) {
+	if s := d.p.DumpScreen(); s != nil && d.p.State.ANR == "" && d.pristine(s.ID) {
 		return s.Raw, true
 	}
-	if d.st.anr != "" && !d.st.locked {
-		root = d.mapToDisplay(d.anrDialog())
+	if d.p.State.ANR != "" && !d.p.State.Locked {
+		root = d.p.MapToDisplay(d.p.ANRDialog())
 	}
 	var buf bytes.Buffer
-	ui.WriteDump(&buf, root, d.st.rotation, d.cfg.SDK >= 30)
+	ui.WriteDump(&buf, root, d.p.State.Rotation, d.cfg.SDK >= 30)
 	return buf.Bytes(), true
 }
 
@@ -153,15 +153,15 @@ func (d *Device) dumpLocked() (b []byte, ok bool) {
 // differs from the scenario.
 func (d *Device) pristine(id string) bool {
 	p := id + "/"
-	if strings.HasPrefix(d.st.focus, p) {
+	if strings.HasPrefix(d.p.State.Focus, p) {
 		return false
 	}
-	for k := range d.st.fields {
+	for k := range d.p.State.Fields {
 		if strings.HasPrefix(k, p) {
 			return false
 		}
 	}
-	for k := range d.st.checked {
+	for k := range d.p.State.Checked {
 		if strings.HasPrefix(k, p) {
 			return false
 		}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	xdraw "golang.org/x/image/draw"
@@ -43,7 +44,7 @@ func cmdScreenrecord(c *shell.Ctx) int {
 			}
 			limit = n
 		case "--size":
-			w, h, ok := parseWxH(val())
+			w, h, ok := model.ParseWxH(val())
 			if !ok {
 				c.Errorf("Invalid size '%s', must be width x height\n", args[i])
 				return 2
@@ -60,7 +61,7 @@ func cmdScreenrecord(c *shell.Ctx) int {
 		c.Errorf("Must specify output file (see --help).\n")
 		return 2
 	}
-	realTime := dev(c).cfg.RealTimeRecord || dev(c).prof.RealTimeRecord
+	realTime := dev(c).cfg.RealTimeRecord || dev(c).p.Prof.RealTimeRecord
 	frames := make([][]byte, 0, min(limit, maxRecordFrames))
 	var frameSize image.Point
 	for i := range limit {
@@ -70,9 +71,9 @@ func cmdScreenrecord(c *shell.Ctx) int {
 		if realTime && i > 0 && !c.Charge(time.Second) {
 			break
 		}
-		dev(c).mu.Lock()
-		img := dev(c).screenshotLocked()
-		dev(c).mu.Unlock()
+		dev(c).p.Lock()
+		img := dev(c).p.ScreenshotLocked()
+		dev(c).p.Unlock()
 		var src image.Image = img
 		if size != (image.Point{}) {
 			dst := image.NewRGBA(image.Rectangle{Max: size})

@@ -40,9 +40,9 @@ func TestEncodeEveryCapture(t *testing.T) {
 			if tc.set != nil {
 				d.SetEncodeEveryCapture(*tc.set)
 			}
-			d.mu.Lock()
-			a, b := d.screenshotPNGLocked(), d.screenshotPNGLocked()
-			d.mu.Unlock()
+			d.p.Lock()
+			a, b := d.p.ScreenshotPNGLocked(), d.p.ScreenshotPNGLocked()
+			d.p.Unlock()
 			if fresh := &a[0] != &b[0]; fresh != tc.wantFresh {
 				t.Fatalf("two captures of an unchanged screen: fresh encode = %v, want %v", fresh, tc.wantFresh)
 			}
@@ -57,7 +57,7 @@ func TestEncodeEveryCapture(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := img.Bounds().Dx(), d.displaySize().X; got != want {
+			if got, want := img.Bounds().Dx(), d.p.DisplaySize().X; got != want {
 				t.Fatalf("width %d, want %d", got, want)
 			}
 		})

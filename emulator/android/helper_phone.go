@@ -28,8 +28,8 @@ var _ phonefw.Phone = (*helperPhone)(nil)
 
 func (p *helperPhone) Connect(flags int) error {
 	d := p.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.p.Lock()
+	defer d.p.Unlock()
 	if d.slotHeldLocked() {
 		return phonefw.ErrBusy
 	}
@@ -38,9 +38,9 @@ func (p *helperPhone) Connect(flags int) error {
 }
 
 func (p *helperPhone) Disconnect() {
-	p.d.mu.Lock()
+	p.d.p.Lock()
 	p.d.helper.connected = false
-	p.d.mu.Unlock()
+	p.d.p.Unlock()
 }
 
 // WaitIdle is AOSP UiAutomation.waitForIdle: it returns once idle has
@@ -52,12 +52,12 @@ func (p *helperPhone) WaitIdle(ctx context.Context, idle, timeout time.Duration)
 	if timeout <= 0 {
 		return false
 	}
-	if d.prof.DumpIdle == 0 {
+	if d.p.Prof.DumpIdle == 0 {
 		return true
 	}
-	d.mu.Lock()
-	wait := idle - d.now().Sub(d.st.lastInput)
-	d.mu.Unlock()
+	d.p.Lock()
+	wait := idle - d.p.Now().Sub(d.p.State.LastInput)
+	d.p.Unlock()
 	if wait <= 0 {
 		return true
 	}
@@ -70,18 +70,18 @@ func (p *helperPhone) WaitIdle(ctx context.Context, idle, timeout time.Duration)
 
 func (p *helperPhone) Display() (w, h, rotation int) {
 	d := p.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	s := d.displaySize()
-	return s.X, s.Y, d.st.rotation
+	d.p.Lock()
+	defer d.p.Unlock()
+	s := d.p.DisplaySize()
+	return s.X, s.Y, d.p.State.Rotation
 }
 
 // Dump serves what `uiautomator dump` would write now (nil: screen off).
 func (p *helperPhone) Dump() []byte {
 	d := p.d
-	d.mu.Lock()
+	d.p.Lock()
 	b, ok := d.dumpLocked()
-	d.mu.Unlock()
+	d.p.Unlock()
 	if !ok {
 		return nil
 	}
@@ -120,7 +120,7 @@ func (p *helperPhone) Motion(ctx context.Context, m phonefw.Motion) bool {
 	if !p.c.Charge(d.helperCost().Inject) || len(m.X) == 0 {
 		return false
 	}
-	d.mu.Lock()
+	d.p.Lock()
 	g := &d.helper.gesture
 	pt := [2]float64{m.X[0], m.Y[0]}
 	var done *Touch
@@ -141,9 +141,9 @@ func (p *helperPhone) Motion(ctx context.Context, m phonefw.Motion) bool {
 	if done != nil && done.Kind != "" {
 		d.touchActionLocked(*done)
 	}
-	d.mu.Unlock()
+	d.p.Unlock()
 	if done != nil {
-		d.logCommand(Command{Time: d.now(), Touch: done})
+		d.logCommand(Command{Time: d.p.Now(), Touch: done})
 	}
 	return true
 }
@@ -154,7 +154,7 @@ func (p *helperPhone) classifyLocked(held time.Duration) *Touch {
 	to := image.Pt(int(math.Round(g.to[0])), int(math.Round(g.to[1])))
 	t := &Touch{From: from, To: to, Held: held, Node: "helper:injectInputEvent"}
 	if !g.multi { // a two-finger gesture: nothing modelled acts on it
-		t.classify(max(abs(to.X-from.X), abs(to.Y-from.Y)), 8*max(d.screen.Density, 160)/160)
+		t.classify(max(abs(to.X-from.X), abs(to.Y-from.Y)), 8*max(d.p.Screen.Density, 160)/160)
 	}
 	return t
 }
@@ -168,10 +168,10 @@ func (p *helperPhone) Key(ctx context.Context, k phonefw.Key) bool {
 	if k.Action != 0 || k.Repeat != 0 {
 		return true
 	}
-	d.mu.Lock()
-	d.keyLocked(k.Code)
-	d.mu.Unlock()
-	d.logCommand(Command{Time: d.now(), Helper: "key " + strconv.Itoa(k.Code)})
+	d.p.Lock()
+	d.p.KeyLocked(k.Code)
+	d.p.Unlock()
+	d.logCommand(Command{Time: d.p.Now(), Helper: "key " + strconv.Itoa(k.Code)})
 	return true
 }
 
@@ -180,12 +180,12 @@ func (p *helperPhone) Key(ctx context.Context, k phonefw.Key) bool {
 // children of ParseDump's synthetic root.
 func (p *helperPhone) nodeLocked(path []int) *ui.Element {
 	d := p.d
-	root := d.tree()
+	root := d.p.Tree()
 	if root == nil || len(path) == 0 {
 		return nil
 	}
-	if d.st.anr != "" && !d.st.locked {
-		root = d.mapToDisplay(d.anrDialog())
+	if d.p.State.ANR != "" && !d.p.State.Locked {
+		root = d.p.MapToDisplay(d.p.ANRDialog())
 	}
 	n := root
 	if p.windows > 1 {
@@ -214,41 +214,41 @@ func (p *helperPhone) Action(path []int, action int, arg, arg2 string) bool {
 	if !p.c.Charge(d.helperCost().Action) {
 		return false
 	}
-	d.mu.Lock()
+	d.p.Lock()
 	n := p.nodeLocked(path)
-	ok := n != nil && n.Field && d.st.screenOn && !d.st.locked
+	ok := n != nil && n.Field && d.p.State.ScreenOn && !d.p.State.Locked
 	name := ""
 	if ok {
 		switch action {
 		case phonefw.ActionFocus:
 			name = "focus"
-			d.st.focus, d.st.selAll = n.Key, false
+			d.p.State.Focus, d.p.State.SelAll = n.Key, false
 		case phonefw.ActionSetText:
 			name = "set_text"
-			d.st.fields[n.Key], d.st.selAll = arg, false
+			d.p.State.Fields[n.Key], d.p.State.SelAll = arg, false
 		case phonefw.ActionSetSelection:
 			name = "select"
 			end, _ := strconv.Atoi(arg2)
-			d.st.focus = n.Key
-			d.st.selAll = arg == "0" && end == len([]rune(d.st.fields[n.Key])) && end > 0
+			d.p.State.Focus = n.Key
+			d.p.State.SelAll = arg == "0" && end == len([]rune(d.p.State.Fields[n.Key])) && end > 0
 		case phonefw.ActionPaste:
 			name = "paste"
-			if d.st.focus == n.Key && d.st.selAll {
-				d.st.fields[n.Key] = ""
+			if d.p.State.Focus == n.Key && d.p.State.SelAll {
+				d.p.State.Fields[n.Key] = ""
 			}
-			d.st.focus, d.st.selAll = n.Key, false
-			d.st.fields[n.Key] += d.helper.clip
+			d.p.State.Focus, d.p.State.SelAll = n.Key, false
+			d.p.State.Fields[n.Key] += d.helper.clip
 		default:
 			ok = false
 		}
 	}
 	if ok {
-		d.st.lastInput = d.now()
-		d.changed()
+		d.p.State.LastInput = d.p.Now()
+		d.p.Changed()
 	}
-	d.mu.Unlock()
+	d.p.Unlock()
 	if ok {
-		d.logCommand(Command{Time: d.now(), Helper: name})
+		d.logCommand(Command{Time: d.p.Now(), Helper: name})
 	}
 	return ok
 }
@@ -256,21 +256,21 @@ func (p *helperPhone) Action(path []int, action int, arg, arg2 string) bool {
 func (p *helperPhone) ClipGet() string { return p.d.Clipboard() }
 
 func (p *helperPhone) ClipSet(text string) {
-	p.d.mu.Lock()
+	p.d.p.Lock()
 	p.d.helper.clip = text
-	p.d.mu.Unlock()
+	p.d.p.Unlock()
 }
 
 // Screenshot is the frame screencap shows, as PNG for the framework.
 func (p *helperPhone) Screenshot(ctx context.Context) []byte {
 	d := p.d
-	d.mu.Lock()
-	if !d.st.screenOn {
-		d.mu.Unlock()
+	d.p.Lock()
+	if !d.p.State.ScreenOn {
+		d.p.Unlock()
 		return nil
 	}
-	png := d.screenshotPNGLocked()
-	d.mu.Unlock()
+	png := d.p.ScreenshotPNGLocked()
+	d.p.Unlock()
 	if !p.c.Charge(d.helperCost().Shot) {
 		return nil
 	}

@@ -91,7 +91,7 @@ func (d *Device) openInputNode(ctx context.Context, p string, flag int) (io.Read
 // input_event is then 24 bytes (a 16-byte struct timeval), else 16
 // (Linux include/uapi/linux/input.h; evdev_write takes the writer's
 // layout, drivers/input/input-compat.c).
-func (d *Device) abi64() bool { return strings.Contains(d.props["ro.product.cpu.abi"], "64") }
+func (d *Device) abi64() bool { return strings.Contains(d.p.Props["ro.product.cpu.abi"], "64") }
 
 // evdevWriter is an open write handle of the panel's node. Like the
 // kernel it takes whole events only; a partial one waits for its rest.
@@ -111,9 +111,9 @@ func (w *evdevWriter) Write(p []byte) (int, error) {
 	if w.abi64 {
 		size = 24
 	}
-	w.d.mu.Lock()
+	w.d.p.Lock()
 	lat := w.d.latency
-	w.d.mu.Unlock()
+	w.d.p.Unlock()
 	if !shell.SleepCtx(w.ctx, lat) {
 		return 0, w.ctx.Err()
 	}
@@ -188,7 +188,7 @@ type Touch struct {
 // InputReader: values accumulate, SYN_REPORT commits a frame.
 func (d *Device) feedTouch(evs []inputEvent) {
 	var done []Touch
-	d.mu.Lock()
+	d.p.Lock()
 	p := &d.panel
 	for _, e := range evs {
 		switch {
@@ -227,10 +227,10 @@ func (d *Device) feedTouch(evs []inputEvent) {
 	for _, t := range done {
 		d.touchActionLocked(t)
 	}
-	d.mu.Unlock()
+	d.p.Unlock()
 	for _, t := range done {
-		d.log.Debug("touch", "kind", t.Kind, "held", t.Held)
-		d.logCommand(Command{Time: d.now(), Touch: &t})
+		d.p.Log.Debug("touch", "kind", t.Kind, "held", t.Held)
+		d.logCommand(Command{Time: d.p.Now(), Touch: &t})
 	}
 }
 
@@ -242,7 +242,7 @@ func (d *Device) feedTouch(evs []inputEvent) {
 // It returns the contacts that ended.
 func (d *Device) syncPanelLocked() []Touch {
 	p := &d.panel
-	now := d.now()
+	now := d.p.Now()
 	var ended []Touch
 	for i := range p.slots {
 		s := &p.slots[i]
@@ -275,7 +275,7 @@ func abs(n int) int {
 // a swipe from where it went down to where it lifted.
 func (d *Device) classifyLocked(s *mtSlot, held time.Duration) Touch {
 	from, to := d.panelToDisplay(s.from), d.panelToDisplay(s.last)
-	slop := 8 * max(d.screen.Density, 160) / 160
+	slop := 8 * max(d.p.Screen.Density, 160) / 160
 	t := Touch{From: from, To: to, Held: held, Node: vfs.TouchNode}
 	t.classify(max(abs(to.X-from.X), abs(to.Y-from.Y), d.panelDistance(s.moved)), slop)
 	return t
@@ -299,11 +299,11 @@ func (t *Touch) classify(moved, slop int) {
 func (d *Device) touchActionLocked(t Touch) {
 	switch t.Kind {
 	case "tap":
-		d.tapLocked(t.From)
+		d.p.TapLocked(t.From)
 	case "long_press":
 		d.longPressLocked(t.From)
 	case "swipe":
-		d.swipeLocked(t.From, t.To)
+		d.p.SwipeLocked(t.From, t.To)
 	}
 }
 
@@ -315,17 +315,17 @@ func (d *Device) touchActionLocked(t Touch) {
 // the panel's x; ROTATION_180 mirrors both; ROTATION_270 is the converse
 // of 90).
 func (d *Device) panelToDisplay(p image.Point) image.Point {
-	ds := d.displaySize()
+	ds := d.p.DisplaySize()
 	natW, natH := ds.X, ds.Y
-	if d.st.rotation%2 == 1 {
+	if d.p.State.Rotation%2 == 1 {
 		natW, natH = natH, natW
 	}
-	xr, yr := d.screen.Width, d.screen.Height // axis ranges (min 0)
+	xr, yr := d.p.Screen.Width, d.p.Screen.Height // axis ranges (min 0)
 	px := min(max(p.X, 0), xr-1)
 	py := min(max(p.Y, 0), yr-1)
 	sx := func(v int) int { return v * natW / xr }
 	sy := func(v int) int { return v * natH / yr }
-	switch d.st.rotation {
+	switch d.p.State.Rotation {
 	case 1:
 		return image.Pt(sy(py), sx(xr-1-px))
 	case 2:
@@ -339,8 +339,8 @@ func (d *Device) panelToDisplay(p image.Point) image.Point {
 // panelDistance converts a distance along the panel to display pixels
 // (the larger scale of the two axes).
 func (d *Device) panelDistance(n int) int {
-	ds := d.displaySize()
-	return n * max(ds.X, ds.Y) / max(d.screen.Width, d.screen.Height, 1)
+	ds := d.p.DisplaySize()
+	return n * max(ds.X, ds.Y) / max(d.p.Screen.Width, d.p.Screen.Height, 1)
 }
 
 func (t Touch) String() string {

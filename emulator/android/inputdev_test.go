@@ -135,8 +135,8 @@ func TestTouchscreenSwipeMatchesInput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if len(viaInput.st.scroll) == 0 || !maps.Equal(viaEvents.st.scroll, viaInput.st.scroll) {
-		t.Fatalf("scroll via events %v, via input %v", viaEvents.st.scroll, viaInput.st.scroll)
+	if len(viaInput.p.State.Scroll) == 0 || !maps.Equal(viaEvents.p.State.Scroll, viaInput.p.State.Scroll) {
+		t.Fatalf("scroll via events %v, via input %v", viaEvents.p.State.Scroll, viaInput.p.State.Scroll)
 	}
 	if got := touches(viaEvents); len(got) != 1 || got[0].Kind != "swipe" || got[0].To != image.Pt(360, 300) {
 		t.Fatalf("touches %+v", got)
@@ -181,8 +181,8 @@ func TestTouchscreenRotation(t *testing.T) {
 			t.Fatal(err)
 		}
 		p := center(t, d, phonekit.ByText("Settings")) // display point
-		w, h := d.screen.Width, d.screen.Height
-		ds := d.displaySize()
+		w, h := d.p.Screen.Width, d.p.Screen.Height
+		ds := d.p.DisplaySize()
 		// The panel point for display point p (the converse of
 		// panelToDisplay, with w == natural display width).
 		var panel image.Point
@@ -248,8 +248,8 @@ func FuzzTouchscreen(f *testing.F) {
 		if len(w.buf) != len(data)%size {
 			t.Fatalf("%d bytes pending of %d", len(w.buf), len(data))
 		}
-		d.mu.Lock()
-		defer d.mu.Unlock()
+		d.p.Lock()
+		defer d.p.Unlock()
 		if d.panel.slot < 0 || d.panel.slot >= panelSlots {
 			t.Fatalf("slot %d", d.panel.slot)
 		}

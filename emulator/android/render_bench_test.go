@@ -10,10 +10,10 @@ import (
 // scenario), without PNG encoding.
 func BenchmarkRenderFrame(b *testing.B) {
 	d := newDevice(b, Config{Scenario: "list"})
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.p.Lock()
+	defer d.p.Unlock()
 	for b.Loop() {
-		d.renderLocked()
+		d.p.RenderLocked()
 	}
 }
 

@@ -69,9 +69,9 @@ func TestRealDumpDrivesGeometry(t *testing.T) {
 	for _, w := range orig.Children {
 		walkP(w)
 	}
-	d.mu.Lock()
-	tree := d.tree()
-	d.mu.Unlock()
+	d.p.Lock()
+	tree := d.p.Tree()
+	d.p.Unlock()
 	var got []parse.Rect
 	tree.Walk(func(n *ui.Element) bool {
 		got = append(got, parse.Rect{Left: n.B.Min.X, Top: n.B.Min.Y, Right: n.B.Max.X, Bottom: n.B.Max.Y})
@@ -98,9 +98,9 @@ func TestRealDumpTaps(t *testing.T) {
 			t.Fatalf("%s not in the fixture", id)
 		}
 		x, y := n.Bounds.Center()
-		d.mu.Lock()
-		h := ui.Hit(d.portraitTree(), d.fromDisplay(image.Pt(x, y)))
-		d.mu.Unlock()
+		d.p.Lock()
+		h := ui.Hit(d.p.PortraitTree(), d.p.FromDisplay(image.Pt(x, y)))
+		d.p.Unlock()
 		if h == nil || h.ResourceID != id || h.B != image.Rect(n.Bounds.Left, n.Bounds.Top, n.Bounds.Right, n.Bounds.Bottom) {
 			t.Errorf("tap %d,%d on %s hit %+v", x, y, id, h)
 		}

@@ -141,13 +141,13 @@ func TestShellSessionFaults(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		// The line is running (hanging): the host closing the stream ends it.
-		d.mu.Lock()
-		for d.faults.commands == 0 {
-			d.mu.Unlock()
+		d.p.Lock()
+		for d.p.Faults.Commands == 0 {
+			d.p.Unlock()
 			time.Sleep(time.Millisecond)
-			d.mu.Lock()
+			d.p.Lock()
 		}
-		d.mu.Unlock()
+		d.p.Unlock()
 		s.cancel()
 		select {
 		case code := <-s.done:

@@ -1,4 +1,4 @@
-package android
+package services
 
 import "github.com/adb-connector/adb-connector/emulator/android/shell"
 
@@ -30,14 +30,14 @@ func pmClear(c *shell.Ctx, s *shellArgs) int {
 		c.Errorf("Error: no package specified\n")
 		return 1
 	}
-	d := dev(c)
-	if _, known := d.sc.AppByPackage(pkg); !known {
+	d := phone(c)
+	if _, known := d.Scenario.AppByPackage(pkg); !known {
 		c.Printf("Failed\n")
 		return 1
 	}
-	d.mu.Lock()
-	d.forceStopLocked(pkg)
-	d.mu.Unlock()
+	d.Lock()
+	d.ForceStopLocked(pkg)
+	d.Unlock()
 	c.Printf("Success\n")
 	return 0
 }

@@ -1,9 +1,10 @@
-package android
+package services
 
 import (
 	"fmt"
 	"image"
 
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
@@ -24,7 +25,7 @@ const (
 // displayName="<name>"". Without a known flag SurfaceFlinger dumps
 // everything; the model prints the head of that dump, which holds the same
 // line under "Display identification data:". d.mu held.
-func (d *Device) dumpSurfaceFlinger(c *shell.Ctx, args []string) {
+func dumpSurfaceFlinger(d *model.Phone, c *shell.Ctx, args []string) {
 	ident := fmt.Sprintf("Display %d (HWC display 0): port=0 pnpId=GGL displayName=\"%s\"\n", uint64(physicalDisplayID), panelName)
 	if len(args) > 0 && args[0] == "--display-id" {
 		c.Printf("%s", ident)
@@ -41,10 +42,10 @@ func (d *Device) dumpSurfaceFlinger(c *shell.Ctx, args []string) {
 // stray quote after the display id that the real method has. The base
 // info is the panel as mounted (rotation 0); the override one is what apps
 // see (rotation and wm size applied).
-func (d *Device) displayInfo(base bool) string {
-	ds, rot := d.displaySize(), d.st.rotation
+func displayInfo(d *model.Phone, base bool) string {
+	ds, rot := d.DisplaySize(), d.State.Rotation
 	if base {
-		ds, rot = image.Pt(d.screen.Width, d.screen.Height), 0
+		ds, rot = image.Pt(d.Screen.Width, d.Screen.Height), 0
 	}
 	short, long := min(ds.X, ds.Y), max(ds.X, ds.Y)
 	return fmt.Sprintf("DisplayInfo{\"Built-in Screen\", displayId 0\", displayGroupId 0, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, FLAG_TRUSTED, "+
@@ -55,8 +56,8 @@ func (d *Device) displayInfo(base bool) string {
 		"app %d x %d, density %d (%d.0 x %d.0) dpi, layerStack 0, colorMode 0, supportedColorModes [0, 7, 9], "+
 		"address {port=0, model=0x%x}, deviceProductInfo DeviceProductInfo{name=%s, manufacturerPnpId=GGL, productId=0, modelYear=null, manufactureDate=ManufactureDate{week=27, year=2006}, connectionToSinkType=0}, "+
 		"removeMode 0, refreshRateOverride 0.0, brightnessMinimum 0.0, brightnessMaximum 1.0, brightnessDefault 0.4, installOrientation ROTATION_0}",
-		ds.X, ds.Y, long, long, short, short, d.screen.Width, d.screen.Height, rot, displayState(d.st.screenOn),
-		uint64(physicalDisplayID), ds.X, ds.Y, d.density(), d.screen.Density, d.screen.Density, uint64(physicalDisplayID)>>8, panelName)
+		ds.X, ds.Y, long, long, short, short, d.Screen.Width, d.Screen.Height, rot, displayState(d.State.ScreenOn),
+		uint64(physicalDisplayID), ds.X, ds.Y, density(d), d.Screen.Density, d.Screen.Density, uint64(physicalDisplayID)>>8, panelName)
 }
 
 func displayState(on bool) string {
@@ -67,11 +68,11 @@ func displayState(on bool) string {
 }
 
 // density is the logical density: the wm density override or the panel's.
-func (d *Device) density() int {
-	if d.st.wmDens > 0 {
-		return d.st.wmDens
+func density(d *model.Phone) int {
+	if d.State.WmDens > 0 {
+		return d.State.WmDens
 	}
-	return d.screen.Density
+	return d.Screen.Density
 }
 
 // dumpDisplay is DisplayManagerService.dumpInternal with its real
@@ -80,14 +81,14 @@ func (d *Device) density() int {
 // (LogicalDisplay.dumpLocked: mBaseDisplayInfo, mOverrideDisplayInfo),
 // ending before the mode director, callbacks and power controller blocks
 // no tool reads. d.mu held.
-func (d *Device) dumpDisplay(c *shell.Ctx) {
-	ds := d.displaySize()
-	w, h := d.screen.Width, d.screen.Height
+func dumpDisplay(d *model.Phone, c *shell.Ctx) {
+	ds := d.DisplaySize()
+	w, h := d.Screen.Width, d.Screen.Height
 	id := uint64(physicalDisplayID)
 	c.Printf("DISPLAY MANAGER (dumpsys display)\n  mOnlyCode=false\n  mSafeMode=false\n  mPendingTraversal=false\n")
-	c.Printf("  mGlobalDisplayState=%s\n  mNextNonDefaultDisplayId=2\n", displayState(d.st.screenOn))
+	c.Printf("  mGlobalDisplayState=%s\n  mNextNonDefaultDisplayId=2\n", displayState(d.State.ScreenOn))
 	c.Printf("  mViewports=[DisplayViewport{type=INTERNAL, valid=true, isActive=true, displayId=0, uniqueId='local:%d', physicalPort=0, orientation=%d, logicalFrame=Rect(0, 0 - %d, %d), physicalFrame=Rect(0, 0 - %d, %d), deviceWidth=%d, deviceHeight=%d}]\n",
-		id, d.st.rotation, ds.X, ds.Y, ds.X, ds.Y, ds.X, ds.Y)
+		id, d.State.Rotation, ds.X, ds.Y, ds.X, ds.Y, ds.X, ds.Y)
 	c.Printf("  mDefaultDisplayDefaultColorMode=0\n  mSingleDisplayDemoMode=false\n  mWifiDisplayScanRequestCount=0\n  mStableDisplaySize=Point(%d, %d)\n", w, h)
 	c.Printf("  mMinimumBrightnessCurve=MonotoneCubicSpline{[(0.0, 0.0: 0.025), (2000.0, 50.0: 0.025)]}\n")
 	c.Printf("\nDisplay Adapters: size=2\n  LocalDisplayAdapter\n  VirtualDisplayAdapter\n")
@@ -97,11 +98,11 @@ func (d *Device) dumpDisplay(c *shell.Ctx) {
 		"allmSupported false, gameContentTypeSupported false, density %d, %d.0 x %d.0 dpi, appVsyncOff 1000000, presDeadline 16666666, touch INTERNAL, rotation 0, type INTERNAL, "+
 		"address {port=0, model=0x%x}, deviceProductInfo DeviceProductInfo{name=%s, manufacturerPnpId=GGL, productId=0, modelYear=null, manufactureDate=ManufactureDate{week=27, year=2006}, connectionToSinkType=0}, "+
 		"state %s, frameRateOverride , brightnessMinimum 0.0, brightnessMaximum 1.0, brightnessDefault 0.4, FLAG_ALLOWED_TO_BE_DEFAULT_DISPLAY, FLAG_ROTATES_WITH_CONTENT, FLAG_SECURE, FLAG_SUPPORTS_PROTECTED_BUFFERS, installOrientation 0}\n",
-		id, w, h, w, h, d.screen.Density, d.screen.Density, d.screen.Density, id>>8, panelName, displayState(d.st.screenOn))
+		id, w, h, w, h, d.Screen.Density, d.Screen.Density, d.Screen.Density, id>>8, panelName, displayState(d.State.ScreenOn))
 	c.Printf("    mAdapter=LocalDisplayAdapter\n    mUniqueId=local:%d\n    mDisplayToken=android.os.BinderProxy@%s\n    mCurrentLayerStack=0\n    mCurrentOrientation=%d\n",
-		id, objID("displaytoken"), d.st.rotation)
+		id, model.ObjID("displaytoken"), d.State.Rotation)
 	c.Printf("\nLogical Displays: size=1\n  Display 0:\n    mDisplayId=0\n    mIsEnabled=true\n    mIsInTransition=false\n    mLayerStack=0\n    mHasContent=true\n")
 	c.Printf("    mRequestedColorMode=0\n    mDisplayOffset=(0, 0)\n    mDisplayScalingDisabled=false\n    mPrimaryDisplayDevice=Built-in Screen(local:%d)\n", id)
-	c.Printf("    mBaseDisplayInfo=%s\n    mOverrideDisplayInfo=%s\n", d.displayInfo(true), d.displayInfo(false))
+	c.Printf("    mBaseDisplayInfo=%s\n    mOverrideDisplayInfo=%s\n", displayInfo(d, true), displayInfo(d, false))
 	c.Printf("    mRequestedMinimalPostProcessing=false\n    mFrameRateOverrides=[]\n    mPendingFrameRateOverrideUids={}\n")
 }

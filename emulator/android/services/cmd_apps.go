@@ -1,31 +1,31 @@
-package android
+package services
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
-// cmdAm: `am start [-W] [-S] (-n PKG/ACT | -a ACTION [-d URL] [-c CAT] [PKG])`,
+// Am: `am start [-W] [-S] (-n PKG/ACT | -a ACTION [-d URL] [-c CAT] [PKG])`,
 // `am force-stop PKG`. Output as Android 10-13 print it.
-func cmdAm(c *shell.Ctx) int {
+func Am(c *shell.Ctx) int {
 	if len(c.Args) < 2 {
 		c.Errorf("Activity manager (activity) commands:\n  start [options] <INTENT>\n  force-stop <PACKAGE>\n")
 		return 1
 	}
-	d := dev(c)
+	d := phone(c)
 	switch c.Args[1] {
 	case "force-stop":
 		if len(c.Args) < 3 {
 			c.Errorf("Error: no package specified\n")
 			return 255
 		}
-		d.mu.Lock()
-		d.forceStopLocked(c.Args[2])
-		d.mu.Unlock()
+		d.Lock()
+		d.ForceStopLocked(c.Args[2])
+		d.Unlock()
 		return 0
 	case "start", "start-activity":
 	case "broadcast":
@@ -91,29 +91,29 @@ func cmdAm(c *shell.Ctx) int {
 	intent := "Intent { " + strings.Join(desc, " ") + " }"
 	c.Printf("Starting: %s\n", intent)
 
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.Lock()
+	defer d.Unlock()
 	target, screen := "", ""
 	switch {
 	case comp != "":
 		p, act, ok := strings.Cut(comp, "/")
-		app, found := d.sc.AppByPackage(p)
-		if !ok || !found || !d.hasActivity(app, ui.FullActivity(p, act)) {
+		app, found := d.Scenario.AppByPackage(p)
+		if !ok || !found || !hasActivity(d, app, ui.FullActivity(p, act)) {
 			c.Errorf("Error type 3\nError: Activity class {%s/%s} does not exist.\n", p, ui.FullActivity(p, act))
 			return 1
 		}
 		target = p
-		screen = d.screenForActivity(p, ui.FullActivity(p, act))
+		screen = screenForActivity(d, p, ui.FullActivity(p, act))
 	case action == "android.intent.action.VIEW" && data != "":
 		scheme, _, _ := strings.Cut(data, ":")
-		for _, a := range d.sc.Apps {
+		for _, a := range d.Scenario.Apps {
 			if slices.Contains(a.ViewSchemes, strings.ToLower(scheme)) && (pkg == "" || pkg == a.Package) {
 				target = a.Package
 				break
 			}
 		}
 	case pkg != "":
-		if a, ok := d.sc.AppByPackage(pkg); ok && !a.NoLauncher {
+		if a, ok := d.Scenario.AppByPackage(pkg); ok && !a.NoLauncher {
 			target = pkg
 		}
 	}
@@ -122,13 +122,13 @@ func cmdAm(c *shell.Ctx) int {
 		return 1
 	}
 	if stop {
-		d.forceStopLocked(target)
+		d.ForceStopLocked(target)
 	}
-	cold := !slices.ContainsFunc(d.st.tasks, func(t *task) bool { return t.pkg == target })
-	sameScreen := func(t *task) bool { return screen == "" || t.screens[len(t.screens)-1] == screen }
-	onTop := d.top().pkg == target && sameScreen(d.top())
-	broughtFront := slices.ContainsFunc(d.st.tasks, func(t *task) bool { return t.pkg == target && sameScreen(t) })
-	d.launchLocked(target, screen)
+	cold := !slices.ContainsFunc(d.State.Tasks, func(t *model.Task) bool { return t.Pkg == target })
+	sameScreen := func(t *model.Task) bool { return screen == "" || t.Screens[len(t.Screens)-1] == screen }
+	onTop := d.Top().Pkg == target && sameScreen(d.Top())
+	broughtFront := slices.ContainsFunc(d.State.Tasks, func(t *model.Task) bool { return t.Pkg == target && sameScreen(t) })
+	d.LaunchLocked(target, screen)
 	// am prints these on stdout (ActivityManagerShellCommand.runStartActivity).
 	switch {
 	case onTop:
@@ -137,7 +137,7 @@ func cmdAm(c *shell.Ctx) int {
 		c.Printf("Warning: Activity not started, its current task has been brought to the front\n")
 	}
 	if wait {
-		_, act := d.foreground()
+		_, act := d.Foreground()
 		state := "WARM"
 		if cold {
 			state = "COLD"
@@ -161,11 +161,11 @@ func redactURL(u string) string {
 	return u
 }
 
-func (d *Device) hasActivity(a *ui.App, act string) bool {
+func hasActivity(d *model.Phone, a *ui.App, act string) bool {
 	if ui.FullActivity(a.Package, a.Activity) == act {
 		return true
 	}
-	for _, s := range d.sc.Screens {
+	for _, s := range d.Scenario.Screens {
 		if s.Package == a.Package && s.Activity != "" && ui.FullActivity(a.Package, s.Activity) == act {
 			return true
 		}
@@ -173,8 +173,8 @@ func (d *Device) hasActivity(a *ui.App, act string) bool {
 	return false
 }
 
-func (d *Device) screenForActivity(pkg, act string) string {
-	for _, s := range d.sc.Screens {
+func screenForActivity(d *model.Phone, pkg, act string) string {
+	for _, s := range d.Scenario.Screens {
 		if s.Package == pkg && s.Activity != "" && ui.FullActivity(pkg, s.Activity) == act {
 			return s.ID
 		}
@@ -182,9 +182,9 @@ func (d *Device) screenForActivity(pkg, act string) string {
 	return ""
 }
 
-// cmdMonkey: `monkey -p PKG -c android.intent.category.LAUNCHER 1` starts
+// Monkey: `monkey -p PKG -c android.intent.category.LAUNCHER 1` starts
 // the app; other monkey uses are not emulated.
-func cmdMonkey(c *shell.Ctx) int {
+func Monkey(c *shell.Ctx) int {
 	args := c.Args[1:]
 	for _, a := range args {
 		c.Printf("  bash arg: %s\n", a)
@@ -199,10 +199,10 @@ func cmdMonkey(c *shell.Ctx) int {
 	for _, a := range args {
 		c.Printf(" arg: %q\n", a)
 	}
-	d := dev(c)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	app, ok := d.sc.AppByPackage(pkg)
+	d := phone(c)
+	d.Lock()
+	defer d.Unlock()
+	app, ok := d.Scenario.AppByPackage(pkg)
 	if !ok || app.NoLauncher {
 		c.Printf("** No activities found to run, monkey aborted.\n")
 		return 252
@@ -212,19 +212,7 @@ func cmdMonkey(c *shell.Ctx) int {
 			c.Printf("data=%q\n", args[i+1])
 		}
 	}
-	d.launchLocked(pkg, "")
+	d.LaunchLocked(pkg, "")
 	c.Printf("Events injected: 1\n## Network stats: elapsed time=15ms (0ms mobile, 0ms wifi, 15ms not connected)\n")
 	return 0
-}
-
-func apkPath(a *ui.App) string {
-	if a.System {
-		name := a.Label
-		if name == "" {
-			name = a.Package
-		}
-		name = strings.ReplaceAll(name, " ", "")
-		return "/system/priv-app/" + name + "/" + name + ".apk"
-	}
-	return fmt.Sprintf("/data/app/~~%s==/%s-%s==/base.apk", objID("apk1", a.Package), a.Package, objID("apk2", a.Package))
 }

@@ -1,4 +1,4 @@
-package android
+package services
 
 import (
 	"encoding/base64"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
@@ -34,20 +35,20 @@ const (
 )
 
 // imeInstalled returns the installed input method ids (immutable).
-func (d *Device) imeInstalled() []string {
+func imeInstalled(d *model.Phone) []string {
 	ids := []string{latinIME}
-	if _, ok := d.sc.AppByPackage("com.android.adbkeyboard"); ok {
+	if _, ok := d.Scenario.AppByPackage("com.android.adbkeyboard"); ok {
 		ids = append(ids, adbIME)
 	}
 	return ids
 }
 
 // imeEnabled returns the enabled input method ids (d.mu held).
-func (d *Device) imeEnabled() []string {
-	v, ok := d.st.settings[settingEnabledIME]
+func imeEnabled(d *model.Phone) []string {
+	v, ok := d.State.Settings[settingEnabledIME]
 	if !ok {
-		v = d.st.settings[settingIME]
-		if _, adb := d.sc.AppByPackage("com.android.adbkeyboard"); adb && v != adbIME {
+		v = d.State.Settings[settingIME]
+		if _, adb := d.Scenario.AppByPackage("com.android.adbkeyboard"); adb && v != adbIME {
 			v += ":" + adbIME
 		}
 	}
@@ -63,12 +64,12 @@ func (d *Device) imeEnabled() []string {
 
 // keyboardShown reports whether the soft keyboard is up: a text field has
 // focus on an unlocked, lit screen (d.mu held).
-func (d *Device) keyboardShown() bool {
-	return d.st.focus != "" && d.st.screenOn && !d.st.locked
+func keyboardShown(d *model.Phone) bool {
+	return d.State.Focus != "" && d.State.ScreenOn && !d.State.Locked
 }
 
-// cmdIme is /system/bin/ime, a script running `cmd input_method ime "$@"`.
-func cmdIme(c *shell.Ctx) int { return inputMethodCommand(c, append([]string{"ime"}, c.Args[1:]...)) }
+// Ime is /system/bin/ime, a script running `cmd input_method ime "$@"`.
+func Ime(c *shell.Ctx) int { return inputMethodCommand(c, append([]string{"ime"}, c.Args[1:]...)) }
 
 // inputMethodCommand is InputMethodManagerService.ShellCommandImpl
 // (frameworks/base/services/core/java/com/android/server/inputmethod/
@@ -98,10 +99,10 @@ func inputMethodCommand(c *shell.Ctx, args []string) int {
 	case "enable", "disable", "set":
 		status, err = imeChange(c, s, sub)
 	case "reset":
-		dev(c).mu.Lock()
-		dev(c).st.settings[settingIME] = latinIME
-		dev(c).st.settings[settingEnabledIME] = latinIME // the system IMEs only
-		dev(c).mu.Unlock()
+		phone(c).Lock()
+		phone(c).State.Settings[settingIME] = latinIME
+		phone(c).State.Settings[settingEnabledIME] = latinIME // the system IMEs only
+		phone(c).Unlock()
 		c.Printf("Reset current and enabled IMEs for user #0\n  Selected: %s\n   Enabled: %s\n", latinIME, latinIME)
 	default:
 		c.Printf("Unknown command: %s\n", sub)
@@ -154,11 +155,11 @@ func imeListCmd(c *shell.Ctx, s *shellArgs) int {
 			s.nextArg()
 		}
 	}
-	dev(c).mu.Lock()
-	ids := dev(c).imeEnabled()
-	dev(c).mu.Unlock()
+	phone(c).Lock()
+	ids := imeEnabled(phone(c))
+	phone(c).Unlock()
 	if all {
-		ids = dev(c).imeInstalled()
+		ids = imeInstalled(phone(c))
 	}
 	for _, id := range ids {
 		if brief {
@@ -203,11 +204,11 @@ func imeChange(c *shell.Ctx, s *shellArgs, sub string) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	d := dev(c)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	installed := slices.Contains(d.imeInstalled(), id)
-	enabled := d.imeEnabled()
+	d := phone(c)
+	d.Lock()
+	defer d.Unlock()
+	installed := slices.Contains(imeInstalled(d), id)
+	enabled := imeEnabled(d)
 	was := slices.Contains(enabled, id)
 	switch sub {
 	case "set":
@@ -215,8 +216,8 @@ func imeChange(c *shell.Ctx, s *shellArgs, sub string) (int, error) {
 			c.Errorf("Unknown input method %s cannot be selected for user #0\n", id)
 			return 255, nil
 		}
-		d.st.settings[settingIME] = id
-		d.changed()
+		d.State.Settings[settingIME] = id
+		d.Changed()
 		c.Printf("Input method %s selected for user #0\n", id)
 		return 0, nil
 	case "enable":
@@ -230,7 +231,7 @@ func imeChange(c *shell.Ctx, s *shellArgs, sub string) (int, error) {
 	case "disable":
 		enabled = slices.DeleteFunc(enabled, func(e string) bool { return e == id })
 	}
-	d.st.settings[settingEnabledIME] = strings.Join(enabled, ":")
+	d.State.Settings[settingEnabledIME] = strings.Join(enabled, ":")
 	state := map[bool]string{true: "already ", false: "now "}[was == (sub == "enable")]
 	c.Printf("Input method %s: %s%sd for user #0\n", id, state, sub)
 	return 0, nil
@@ -240,40 +241,40 @@ func imeChange(c *shell.Ctx, s *shellArgs, sub string) (int, error) {
 // (Android 13; 14 where noted) cut to the lines tools read (mCurMethodId, mCurId,
 // mInputShown, mEnabledInputMethodsStrCache), then the IME's own
 // InputMethodService.dump (mIsInputViewShown). d.mu held.
-func (d *Device) dumpInputMethod(c *shell.Ctx) {
-	cur := d.st.settings[settingIME]
-	enabled := d.imeEnabled()
-	shown := d.keyboardShown()
-	pkg, _ := d.foreground()
+func dumpInputMethod(d *model.Phone, c *shell.Ctx) {
+	cur := d.State.Settings[settingIME]
+	enabled := imeEnabled(d)
+	shown := keyboardShown(d)
+	pkg, _ := d.Foreground()
 	uid := appUID(d, pkg)
-	client := fmt.Sprintf("ClientState{%s uid %d pid %d}", objID("client", pkg), uid, 4000+uid%1000)
-	c.Printf("Current Input Method Manager state:\n  Input Methods: mMethodMapUpdateCount=%d\n", len(d.imeInstalled()))
-	for i, id := range d.imeInstalled() {
+	client := fmt.Sprintf("ClientState{%s uid %d pid %d}", model.ObjID("client", pkg), uid, 4000+uid%1000)
+	c.Printf("Current Input Method Manager state:\n  Input Methods: mMethodMapUpdateCount=%d\n", len(imeInstalled(d)))
+	for i, id := range imeInstalled(d) {
 		c.Printf("  InputMethod #%d:\n", i)
 		imeInfoDump(c, id, "    ")
 	}
 	c.Printf("  mCurMethodId=%s\n", cur)
-	c.Printf("  mCurSeq=%d mCurClient=%s\n", 10+d.st.version%1000, client)
-	c.Printf("  mCurFocusedWindow=Window{%s u0 %s} softInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE|IS_FORWARD_NAVIGATION client=%s\n", objID("w", pkg), pkg, client)
+	c.Printf("  mCurSeq=%d mCurClient=%s\n", 10+d.State.Version%1000, client)
+	c.Printf("  mCurFocusedWindow=Window{%s u0 %s} softInputMode=STATE_UNSPECIFIED|ADJUST_RESIZE|IS_FORWARD_NAVIGATION client=%s\n", model.ObjID("w", pkg), pkg, client)
 	c.Printf("  mCurId=%s mHaveConnection=true mBoundToMethod=true mVisibleBound=%t\n", cur, shown)
-	c.Printf("  mCurToken=android.os.Binder@%s\n  mCurTokenDisplayId=0\n  mCurHostInputToken=null\n", objID("token", cur))
+	c.Printf("  mCurToken=android.os.Binder@%s\n  mCurTokenDisplayId=0\n  mCurHostInputToken=null\n", model.ObjID("token", cur))
 	c.Printf("  mCurIntent=Intent { act=android.view.InputMethod cmp=%s (has extras) }\n", cur)
-	if d.cfg.SDK >= 34 {
+	if d.SDK >= 34 {
 		// Android 14 moved the visibility state to
 		// ImeVisibilityStateComputer.dump, mInputShown on its own line.
 		c.Printf(" mRequestedShowExplicitly=false mShowForced=false\n  mImeHiddenByDisplayPolicy=false\n  mInputShown=%t\n", shown)
 	} else {
 		c.Printf("  mShowRequested=%t mShowExplicitlyRequested=false mShowForced=false mInputShown=%t\n", shown, shown)
 	}
-	c.Printf("  mInFullscreenMode=false\n  mSystemReady=true mInteractive=%t\n", d.st.screenOn)
+	c.Printf("  mInFullscreenMode=false\n  mSystemReady=true mInteractive=%t\n", d.State.ScreenOn)
 	c.Printf("  mSettingsObserver=SettingsObserver{mUserId=0 mRegistered=true mLastEnabled=%s}\n", strings.Join(enabled, ":"))
-	if d.cfg.SDK < 34 {
+	if d.SDK < 34 {
 		c.Printf("  mImeHiddenByDisplayPolicy=false\n")
 	}
 	c.Printf("  mSettings:\n    mCurrentUserId=0\n    mCurrentProfileIds=[0]\n    mCopyOnWrite=false\n")
 	c.Printf("    mEnabledInputMethodsStrCache=%s\n", strings.Join(enabled, ":"))
 	imePkg, imeCls, _ := strings.Cut(cur, "/")
-	c.Printf("\nInput method service state for %s@%s:\n", ui.FullActivity(imePkg, imeCls), objID("ims", cur))
+	c.Printf("\nInput method service state for %s@%s:\n", ui.FullActivity(imePkg, imeCls), model.ObjID("ims", cur))
 	c.Printf("  mWindowCreated=true mWindowAdded=true\n  mWindowVisible=%t mWindowWasVisible=%t mInShowWindow=false\n", shown, shown)
 	c.Printf("  mInputStarted=true mInputViewStarted=%t mCandidatesViewStarted=false\n", shown)
 	c.Printf("  mShowInputRequested=%t mLastShowInputRequested=%t mShowInputFlags=0x0\n", shown, shown)
@@ -304,28 +305,28 @@ func amBroadcast(c *shell.Ctx) int {
 		flags += " (has extras)"
 	}
 	c.Printf("Broadcasting: Intent { act=%s %s }\n", action, flags)
-	d := dev(c)
-	d.mu.Lock()
-	if d.st.settings[settingIME] == adbIME {
+	d := phone(c)
+	d.Lock()
+	if d.State.Settings[settingIME] == adbIME {
 		switch action {
 		case "ADB_INPUT_TEXT":
-			d.typeLocked(extras["msg"])
+			d.TypeLocked(extras["msg"])
 		case "ADB_INPUT_B64":
 			if b, err := base64.StdEncoding.DecodeString(extras["msg"]); err == nil {
-				d.typeLocked(string(b))
+				d.TypeLocked(string(b))
 			}
 		case "ADB_INPUT_CODE":
 			if n, err := strconv.Atoi(extras["code"]); err == nil {
-				d.keyLocked(n)
+				d.KeyLocked(n)
 			}
 		case "ADB_CLEAR_TEXT":
-			if d.st.focus != "" {
-				d.st.fields[d.st.focus] = ""
-				d.changed()
+			if d.State.Focus != "" {
+				d.State.Fields[d.State.Focus] = ""
+				d.Changed()
 			}
 		}
 	}
-	d.mu.Unlock()
+	d.Unlock()
 	c.Printf("Broadcast completed: result=0\n")
 	return 0
 }

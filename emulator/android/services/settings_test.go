@@ -1,11 +1,13 @@
-package android
+package services_test
 
 import (
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
+	"github.com/adb-connector/adb-connector/emulator/android/services"
 )
 
 // TestSettingsOutputs checks `settings` against what SettingsService's
@@ -33,12 +35,12 @@ func TestSettingsOutputs(t *testing.T) {
 		{"settings put global k v tag default && settings get global k", "v\n", "", 0},
 		{"settings delete system nope", "Deleted 0 rows\n", "", 0},
 		{"settings put system k v; settings delete system k; settings get system k", "Deleted 1 rows\nnull\n", "", 0},
-		{"settings", settingsHelp, "", 255},
+		{"settings", services.SettingsHelp, "", 255},
 	}
 	for _, tc := range cases {
 		t.Run(tc.cmd, func(t *testing.T) {
 			t.Parallel()
-			d := newDevice(t, Config{})
+			d := newDevice(t, android.Config{})
 			out, errOut, st := run(t, d, tc.cmd)
 			if out != tc.stdout || errOut != tc.stderr || st != tc.exit {
 				t.Errorf("got %q %q %d, want %q %q %d", out, errOut, st, tc.stdout, tc.stderr, tc.exit)
@@ -51,7 +53,7 @@ func TestSettingsTakeEffect(t *testing.T) {
 	t.Parallel()
 	t.Run("user_rotation", func(t *testing.T) {
 		t.Parallel()
-		d := newDevice(t, Config{})
+		d := newDevice(t, android.Config{})
 		mustRun(t, d, "settings put system user_rotation 1")
 		if r := d.Rotation(); r != 1 {
 			t.Fatalf("rotation %d after put user_rotation 1", r)
@@ -73,7 +75,7 @@ func TestSettingsTakeEffect(t *testing.T) {
 	t.Run("screen timeout and stay-on", func(t *testing.T) {
 		t.Parallel()
 		now := phonekit.FixedNow()
-		d := newDevice(t, Config{Now: func() time.Time { return now }})
+		d := newDevice(t, android.Config{Now: func() time.Time { return now }})
 		mustRun(t, d, "settings put system screen_off_timeout 15000")
 		now = now.Add(time.Minute)
 		mustRun(t, d, "true")
@@ -102,7 +104,7 @@ func TestSettingsTakeEffect(t *testing.T) {
 	})
 	t.Run("default_input_method", func(t *testing.T) {
 		t.Parallel()
-		d := newDevice(t, Config{})
+		d := newDevice(t, android.Config{})
 		const ime = "com.android.adbkeyboard/.AdbIME"
 		mustRun(t, d, "settings put secure default_input_method "+ime)
 		if v, _ := d.Setting("secure/default_input_method"); v != ime {
@@ -118,7 +120,7 @@ func TestScenarioSettingsApplyAtStart(t *testing.T) {
 	dir := phonekit.ScenarioWith(t, map[string]any{"settings": map[string]string{
 		"system/accelerometer_rotation": "0", "system/user_rotation": "1", "global/wifi_on": "0",
 	}}, nil)
-	d := newDevice(t, Config{Scenario: dir})
+	d := newDevice(t, android.Config{Scenario: dir})
 	if r := d.Rotation(); r != 1 {
 		t.Fatalf("rotation %d at start, want 1", r)
 	}

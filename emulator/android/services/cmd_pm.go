@@ -1,4 +1,4 @@
-package android
+package services
 
 import (
 	"errors"
@@ -7,16 +7,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
-// cmdPm is /system/bin/pm, a script running `cmd package "$@"` since
+// Pm is /system/bin/pm, a script running `cmd package "$@"` since
 // Android 7, so everything it prints comes from PackageManagerShellCommand
 // (frameworks/base/services/core/java/com/android/server/pm/
 // PackageManagerShellCommand.java): errors on stdout unless noted, status
 // -1 (255) for bad input.
-func cmdPm(c *shell.Ctx) int { return packageCommand(c, c.Args[1:]) }
+func Pm(c *shell.Ctx) int { return packageCommand(c, c.Args[1:]) }
 
 // packageCommand is PackageManagerShellCommand.onCommand for the
 // subcommands tools use.
@@ -155,8 +156,8 @@ func pmListFeatures(c *shell.Ctx) {
 }
 
 // appUID is the app's Linux uid: 10000 + its app id, in scenario order.
-func appUID(d *Device, pkg string) int {
-	return 10100 + slices.IndexFunc(d.sc.Apps, func(a ui.App) bool { return a.Package == pkg })
+func appUID(d *model.Phone, pkg string) int {
+	return 10100 + slices.IndexFunc(d.Scenario.Apps, func(a ui.App) bool { return a.Package == pkg })
 }
 
 // pmListPackages is runListPackages (Android 13: one user, the system user
@@ -214,14 +215,14 @@ func pmListPackages(c *shell.Ctx, s *shellArgs) int {
 	if n, _ := parseUserArg(user); n > 0 {
 		return 0 // no such user: an empty list
 	}
-	for _, a := range dev(c).sc.Apps {
+	for _, a := range phone(c).Scenario.Apps {
 		// Every modelled app is enabled: -d lists none.
 		if !strings.Contains(a.Package, filter) || disabled || (system && !a.System) || (third && a.System) {
 			continue
 		}
 		line := "package:"
 		if files {
-			line += apkPath(&a) + "="
+			line += model.APKPath(&a) + "="
 		}
 		line += a.Package
 		if versions {
@@ -231,7 +232,7 @@ func pmListPackages(c *shell.Ctx, s *shellArgs) int {
 			line += "  installer=null" // preinstalled and adb-installed apps have none
 		}
 		if uid {
-			line += " uid:" + strconv.Itoa(appUID(dev(c), a.Package))
+			line += " uid:" + strconv.Itoa(appUID(phone(c), a.Package))
 		}
 		c.Printf("%s\n", line)
 	}
@@ -277,10 +278,10 @@ func pmPath(c *shell.Ctx, s *shellArgs) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	a, ok := dev(c).sc.AppByPackage(pkg)
+	a, ok := phone(c).Scenario.AppByPackage(pkg)
 	if !ok {
 		return 1, nil
 	}
-	c.Printf("package:%s\n", apkPath(a))
+	c.Printf("package:%s\n", model.APKPath(a))
 	return 0, nil
 }

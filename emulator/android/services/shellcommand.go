@@ -1,4 +1,4 @@
-package android
+package services
 
 import (
 	"fmt"
@@ -125,16 +125,21 @@ func viaTool(name string) func(*shell.Ctx, []string) int {
 	return func(c *shell.Ctx, args []string) int {
 		sub := *c
 		sub.Args = append([]string{name}, args...)
-		return commands[name](&sub)
+		run, ok := c.Phone.(Phone).Command(name)
+		if !ok {
+			c.Errorf("cmd: Can't find service: %s\n", name)
+			return 20
+		}
+		return run(&sub)
 	}
 }
 
-// cmdCmd is frameworks/native/cmds/cmd: `cmd SERVICE ARGS...` hands the
+// Cmd is frameworks/native/cmds/cmd: `cmd SERVICE ARGS...` hands the
 // arguments to the service's onShellCommand. Errors as cmd.cpp prints them
 // (status 20).
-func cmdCmd(c *shell.Ctx) int {
+func Cmd(c *shell.Ctx) int {
 	if len(c.Args) < 2 {
-		if dev(c).cfg.SDK < 30 { // before `cmd -w` (Android 11)
+		if phone(c).SDK < 30 { // before `cmd -w` (Android 11)
 			c.Errorf("cmd: No service specified; use -l to list all services\n")
 		} else {
 			c.Errorf("cmd: No service specified; use -l to list all running services. Use -w to start and wait for a service.\n")

@@ -1,10 +1,11 @@
-package android
+package services
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
@@ -143,11 +144,11 @@ type resolved struct {
 // scenario's apps: launcher (MAIN/LAUNCHER), home (MAIN/HOME/DEFAULT) and
 // VIEW (scheme, DEFAULT/BROWSABLE) filters. Several matches resolve to the
 // chooser, as on a phone without a preferred activity. d.mu held.
-func (d *Device) resolveActivity(in intentArgs) (resolved, bool) {
+func resolveActivity(d *model.Phone, in intentArgs) (resolved, bool) {
 	if in.comp != "" {
 		pkg, act, _ := strings.Cut(in.comp, "/")
-		a, ok := d.sc.AppByPackage(pkg)
-		if !ok || !d.hasActivity(a, ui.FullActivity(pkg, act)) {
+		a, ok := d.Scenario.AppByPackage(pkg)
+		if !ok || !hasActivity(d, a, ui.FullActivity(pkg, act)) {
 			return resolved{}, false
 		}
 		return resolved{pkg: pkg, activity: ui.FullActivity(pkg, act)}, true
@@ -168,13 +169,13 @@ func (d *Device) resolveActivity(in intentArgs) (resolved, bool) {
 	}
 	scheme, _, _ := strings.Cut(in.data, ":")
 	var hits []resolved
-	for _, a := range d.sc.Apps {
+	for _, a := range d.Scenario.Apps {
 		if in.pkg != "" && a.Package != in.pkg {
 			continue
 		}
 		act := ui.FullActivity(a.Package, a.Activity)
 		switch {
-		case in.data == "" && (in.action == "" || in.action == actionMain) && a.Package == d.homePkg() && has(categoryHome, categoryDefault) && slices.Contains(in.cats, categoryHome):
+		case in.data == "" && (in.action == "" || in.action == actionMain) && a.Package == d.HomePkg() && has(categoryHome, categoryDefault) && slices.Contains(in.cats, categoryHome):
 			hits = append(hits, resolved{a.Package, act, matchEmpty, true})
 		case in.data == "" && (in.action == "" || in.action == actionMain) && !a.NoLauncher && has(categoryLaunch):
 			hits = append(hits, resolved{a.Package, act, matchEmpty, false})
@@ -213,9 +214,9 @@ func pmResolveActivity(c *shell.Ctx, s *shellArgs) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	dev(c).mu.Lock()
-	r, ok := dev(c).resolveActivity(in)
-	dev(c).mu.Unlock()
+	phone(c).Lock()
+	r, ok := resolveActivity(phone(c), in)
+	phone(c).Unlock()
 	if !ok {
 		c.Printf("No activity found\n")
 		return 0, nil

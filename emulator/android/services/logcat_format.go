@@ -1,4 +1,4 @@
-package android
+package services
 
 import (
 	"encoding/binary"
@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 )
 
 // logcatOpts is a parsed logcat command line.
@@ -49,7 +51,7 @@ func splitLogcatList(v string) []string {
 // glued ("-t5", "-vbrief"), the remaining arguments are filterspecs. err
 // is the message logcat passes to error(3).
 func parseLogcatArgs(args []string, now time.Time) (o *logcatOpts, err string) {
-	o = &logcatOpts{format: logFormat{name: "threadtime"}, filter: logFilter{global: logPriority['V'], tags: map[string]int{}}}
+	o = &logcatOpts{format: logFormat{name: "threadtime"}, filter: logFilter{global: model.LogPriority['V'], tags: map[string]int{}}}
 	var specs []string
 	gotT := false
 	type opt struct {
@@ -114,7 +116,7 @@ func parseLogcatArgs(args []string, now time.Time) (o *logcatOpts, err string) {
 		return nil, "Cannot use -m (--max-count) and -t together."
 	}
 	if o.mask == 0 {
-		o.mask = defaultLogMask
+		o.mask = model.DefaultLogMask
 	}
 	for _, s := range specs {
 		for _, rule := range strings.Fields(s) {
@@ -151,7 +153,7 @@ func (o *logcatOpts) apply(c byte, long, val string, has bool, now time.Time, go
 	case 'D':
 		o.dividers = true
 	case 's':
-		o.filter.global = logPriority['S']
+		o.filter.global = model.LogPriority['S']
 	case 't', 'T':
 		if c == 't' {
 			*gotT, o.dump = true, true
@@ -180,11 +182,11 @@ func (o *logcatOpts) apply(c byte, long, val string, has bool, now time.Time, go
 		for _, b := range splitLogcatList(val) {
 			switch b {
 			case "default":
-				o.mask |= 1<<logMain | 1<<logSystem | 1<<logCrash
+				o.mask |= 1<<model.LogMain | 1<<model.LogSystem | 1<<model.LogCrash
 			case "all":
-				o.mask = 1<<len(logIDNames) - 1
+				o.mask = 1<<len(model.LogIDNames) - 1
 			default:
-				id := slices.Index(logIDNames[:], b)
+				id := slices.Index(model.LogIDNames[:], b)
 				if id < 0 {
 					return fmt.Sprintf("Unknown buffer '%s' listed for -b.", b)
 				}
@@ -249,9 +251,9 @@ func (f *logFilter) add(rule string) bool {
 		switch {
 		case c == '*':
 		case c >= '0' && c <= '9':
-			pri = min(int(c-'0'), logPriority['S'])
+			pri = min(int(c-'0'), model.LogPriority['S'])
 		default:
-			p, ok := logPriority[c]
+			p, ok := model.LogPriority[c]
 			if !ok {
 				return false
 			}
@@ -260,13 +262,13 @@ func (f *logFilter) add(rule string) bool {
 	}
 	if tag == "*" {
 		if pri == 0 {
-			pri = logPriority['D']
+			pri = model.LogPriority['D']
 		}
 		f.global = pri
 		return true
 	}
 	if pri == 0 {
-		pri = logPriority['V']
+		pri = model.LogPriority['V']
 	}
 	f.tags[tag] = pri
 	return true
@@ -342,35 +344,35 @@ func (f *logFormat) timestamp(t time.Time) string {
 // message line ("long" frames the whole message instead). With -v uid the
 // uid precedes the pid: a user name of up to five letters, else the number
 // ("%5d:"; threadtime turns the ':' into a space).
-func formatLogEntry(f logFormat, e logEntry) string {
-	ts := f.timestamp(e.t)
+func formatLogEntry(f logFormat, e model.LogEntry) string {
+	ts := f.timestamp(e.Time)
 	uid := ""
 	if f.uid {
-		uid = fmt.Sprintf("%5d:", e.uid)
-		if name, ok := map[int]string{0: "root", 2000: "shell"}[e.uid]; ok {
+		uid = fmt.Sprintf("%5d:", e.UID)
+		if name, ok := map[int]string{0: "root", 2000: "shell"}[e.UID]; ok {
 			uid = fmt.Sprintf("%5s:", name)
 		}
 	}
 	prefix, suffix := "", "\n"
 	switch f.name {
 	case "tag":
-		prefix = fmt.Sprintf("%c/%-8s: ", e.level, e.tag)
+		prefix = fmt.Sprintf("%c/%-8s: ", e.Level, e.Tag)
 	case "process":
-		prefix, suffix = fmt.Sprintf("%c(%s%5d) ", e.level, uid, e.pid), fmt.Sprintf("  (%s)\n", e.tag)
+		prefix, suffix = fmt.Sprintf("%c(%s%5d) ", e.Level, uid, e.PID), fmt.Sprintf("  (%s)\n", e.Tag)
 	case "thread":
-		prefix = fmt.Sprintf("%c(%s%5d:%5d) ", e.level, uid, e.pid, e.tid)
+		prefix = fmt.Sprintf("%c(%s%5d:%5d) ", e.Level, uid, e.PID, e.TID)
 	case "raw":
 	case "time":
-		prefix = fmt.Sprintf("%s %c/%-8s(%s%5d): ", ts, e.level, e.tag, uid, e.pid)
+		prefix = fmt.Sprintf("%s %c/%-8s(%s%5d): ", ts, e.Level, e.Tag, uid, e.PID)
 	case "threadtime":
-		prefix = fmt.Sprintf("%s %s%5d %5d %c %-8s: ", ts, strings.Replace(uid, ":", " ", 1), e.pid, e.tid, e.level, e.tag)
+		prefix = fmt.Sprintf("%s %s%5d %5d %c %-8s: ", ts, strings.Replace(uid, ":", " ", 1), e.PID, e.TID, e.Level, e.Tag)
 	case "long":
-		return fmt.Sprintf("[ %s %s%5d:%5d %c/%-8s ]\n%s\n\n", ts, uid, e.pid, e.tid, e.level, e.tag, e.msg)
+		return fmt.Sprintf("[ %s %s%5d:%5d %c/%-8s ]\n%s\n\n", ts, uid, e.PID, e.TID, e.Level, e.Tag, e.Msg)
 	default: // brief
-		prefix = fmt.Sprintf("%c/%-8s(%s%5d): ", e.level, e.tag, uid, e.pid)
+		prefix = fmt.Sprintf("%c/%-8s(%s%5d): ", e.Level, e.Tag, uid, e.PID)
 	}
 	var b strings.Builder
-	for _, line := range strings.Split(e.msg, "\n") {
+	for _, line := range strings.Split(e.Msg, "\n") {
 		b.WriteString(prefix + line + suffix)
 	}
 	return b.String()
@@ -385,20 +387,20 @@ const loggerEntrySize = 28
 // uint32 sec; uint32 nsec; uint32 lid; uint32 uid; } (little endian), then
 // the payload of a text buffer: priority byte, tag, NUL, message, NUL.
 // len counts the payload only.
-func encodeLoggerEntry(e logEntry) []byte {
-	payload := make([]byte, 0, len(e.tag)+len(e.msg)+3)
-	payload = append(payload, byte(logPriority[e.level]))
-	payload = append(append(payload, e.tag...), 0)
-	payload = append(append(payload, e.msg...), 0)
+func encodeLoggerEntry(e model.LogEntry) []byte {
+	payload := make([]byte, 0, len(e.Tag)+len(e.Msg)+3)
+	payload = append(payload, byte(model.LogPriority[e.Level]))
+	payload = append(append(payload, e.Tag...), 0)
+	payload = append(append(payload, e.Msg...), 0)
 	b := make([]byte, loggerEntrySize, loggerEntrySize+len(payload))
 	le := binary.LittleEndian
 	le.PutUint16(b[0:], uint16(len(payload)))
 	le.PutUint16(b[2:], loggerEntrySize)
-	le.PutUint32(b[4:], uint32(int32(e.pid)))
-	le.PutUint32(b[8:], uint32(e.tid))
-	le.PutUint32(b[12:], uint32(e.t.Unix()))
-	le.PutUint32(b[16:], uint32(e.t.Nanosecond()))
-	le.PutUint32(b[20:], uint32(e.lid))
-	le.PutUint32(b[24:], uint32(e.uid))
+	le.PutUint32(b[4:], uint32(int32(e.PID)))
+	le.PutUint32(b[8:], uint32(e.TID))
+	le.PutUint32(b[12:], uint32(e.Time.Unix()))
+	le.PutUint32(b[16:], uint32(e.Time.Nanosecond()))
+	le.PutUint32(b[20:], uint32(e.LID))
+	le.PutUint32(b[24:], uint32(e.UID))
 	return append(b, payload...)
 }

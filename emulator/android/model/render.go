@@ -1,4 +1,4 @@
-package android
+package model
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 
 // renderCache holds the last rendering until the UI changes.
 type renderCache struct {
-	version uint64
+	Version uint64
 	valid   bool
 	img     *image.RGBA
 	png     []byte
@@ -30,19 +30,19 @@ func (p *pngPool) Get() *png.EncoderBuffer {
 func (p *pngPool) Put(b *png.EncoderBuffer) { p.p.Put(b) }
 
 // screenshotLocked returns the current frame (shared: do not modify).
-func (d *Device) screenshotLocked() *image.RGBA {
-	if d.render.valid && d.render.version == d.st.version {
+func (d *Phone) ScreenshotLocked() *image.RGBA {
+	if d.render.valid && d.render.Version == d.State.Version {
 		return d.render.img
 	}
-	d.render = renderCache{version: d.st.version, valid: true, img: d.renderLocked()}
+	d.render = renderCache{Version: d.State.Version, valid: true, img: d.RenderLocked()}
 	return d.render.img
 }
 
 // screenshotPNGLocked returns the current frame as PNG: cached while the
 // screen is unchanged, or encoded afresh with EncodeEveryCapture.
-func (d *Device) screenshotPNGLocked() []byte {
-	img := d.screenshotLocked()
-	if d.encodeEv {
+func (d *Phone) ScreenshotPNGLocked() []byte {
+	img := d.ScreenshotLocked()
+	if d.EncodeEvery {
 		var b bytes.Buffer
 		pngEnc.Encode(&b, img)
 		return b.Bytes()
@@ -55,35 +55,16 @@ func (d *Device) screenshotPNGLocked() []byte {
 	return d.render.png
 }
 
-// SetEncodeEveryCapture switches Config.EncodeEveryCapture: on, every
-// `screencap -p` encodes a fresh PNG as a phone does; off, the PNG of an
-// unchanged screen comes from a cache.
-func (d *Device) SetEncodeEveryCapture(on bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.encodeEv = on
-}
-
-// Screenshot returns the current frame as the device would capture it.
-func (d *Device) Screenshot() *image.RGBA {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	img := d.screenshotLocked()
-	out := image.NewRGBA(img.Rect)
-	copy(out.Pix, img.Pix)
-	return out
-}
-
-func (d *Device) renderLocked() *image.RGBA {
-	ds := d.displaySize()
+func (d *Phone) RenderLocked() *image.RGBA {
+	ds := d.DisplaySize()
 	img := image.NewRGBA(image.Rect(0, 0, ds.X, ds.Y))
-	if !d.st.screenOn {
+	if !d.State.ScreenOn {
 		draw.Draw(img, img.Rect, image.NewUniform(ui.Black), image.Point{}, draw.Src)
 		return img
 	}
-	if !d.st.locked {
-		t := d.top()
-		if s := d.screenDef(t.screens[len(t.screens)-1]); len(s.PNGData) > 0 {
+	if !d.State.Locked {
+		t := d.Top()
+		if s := d.ScreenDef(t.Screens[len(t.Screens)-1]); len(s.PNGData) > 0 {
 			if src, err := png.Decode(bytes.NewReader(s.PNGData)); err == nil {
 				xdraw.NearestNeighbor.Scale(img, img.Rect, src, src.Bounds(), draw.Src, nil)
 				return img
@@ -91,22 +72,22 @@ func (d *Device) renderLocked() *image.RGBA {
 		}
 	}
 	draw.Draw(img, img.Rect, image.NewUniform(ui.White), image.Point{}, draw.Src)
-	dens := d.screen.Density
-	if d.st.wmDens != 0 {
-		dens = d.st.wmDens
+	dens := d.Screen.Density
+	if d.State.WmDens != 0 {
+		dens = d.State.WmDens
 	}
 	scale := max(dens/160, 1)
-	if root := d.tree(); root != nil {
+	if root := d.Tree(); root != nil {
 		ui.DrawNode(img, root, scale)
 	}
-	if d.st.anr != "" && !d.st.locked {
+	if d.State.ANR != "" && !d.State.Locked {
 		// A system dialog dims what is behind it (FLAG_DIM_BEHIND).
 		for i := 0; i < len(img.Pix); i += 4 {
 			for j := i; j < i+3; j++ {
 				img.Pix[j] = uint8(int(img.Pix[j]) * 2 / 5)
 			}
 		}
-		ui.DrawNode(img, d.mapToDisplay(d.anrDialog()), scale)
+		ui.DrawNode(img, d.MapToDisplay(d.ANRDialog()), scale)
 	}
 	return img
 }

@@ -1,8 +1,7 @@
-package android
+package services
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
@@ -105,11 +104,11 @@ func parseSettings(args []string) (settingsCmd, string) {
 	return s, ""
 }
 
-// cmdSettings: `settings [--user U] get|put|delete|list|reset NAMESPACE
+// Settings: `settings [--user U] get|put|delete|list|reset NAMESPACE
 // [KEY [VALUE]]`, answering as SettingsService does: an unset key reads
 // "null", errors go to stderr with status 255, delete prints "Deleted N
 // rows". Writes take effect through putSettingLocked.
-func cmdSettings(c *shell.Ctx) int {
+func Settings(c *shell.Ctx) int {
 	if len(c.Args) < 2 {
 		c.Printf("%s", settingsHelp)
 		return 255
@@ -119,28 +118,28 @@ func cmdSettings(c *shell.Ctx) int {
 		c.Errorf("%s\n", msg)
 		return 255
 	}
-	d := dev(c)
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d := phone(c)
+	d.Lock()
+	defer d.Unlock()
 	switch s.verb {
 	case "get":
-		v, ok := d.st.settings[s.ns+"/"+s.key]
+		v, ok := d.State.Settings[s.ns+"/"+s.key]
 		if !ok {
 			v = "null" // PrintWriter.println of a null String
 		}
 		c.Printf("%s\n", v)
 	case "put":
-		d.putSettingLocked(s.ns+"/"+s.key, s.value)
+		d.PutSettingLocked(s.ns+"/"+s.key, s.value)
 	case "delete":
 		n := 0
-		if _, ok := d.st.settings[s.ns+"/"+s.key]; ok {
-			delete(d.st.settings, s.ns+"/"+s.key)
+		if _, ok := d.State.Settings[s.ns+"/"+s.key]; ok {
+			delete(d.State.Settings, s.ns+"/"+s.key)
 			n = 1
 		}
 		c.Printf("Deleted %d rows\n", n)
 	case "list":
 		var lines []string
-		for k, v := range d.st.settings {
+		for k, v := range d.State.Settings {
 			if key, ok := strings.CutPrefix(k, s.ns+"/"); ok {
 				lines = append(lines, key+"="+v)
 			}
@@ -153,36 +152,4 @@ func cmdSettings(c *shell.Ctx) int {
 		// Resets to package defaults are not modelled; the phone prints nothing.
 	}
 	return 0
-}
-
-// putSettingLocked stores a setting and applies its effect on the device,
-// as the system services observing it do:
-//   - system/user_rotation rotates the display while auto-rotate
-//     (system/accelerometer_rotation) is off (DisplayRotation reads it only
-//     in USER_ROTATION_LOCKED mode);
-//   - system/accelerometer_rotation 0 locks the display at user_rotation; 1
-//     hands rotation to the sensor, and the virtual phone lies upright;
-//   - global/stay_on_while_plugged_in and system/screen_off_timeout decide
-//     when the screen times out (see idleLocked);
-//   - secure/default_input_method is the current IME (`ime set` writes the
-//     same key).
-func (d *Device) putSettingLocked(key, value string) {
-	d.st.settings[key] = value
-	switch key {
-	case "system/user_rotation":
-		if d.st.settings["system/accelerometer_rotation"] != "1" {
-			if r, err := strconv.Atoi(value); err == nil && r >= 0 && r <= 3 {
-				d.st.rotation = r
-			}
-		}
-	case "system/accelerometer_rotation":
-		if value == "1" {
-			d.st.rotation = 0
-		} else if r, err := strconv.Atoi(d.st.settings["system/user_rotation"]); err == nil && r >= 0 && r <= 3 {
-			d.st.rotation = r
-		}
-	case "system/screen_off_timeout", "global/stay_on_while_plugged_in":
-		d.st.lastInput = d.now()
-	}
-	d.changed()
 }

@@ -1,4 +1,4 @@
-package android
+package model
 
 import (
 	"fmt"
@@ -14,56 +14,55 @@ import (
 )
 
 // state is the mutable device model, guarded by Device.mu.
-type state struct {
-	rotation int // 0..3, Surface.ROTATION_*
-	screenOn bool
-	locked   bool
-	battery  ui.BatterySpec
-	tasks    []*task // the last is in front; the home task is never removed
-	fields   map[string]string
-	focus    string // key of the focused text field, "" for none
-	selAll   bool   // the focused field's text is selected (Ctrl+A)
-	checked  map[string]bool
-	scroll   map[string]int
-	settings map[string]string
-	granted  map[string]bool // "package permission" -> a runtime permission granted
+type State struct {
+	Rotation int // 0..3, Surface.ROTATION_*
+	ScreenOn bool
+	Locked   bool
+	Battery  ui.BatterySpec
+	Tasks    []*Task // the last is in front; the home task is never removed
+	Fields   map[string]string
+	Focus    string // key of the focused text field, "" for none
+	SelAll   bool   // the focused field's text is selected (Ctrl+A)
+	Checked  map[string]bool
+	Scroll   map[string]int
+	Settings map[string]string
+	Granted  map[string]bool // "package permission" -> a runtime permission granted
 	// notifications are posted, newest first; shadeOpen: the notification
 	// shade is pulled down (cmd_notification.go).
-	notifications []notification
-	notifID       int
-	shadeOpen     bool
-	wmSize        image.Point // override, zero when unset
-	wmDens        int         // override, zero when unset
-	version       uint64      // bumped on every visible change
+	Notifications []Notification
+	NotifID       int
+	ShadeOpen     bool
+	WmSize        image.Point // override, zero when unset
+	WmDens        int         // override, zero when unset
+	Version       uint64      // bumped on every visible change
 	nextTask      int
 	// lastInput is the last user activity (input, wake-up, a timeout
 	// setting changed): the screen times out screen_off_timeout after it.
-	lastInput time.Time
+	LastInput time.Time
 	// orientScreen is the screen whose orientation the display follows
 	// (see syncOrientationLocked).
 	orientScreen string
 	// anr is the package whose "isn't responding" dialog covers the screen,
 	// "" for none.
-	anr string
+	ANR string
 }
 
-type task struct {
-	id      int
-	pkg     string
-	screens []string // screen ids, last on top
+type Task struct {
+	ID      int
+	Pkg     string
+	Screens []string // screen ids, last on top
 }
 
-func (d *Device) initState() {
-	sc := d.sc
-	d.panel.reset()
-	d.st = state{
-		screenOn: true,
-		locked:   sc.Locked,
-		battery:  ui.BatterySpec{Level: 85, USBPowered: true, Temperature: 250},
-		fields:   map[string]string{},
-		checked:  map[string]bool{},
-		scroll:   map[string]int{},
-		settings: map[string]string{
+func (d *Phone) InitState() {
+	sc := d.Scenario
+	d.State = State{
+		ScreenOn: true,
+		Locked:   sc.Locked,
+		Battery:  ui.BatterySpec{Level: 85, USBPowered: true, Temperature: 250},
+		Fields:   map[string]string{},
+		Checked:  map[string]bool{},
+		Scroll:   map[string]int{},
+		Settings: map[string]string{
 			"system/screen_off_timeout":           "60000",
 			"system/accelerometer_rotation":       "0",
 			"system/user_rotation":                "0",
@@ -79,22 +78,22 @@ func (d *Device) initState() {
 			// (AOSP packages/apps/Settings) writes.
 			"global/stay_on_while_plugged_in": "7",
 		},
-		wmSize:    d.bootWmSize,
-		wmDens:    d.bootWmDens,
+		WmSize:    d.BootWmSize,
+		WmDens:    d.BootWmDens,
 		nextTask:  10,
-		lastInput: d.now(),
+		LastInput: d.Now(),
 	}
 	if sc.Battery != nil {
-		d.st.battery = *sc.Battery
+		d.State.Battery = *sc.Battery
 	}
 	// Scenario settings take effect as `settings put` would, in a stable
 	// order (auto-rotate before user_rotation, so a locked rotation holds).
 	for _, k := range slices.Sorted(maps.Keys(sc.Settings)) {
-		d.putSettingLocked(k, sc.Settings[k])
+		d.PutSettingLocked(k, sc.Settings[k])
 	}
 	d.initFaults()
 	home := sc.ByID[sc.Home]
-	d.st.tasks = []*task{{id: d.newTaskID(), pkg: home.Package, screens: []string{sc.Home}}}
+	d.State.Tasks = []*Task{{ID: d.newTaskID(), Pkg: home.Package, Screens: []string{sc.Home}}}
 	d.seedLogcat()
 	if sc.Start != "" && sc.Start != sc.Home {
 		d.gotoLocked(sc.Start)
@@ -102,38 +101,38 @@ func (d *Device) initState() {
 	d.syncOrientationLocked()
 }
 
-func (d *Device) newTaskID() int { d.st.nextTask++; return d.st.nextTask }
+func (d *Phone) newTaskID() int { d.State.nextTask++; return d.State.nextTask }
 
-func (d *Device) changed() { d.st.version++ }
+func (d *Phone) Changed() { d.State.Version++ }
 
-// top returns the foreground task.
-func (d *Device) top() *task { return d.st.tasks[len(d.st.tasks)-1] }
+// Top returns the foreground task.
+func (d *Phone) Top() *Task { return d.State.Tasks[len(d.State.Tasks)-1] }
 
 // foreground returns the package and activity in front (locked() aside).
-func (d *Device) foreground() (pkg, activity string) {
-	t := d.top()
-	s := d.screenDef(t.screens[len(t.screens)-1])
+func (d *Phone) Foreground() (pkg, activity string) {
+	t := d.Top()
+	s := d.ScreenDef(t.Screens[len(t.Screens)-1])
 	act := s.Activity
 	if act == "" {
-		if a, ok := d.sc.AppByPackage(t.pkg); ok {
+		if a, ok := d.Scenario.AppByPackage(t.Pkg); ok {
 			act = a.Activity
 		}
 	}
-	return t.pkg, ui.FullActivity(t.pkg, act)
+	return t.Pkg, ui.FullActivity(t.Pkg, act)
 }
 
 // screenDef returns a scenario screen, or a blank one for apps without
 // screens ("app:<pkg>").
-func (d *Device) screenDef(id string) *ui.ScreenDef {
-	if s, ok := d.sc.ByID[id]; ok {
+func (d *Phone) ScreenDef(id string) *ui.ScreenDef {
+	if s, ok := d.Scenario.ByID[id]; ok {
 		return s
 	}
 	pkg := strings.TrimPrefix(id, "app:")
 	label := pkg
-	if a, ok := d.sc.AppByPackage(pkg); ok {
+	if a, ok := d.Scenario.AppByPackage(pkg); ok {
 		label = a.Label
 	}
-	w, h := d.sc.Screen.Width, d.sc.Screen.Height
+	w, h := d.Scenario.Screen.Width, d.Scenario.Screen.Height
 	return &ui.ScreenDef{ID: id, Package: pkg, Root: &ui.Node{Class: "android.widget.FrameLayout", Bounds: [4]int{0, 0, w, h}, Children: []*ui.Node{
 		{Class: "android.widget.TextView", ResourceID: "android:id/title", Text: label, Bounds: [4]int{0, 0, w, h / 12}, Color: "#3F51B5"},
 	}}}
@@ -143,12 +142,12 @@ func (d *Device) screenDef(id string) *ui.ScreenDef {
 // as captured (screen on, no keyguard), nil otherwise. A dump's bounds are
 // display pixels of the phone it came from, so such a screen sets the
 // display's geometry instead of being scaled to it.
-func (d *Device) dumpScreen() *ui.ScreenDef {
-	if !d.st.screenOn || d.st.locked {
+func (d *Phone) DumpScreen() *ui.ScreenDef {
+	if !d.State.ScreenOn || d.State.Locked {
 		return nil
 	}
-	t := d.top()
-	if s := d.screenDef(t.screens[len(t.screens)-1]); s.Tree != nil {
+	t := d.Top()
+	if s := d.ScreenDef(t.Screens[len(t.Screens)-1]); s.Tree != nil {
 		return s
 	}
 	return nil
@@ -156,48 +155,48 @@ func (d *Device) dumpScreen() *ui.ScreenDef {
 
 // topScreenLocked returns the screen in front while the display is on
 // and unlocked, nil otherwise.
-func (d *Device) topScreenLocked() *ui.ScreenDef {
-	if !d.st.screenOn || d.st.locked {
+func (d *Phone) TopScreenLocked() *ui.ScreenDef {
+	if !d.State.ScreenOn || d.State.Locked {
 		return nil
 	}
-	t := d.top()
-	return d.screenDef(t.screens[len(t.screens)-1])
+	t := d.Top()
+	return d.ScreenDef(t.Screens[len(t.Screens)-1])
 }
 
 // syncOrientationLocked rotates the display when the screen in front
 // changes: a dump screen turns it to the dump's rotation (the captured
 // app's orientation), any other screen back to system/user_rotation (the
 // phone's own, with auto-rotate off). Task changes call it.
-func (d *Device) syncOrientationLocked() {
-	t := d.top()
-	id := t.screens[len(t.screens)-1]
-	if id == d.st.orientScreen {
+func (d *Phone) syncOrientationLocked() {
+	t := d.Top()
+	id := t.Screens[len(t.Screens)-1]
+	if id == d.State.orientScreen {
 		return
 	}
-	d.st.orientScreen = id
-	r := d.st.rotation
-	if s := d.screenDef(id); s.Tree != nil {
+	d.State.orientScreen = id
+	r := d.State.Rotation
+	if s := d.ScreenDef(id); s.Tree != nil {
 		r = s.Rotation
-	} else if u, err := strconv.Atoi(d.st.settings["system/user_rotation"]); err == nil && u >= 0 && u <= 3 && d.st.settings["system/accelerometer_rotation"] != "1" {
+	} else if u, err := strconv.Atoi(d.State.Settings["system/user_rotation"]); err == nil && u >= 0 && u <= 3 && d.State.Settings["system/accelerometer_rotation"] != "1" {
 		r = u
 	}
-	if r != d.st.rotation {
-		d.st.rotation = r
-		d.changed()
+	if r != d.State.Rotation {
+		d.State.Rotation = r
+		d.Changed()
 	}
 }
 
 // displaySize is the current screen size in pixels (rotation applied,
 // wm size override applied; a dump screen's own size while it shows).
-func (d *Device) displaySize() image.Point {
-	if s := d.dumpScreen(); s != nil {
+func (d *Phone) DisplaySize() image.Point {
+	if s := d.DumpScreen(); s != nil {
 		return s.Tree.B.Max
 	}
-	w, h := d.screen.Width, d.screen.Height
-	if d.st.wmSize != (image.Point{}) {
-		w, h = d.st.wmSize.X, d.st.wmSize.Y
+	w, h := d.Screen.Width, d.Screen.Height
+	if d.State.WmSize != (image.Point{}) {
+		w, h = d.State.WmSize.X, d.State.WmSize.Y
 	}
-	if d.st.rotation%2 == 1 {
+	if d.State.Rotation%2 == 1 {
 		w, h = h, w
 	}
 	return image.Pt(w, h)
@@ -205,33 +204,33 @@ func (d *Device) displaySize() image.Point {
 
 // toDisplay maps a portrait scenario point to display pixels (a dump
 // screen's points already are).
-func (d *Device) toDisplay(p image.Point) image.Point {
-	if d.dumpScreen() != nil {
+func (d *Phone) toDisplay(p image.Point) image.Point {
+	if d.DumpScreen() != nil {
 		return p
 	}
-	ds := d.displaySize()
-	return image.Pt(p.X*ds.X/d.sc.Screen.Width, p.Y*ds.Y/d.sc.Screen.Height)
+	ds := d.DisplaySize()
+	return image.Pt(p.X*ds.X/d.Scenario.Screen.Width, p.Y*ds.Y/d.Scenario.Screen.Height)
 }
 
 // fromDisplay maps display pixels back to portrait scenario pixels.
-func (d *Device) fromDisplay(p image.Point) image.Point {
-	if d.dumpScreen() != nil {
+func (d *Phone) FromDisplay(p image.Point) image.Point {
+	if d.DumpScreen() != nil {
 		return p
 	}
-	ds := d.displaySize()
-	return image.Pt(p.X*d.sc.Screen.Width/max(ds.X, 1), p.Y*d.sc.Screen.Height/max(ds.Y, 1))
+	ds := d.DisplaySize()
+	return image.Pt(p.X*d.Scenario.Screen.Width/max(ds.X, 1), p.Y*d.Scenario.Screen.Height/max(ds.Y, 1))
 }
 
 // tree returns the UI in display coordinates, nil when the screen is off.
-func (d *Device) tree() *ui.Element {
-	if !d.st.screenOn {
+func (d *Phone) Tree() *ui.Element {
+	if !d.State.ScreenOn {
 		return nil
 	}
-	return d.mapToDisplay(d.portraitTree())
+	return d.MapToDisplay(d.PortraitTree())
 }
 
 // mapToDisplay moves a portrait tree to display coordinates, in place.
-func (d *Device) mapToDisplay(root *ui.Element) *ui.Element {
+func (d *Phone) MapToDisplay(root *ui.Element) *ui.Element {
 	root.Walk(func(n *ui.Element) bool {
 		n.B = image.Rectangle{Min: d.toDisplay(n.B.Min), Max: d.toDisplay(n.B.Max)}
 		return true
@@ -240,17 +239,17 @@ func (d *Device) mapToDisplay(root *ui.Element) *ui.Element {
 }
 
 // portraitTree resolves the foreground screen against the state.
-func (d *Device) portraitTree() *ui.Element {
-	w, h := d.sc.Screen.Width, d.sc.Screen.Height
-	if d.st.locked {
+func (d *Phone) PortraitTree() *ui.Element {
+	w, h := d.Scenario.Screen.Width, d.Scenario.Screen.Height
+	if d.State.Locked {
 		return &ui.Element{Class: "android.widget.FrameLayout", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_root_view",
 			Enabled: true, B: image.Rect(0, 0, w, h), Color: rgb(0x20, 0x20, 0x30), HasColor: true, Children: []*ui.Element{
 				{Class: "android.widget.TextView", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_clock", Text: "12:00", Enabled: true, B: image.Rect(0, h/5, w, h/5+h/10)},
 				{Class: "android.widget.TextView", Package: "com.android.systemui", ResourceID: "com.android.systemui:id/keyguard_indication_text", Text: "Swipe up to open", Enabled: true, B: image.Rect(0, h*8/10, w, h*8/10+h/20)},
 			}}
 	}
-	t := d.top()
-	s := d.screenDef(t.screens[len(t.screens)-1])
+	t := d.Top()
+	s := d.ScreenDef(t.Screens[len(t.Screens)-1])
 	var root *ui.Element
 	switch {
 	case s.Tree != nil:
@@ -286,24 +285,24 @@ func (d *Device) portraitTree() *ui.Element {
 func rgb(r, g, b uint8) color.RGBA { return color.RGBA{r, g, b, 0xff} }
 
 // applyNodeState overlays field text, focus and checked state.
-func (d *Device) applyNodeState(n *ui.Element) {
+func (d *Phone) applyNodeState(n *ui.Element) {
 	if n.Field {
-		if v, ok := d.st.fields[n.Key]; ok {
+		if v, ok := d.State.Fields[n.Key]; ok {
 			n.Text = v
 		}
-		n.Focused = d.st.focus == n.Key
+		n.Focused = d.State.Focus == n.Key
 	}
 	if n.Checkable {
 		if n.Setting != "" {
-			n.Checked = d.st.settings[n.Setting] == "1"
-		} else if v, ok := d.st.checked[n.Key]; ok {
+			n.Checked = d.State.Settings[n.Setting] == "1"
+		} else if v, ok := d.State.Checked[n.Key]; ok {
 			n.Checked = v
 		}
 	}
 }
 
 // resolve turns a scenario node into a ui.Element (portrait coordinates).
-func (d *Device) resolve(s *ui.ScreenDef, n *ui.Node, path, pkg string) *ui.Element {
+func (d *Phone) resolve(s *ui.ScreenDef, n *ui.Node, path, pkg string) *ui.Element {
 	if n.Package != "" {
 		pkg = n.Package
 	}
@@ -338,10 +337,10 @@ func (d *Device) resolve(s *ui.ScreenDef, n *ui.Node, path, pkg string) *ui.Elem
 }
 
 // listItems lays out the visible rows of a scrolling list.
-func (d *Device) listItems(u *ui.Element, it *ui.Items, pkg string) {
+func (d *Phone) listItems(u *ui.Element, it *ui.Items, pkg string) {
 	rowH := max(it.Height, 1)
 	u.ContentH = it.Count * rowH
-	off := d.st.scroll[u.Key]
+	off := d.State.Scroll[u.Key]
 	class := it.Class
 	if class == "" {
 		class = "android.widget.TextView"
@@ -364,7 +363,7 @@ func (d *Device) listItems(u *ui.Element, it *ui.Items, pkg string) {
 
 // expandText replaces ${resource-id} with the value typed in that field.
 // Replaced text is not scanned again: typed text may itself hold "${".
-func (d *Device) expandText(s string) string {
+func (d *Phone) expandText(s string) string {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
@@ -376,7 +375,7 @@ func (d *Device) expandText(s string) string {
 			break
 		}
 		b.WriteString(s[:i])
-		b.WriteString(d.fieldText(s[i+2 : i+j]))
+		b.WriteString(d.FieldText(s[i+2 : i+j]))
 		s = s[i+j+1:]
 	}
 	b.WriteString(s)
@@ -386,9 +385,9 @@ func (d *Device) expandText(s string) string {
 // fieldText returns the text typed into the field with this resource-id
 // on any screen ("" when none); when several screens have such a field,
 // the one with the smallest key wins. d.mu held.
-func (d *Device) fieldText(resourceID string) string {
+func (d *Phone) FieldText(resourceID string) string {
 	key, val := "", ""
-	for k, v := range d.st.fields {
+	for k, v := range d.State.Fields {
 		if strings.HasSuffix(k, "/"+resourceID) && (key == "" || k < key) {
 			key, val = k, v
 		}
@@ -397,8 +396,8 @@ func (d *Device) fieldText(resourceID string) string {
 }
 
 // launcherTree lays the launcher apps out in a 4-column grid.
-func (d *Device) launcherTree(s *ui.ScreenDef) *ui.Element {
-	w, h := d.sc.Screen.Width, d.sc.Screen.Height
+func (d *Phone) launcherTree(s *ui.ScreenDef) *ui.Element {
+	w, h := d.Scenario.Screen.Width, d.Scenario.Screen.Height
 	pkg := s.Package
 	root := &ui.Element{Class: "android.widget.FrameLayout", Package: pkg, Enabled: true, B: image.Rect(0, 0, w, h), Key: s.ID + "/0",
 		Color: rgb(0xEC, 0xEF, 0xF1), HasColor: true}
@@ -406,7 +405,7 @@ func (d *Device) launcherTree(s *ui.ScreenDef) *ui.Element {
 	root.Children = append(root.Children, grid)
 	cols, cell := 4, w/4
 	i := 0
-	for _, a := range d.sc.Apps {
+	for _, a := range d.Scenario.Apps {
 		if a.NoLauncher || a.Package == pkg {
 			continue
 		}
@@ -422,4 +421,143 @@ func (d *Device) launcherTree(s *ui.ScreenDef) *ui.Element {
 		i++
 	}
 	return root
+}
+
+// appIDs are an installed app's pid while running and its uid: stable
+// per scenario position, so repeated ps/pidof calls agree. Settings shares
+// the system uid (android.uid.system), as on a phone.
+func (d *Phone) AppIDs(pkg string) (pid, uid int) {
+	idx := slices.IndexFunc(d.Scenario.Apps, func(a ui.App) bool { return a.Package == pkg })
+	if idx < 0 {
+		idx = len(d.Scenario.Apps)
+	}
+	pid, uid = 14821+131*idx, 10190+idx
+	if pkg == "com.android.settings" {
+		uid = 1000
+	}
+	return pid, uid
+}
+
+// putSettingLocked stores a setting and applies its effect on the device,
+// as the system services observing it do:
+//   - system/user_rotation rotates the display while auto-rotate
+//     (system/accelerometer_rotation) is off (DisplayRotation reads it only
+//     in USER_ROTATION_LOCKED mode);
+//   - system/accelerometer_rotation 0 locks the display at user_rotation; 1
+//     hands rotation to the sensor, and the virtual phone lies upright;
+//   - global/stay_on_while_plugged_in and system/screen_off_timeout decide
+//     when the screen times out (see idleLocked);
+//   - secure/default_input_method is the current IME (`ime set` writes the
+//     same key).
+func (d *Phone) PutSettingLocked(key, value string) {
+	d.State.Settings[key] = value
+	switch key {
+	case "system/user_rotation":
+		if d.State.Settings["system/accelerometer_rotation"] != "1" {
+			if r, err := strconv.Atoi(value); err == nil && r >= 0 && r <= 3 {
+				d.State.Rotation = r
+			}
+		}
+	case "system/accelerometer_rotation":
+		if value == "1" {
+			d.State.Rotation = 0
+		} else if r, err := strconv.Atoi(d.State.Settings["system/user_rotation"]); err == nil && r >= 0 && r <= 3 {
+			d.State.Rotation = r
+		}
+	case "system/screen_off_timeout", "global/stay_on_while_plugged_in":
+		d.State.LastInput = d.Now()
+	}
+	d.Changed()
+}
+
+// NotificationSpec is a notification an app posts.
+type NotificationSpec struct {
+	Package, Title, Text string
+	// Ongoing sets FLAG_ONGOING_EVENT (a foreground service, a call).
+	Ongoing bool
+}
+
+// notification is a posted one.
+type Notification struct {
+	NotificationSpec
+	ID     int
+	Posted time.Time
+}
+
+// applyPinnedDisplay makes the display what a scenario's pinned `wm size`
+// and `wm density` outputs say, so screenshots and dump bounds agree with
+// them: the physical values become the screen, the override values the
+// boot-time overrides. The phone reads its pins itself ("Physical size:
+// WxH", "Override density: N" lines, WindowManagerShellCommand); a pin
+// without a physical value is only replayed.
+func (d *Phone) ApplyPinnedDisplay() {
+	if p, ok := d.Scenario.PinFor("wm size"); ok {
+		if phys, ok := pinnedValue(p.Data, "Physical size"); ok {
+			if w, h, ok := ParseWxH(phys); ok {
+				d.Screen.Width, d.Screen.Height = w, h
+				if over, ok := pinnedValue(p.Data, "Override size"); ok {
+					if w, h, ok := ParseWxH(over); ok {
+						d.BootWmSize = image.Pt(w, h)
+					}
+				}
+			}
+		}
+	}
+	if p, ok := d.Scenario.PinFor("wm density"); ok {
+		if phys, ok := pinnedValue(p.Data, "Physical density"); ok {
+			if n, err := strconv.Atoi(phys); err == nil && n > 0 {
+				d.Screen.Density, d.BootWmDens = n, 0
+				if over, ok := pinnedValue(p.Data, "Override density"); ok {
+					if n, err := strconv.Atoi(over); err == nil && n > 0 {
+						d.BootWmDens = n
+					}
+				}
+			}
+		}
+	}
+}
+
+// pinnedValue is the trimmed value of the "key: value" line of out.
+func pinnedValue(out []byte, key string) (string, bool) {
+	for line := range strings.Lines(string(out)) {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if ok && k == key {
+			return strings.TrimSpace(v), true
+		}
+	}
+	return "", false
+}
+
+func ParseWxH(s string) (w, h int, ok bool) {
+	a, b, found := strings.Cut(strings.ToLower(s), "x")
+	if !found {
+		return 0, 0, false
+	}
+	w, err1 := strconv.Atoi(a)
+	h, err2 := strconv.Atoi(b)
+	if err1 != nil || err2 != nil || w < 16 || h < 16 || w > 8192 || h > 8192 {
+		return 0, 0, false
+	}
+	return w, h, true
+}
+
+func APKPath(a *ui.App) string {
+	if a.System {
+		name := a.Label
+		if name == "" {
+			name = a.Package
+		}
+		name = strings.ReplaceAll(name, " ", "")
+		return "/system/priv-app/" + name + "/" + name + ".apk"
+	}
+	return fmt.Sprintf("/data/app/~~%s==/%s-%s==/base.apk", ObjID("apk1", a.Package), a.Package, ObjID("apk2", a.Package))
+}
+
+// objID is a stable fake identity hash (the hex in "Window{a1b2c3d u0 ...}").
+func ObjID(parts ...any) string {
+	h := uint32(2166136261)
+	for _, b := range []byte(fmt.Sprint(parts...)) {
+		h = (h ^ uint32(b)) * 16777619
+	}
+	return fmt.Sprintf("%x", h&0xfffffff)
 }

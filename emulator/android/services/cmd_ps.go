@@ -1,4 +1,4 @@
-package android
+package services
 
 import (
 	"fmt"
@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
-	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // process is one entry of the phone's process table, as ps and pidof see
@@ -58,23 +58,23 @@ var systemProcesses = []process{
 // processes returns the process table: the system processes, a process
 // per app with a task (the ones am start / monkey launched and am
 // force-stop has not stopped), then the shell and ps itself.
-func (d *Device) processes() []process {
+func processes(d *model.Phone) []process {
 	procs := slices.Clone(systemProcesses)
-	d.mu.Lock()
+	d.Lock()
 	var running []string
-	for _, t := range d.st.tasks {
-		if !slices.Contains(running, t.pkg) {
-			running = append(running, t.pkg)
+	for _, t := range d.State.Tasks {
+		if !slices.Contains(running, t.Pkg) {
+			running = append(running, t.Pkg)
 		}
 	}
-	d.mu.Unlock()
+	d.Unlock()
 	for _, pkg := range running {
-		pid, uid := d.appIDs(pkg)
+		pid, uid := d.AppIDs(pkg)
 		procs = append(procs, process{user: userName(uid), uid: uid, pid: pid, ppid: pidZygote64,
 			vsz: 16392184, rss: 151000 + int64(pid%97)*1024, wchan: "do_epoll_wait", state: 'S', name: pkg, cpu: 2 + pid%7})
 	}
 	slices.SortFunc(procs, func(a, b process) int { return a.pid - b.pid })
-	now := d.now()
+	now := d.Now()
 	for i := range procs {
 		procs[i].start = now.Add(-uptime)
 	}
@@ -82,21 +82,6 @@ func (d *Device) processes() []process {
 		process{user: "shell", uid: 2000, pid: shellPIDs, ppid: pidAdbd, vsz: 10884524, rss: 3396, wchan: "do_wait", state: 'S', name: "sh", start: now},
 		process{user: "shell", uid: 2000, pid: shellPIDs + 2, ppid: shellPIDs, vsz: 10909308, rss: 4096, wchan: "0", state: 'R', name: "ps", start: now},
 	)
-}
-
-// appIDs are an installed app's pid while running and its uid: stable
-// per scenario position, so repeated ps/pidof calls agree. Settings shares
-// the system uid (android.uid.system), as on a phone.
-func (d *Device) appIDs(pkg string) (pid, uid int) {
-	idx := slices.IndexFunc(d.sc.Apps, func(a ui.App) bool { return a.Package == pkg })
-	if idx < 0 {
-		idx = len(d.sc.Apps)
-	}
-	pid, uid = 14821+131*idx, 10190+idx
-	if pkg == "com.android.settings" {
-		uid = 1000
-	}
-	return pid, uid
 }
 
 // userName is the Android user name of a uid (u0_aNNN for apps).
@@ -172,7 +157,7 @@ func comm(p process) string {
 	return s
 }
 
-// cmdPs is toybox ps (toys/posix/ps.c). Without a terminal (adb shell
+// Ps is toybox ps (toys/posix/ps.c). Without a terminal (adb shell
 // with a command) it shows every process without a controlling tty, which
 // is all of them, like -A; -p PIDS and extra operands select pids; -o
 // picks columns (default on Android USER,PID,PPID,VSIZE,RSS,WCHAN:10,
@@ -180,7 +165,7 @@ func comm(p process) string {
 // Columns are padded as show_ps does: numbers overflow
 // their width and later columns give the excess back; the last column is
 // not padded. Status 1 when nothing matched.
-func cmdPs(c *shell.Ctx) int {
+func Ps(c *shell.Ctx) int {
 	a, st, ok := c.ToyParse(shell.ToySpec{Opts: "k:P:aAdeflMno:O:p:s:t:Tu:U:g:G:wZ", Long: map[string]rune{"sort": 'k', "ppid": 'P', "pid": 'p'}, Max: -1})
 	if !ok {
 		return st
@@ -249,7 +234,7 @@ func cmdPs(c *shell.Ctx) int {
 	}
 	c.Printf("%s\n", header.String())
 	shown := 0
-	for _, p := range dev(c).processes() {
+	for _, p := range processes(phone(c)) {
 		if (len(pids) > 0 || len(ppids) > 0) && !slices.Contains(pids, p.pid) && !slices.Contains(ppids, p.ppid) {
 			continue
 		}
@@ -297,18 +282,18 @@ func psRow(fields []psField, p process) string {
 	return b.String()
 }
 
-// cmdPidof is toybox pidof (toys/lsb/pidof.c): the pids of processes whose
+// Pidof is toybox pidof (toys/lsb/pidof.c): the pids of processes whose
 // name (argv[0], or its base name) is one of the operands, space
 // separated; -s only the first; -o omits pids. Status 1 and no output when
 // none runs.
-func cmdPidof(c *shell.Ctx) int {
+func Pidof(c *shell.Ctx) int {
 	a, st, ok := c.ToyParse(shell.ToySpec{Opts: "so:x", Max: -1})
 	if !ok {
 		return st
 	}
 	omit := strings.Split(strings.Join(a.Vals['o'], ","), ",")
 	var found []string
-	for _, p := range dev(c).processes() {
+	for _, p := range processes(phone(c)) {
 		if p.kernelThr || slices.Contains(omit, strconv.Itoa(p.pid)) {
 			continue
 		}

@@ -1,10 +1,11 @@
-package android
+package services
 
 import (
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
@@ -58,10 +59,10 @@ func pmGrantRevoke(c *shell.Ctx, sub string, s *shellArgs) error {
 		c.Printf("Error: no permission specified\n")
 		return nil
 	}
-	d := dev(c)
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	app, known := d.sc.AppByPackage(pkg)
+	d := phone(c)
+	d.Lock()
+	defer d.Unlock()
+	app, known := d.Scenario.AppByPackage(pkg)
 	switch {
 	case !known:
 		return illegalArgument("Unknown package: %s", pkg)
@@ -72,10 +73,10 @@ func pmGrantRevoke(c *shell.Ctx, sub string, s *shellArgs) error {
 	case !runtimePermissions[perm]:
 		return &shellError{class: "java.lang.SecurityException", msg: fmt.Sprintf("Permission %s requested by %s is not a changeable permission type", perm, pkg)}
 	}
-	if d.st.granted == nil {
-		d.st.granted = map[string]bool{}
+	if d.State.Granted == nil {
+		d.State.Granted = map[string]bool{}
 	}
-	d.st.granted[pkg+" "+perm] = sub == "grant"
+	d.State.Granted[pkg+" "+perm] = sub == "grant"
 	return nil
 }
 
@@ -87,19 +88,19 @@ func pmGrantRevoke(c *shell.Ctx, sub string, s *shellArgs) error {
 // "Unable to find package: NAME". The format of the permission lines is
 // that of a real phone's dump (appium/appium-adb test/unit/
 // adb-commands-specs.js, captured from a device).
-func (d *Device) dumpPackage(c *shell.Ctx, args []string) {
+func dumpPackage(d *model.Phone, c *shell.Ctx, args []string) {
 	if len(args) == 0 {
 		c.Printf("(the full package dump is not emulated)\n")
 		return
 	}
 	pkg := args[0]
-	app, ok := d.sc.AppByPackage(pkg)
+	app, ok := d.Scenario.AppByPackage(pkg)
 	if !ok {
 		c.Printf("Unable to find package: %s\n", pkg)
 		return
 	}
-	_, uid := d.appIDs(pkg)
-	c.Printf("Packages:\n  Package [%s] (%s):\n    userId=%d\n    versionCode=1 minSdk=24 targetSdk=%d\n    versionName=1.0\n", pkg, objID("pkg", pkg), uid, d.cfg.SDK)
+	_, uid := d.AppIDs(pkg)
+	c.Printf("Packages:\n  Package [%s] (%s):\n    userId=%d\n    versionCode=1 minSdk=24 targetSdk=%d\n    versionName=1.0\n", pkg, model.ObjID("pkg", pkg), uid, d.SDK)
 	c.Printf("    requested permissions:\n")
 	for _, p := range app.Permissions {
 		c.Printf("      %s\n", p)
@@ -114,7 +115,7 @@ func (d *Device) dumpPackage(c *shell.Ctx, args []string) {
 	c.Printf("      gids=[3003]\n      runtime permissions:\n")
 	for _, p := range app.Permissions {
 		if runtimePermissions[p] {
-			g, set := d.st.granted[pkg+" "+p]
+			g, set := d.State.Granted[pkg+" "+p]
 			flags := "USER_SENSITIVE_WHEN_GRANTED|USER_SENSITIVE_WHEN_DENIED"
 			if set {
 				flags = "USER_SET|" + flags
