@@ -106,7 +106,7 @@ func (d *Device) WaitCommand(ctx context.Context, match func(Command) bool) (Com
 func (d *Device) SetLatency(lat time.Duration) {
 	d.p.Lock()
 	defer d.p.Unlock()
-	d.latency = lat
+	d.p.Faults.Latency = lat
 }
 
 // FailNext makes the next n commands fail without running: each prints

@@ -160,3 +160,17 @@ func (d *Device) Log(level byte, tag, msg string) {
 	defer d.p.Unlock()
 	d.p.AppendLog(model.LogEntry{Time: d.p.Now(), PID: model.SystemServerPID, TID: 890, UID: 10100, LID: model.LogMain, Level: level, Tag: tag, Msg: msg})
 }
+
+// SetAppProcess sets what runs `app_process` (Config.AppProcess); nil
+// makes it abort.
+func (d *Device) SetAppProcess(fn AppProcessFunc) { d.dv.SetAppProcess(fn) }
+
+// SetUiAutomationHeld says whether another owner (uiautomator2, Appium)
+// holds the UiAutomation slot; Config.UiAutomationHeld at start.
+func (d *Device) SetUiAutomationHeld(held bool) { d.dv.SetUiAutomationHeld(held) }
+
+// HelperConnected reports whether a helper holds the UiAutomation slot.
+func (d *Device) HelperConnected() bool { return d.dv.HelperConnected() }
+
+// Clipboard returns the primary clip's text (what the helper set).
+func (d *Device) Clipboard() string { return d.dv.Clipboard() }

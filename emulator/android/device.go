@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
 	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
@@ -94,13 +95,12 @@ type Device struct {
 	p   *model.Phone // the model and its lock
 	cfg Config
 
-	// Guarded by the Phone's lock.
-	panel    panelState // the touchscreen's protocol B state (inputdev.go)
+	dv *devices.Devices
+
+	// Guarded by the model's lock.
 	cmdlog   commandLog
-	latency  time.Duration
 	failNext int
 	failCode int
-	helper   helperState // the resident helper's side (cmd_appprocess.go)
 }
 
 var _ adbd.Backend = (*Device)(nil)
@@ -170,7 +170,8 @@ func New(cfg Config) (*Device, error) {
 	}
 	d.cmdlog.changed = make(chan struct{})
 	p.Boot(props, d.cfg.SDK)
-	d.panel.reset()
+	d.dv = devices.New(p, devices.Config{AppProcess: cfg.AppProcess, UiAutomationHeld: cfg.UiAutomationHeld, RealTimeRecord: cfg.RealTimeRecord, InputWritable: d.inputWritable()},
+		func(touch *Touch, helper string) { d.logCommand(Command{Time: p.Now(), Touch: touch, Helper: helper}) })
 	return d, nil
 }
 

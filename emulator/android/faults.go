@@ -80,7 +80,7 @@ func (d *Device) applyFaults(ctx context.Context, line string, stderr io.Writer)
 	if d.p.Faults.SleepAfter > 0 && d.p.Faults.Commands == d.p.Faults.SleepAfter+1 {
 		d.p.SleepLocked(true)
 	}
-	lat := d.latency
+	lat := d.p.Faults.Latency
 	fail := d.failNext > 0
 	code := d.failCode
 	if fail {

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
 	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/services"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
@@ -48,3 +49,9 @@ func (d *Device) Command(name string) (func(*shell.Ctx) int, bool) {
 	fn, ok := d.command(name)
 	return fn, ok
 }
+
+// The device as its devices' commands see it (devices.Phone).
+var _ devices.Phone = (*Device)(nil)
+
+// Devices are the phone's devices (touchscreen, capture, app_process).
+func (d *Device) Devices() *devices.Devices { return d.dv }

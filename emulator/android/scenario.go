@@ -1,6 +1,7 @@
 package android
 
 import (
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
 	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
@@ -20,3 +21,9 @@ type (
 
 // NotificationSpec is a notification an app posts (model.NotificationSpec).
 type NotificationSpec = model.NotificationSpec
+
+// Touch is a gesture the touchscreen decoded (devices.Touch).
+type Touch = devices.Touch
+
+// AppProcessFunc runs what app_process starts (devices.AppProcessFunc).
+type AppProcessFunc = devices.AppProcessFunc

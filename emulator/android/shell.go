@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
 	"github.com/adb-connector/adb-connector/emulator/android/services"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
@@ -39,20 +40,20 @@ func init() {
 		"mkdir":        shell.Mkdir,
 		"wm":           services.Wm,
 		"dumpsys":      services.Dumpsys,
-		"input":        cmdInput,
-		"screencap":    cmdScreencap,
-		"uiautomator":  holdsUiAutomation(cmdUiautomator),
+		"input":        devices.Input,
+		"screencap":    devices.Screencap,
+		"uiautomator":  devices.HoldsUiAutomation(devices.Uiautomator),
 		"am":           services.Am,
-		"monkey":       holdsUiAutomation(services.Monkey),
-		"app_process":  cmdAppProcess,
+		"monkey":       devices.HoldsUiAutomation(services.Monkey),
+		"app_process":  devices.AppProcess,
 		"pm":           services.Pm,
 		"cmd":          services.Cmd,
 		"settings":     services.Settings,
-		"screenrecord": cmdScreenrecord,
+		"screenrecord": devices.Screenrecord,
 		"logcat":       services.Logcat,
 		"grep":         shell.Grep,
 		"ime":          services.Ime,
-		"getevent":     cmdGetevent,
+		"getevent":     devices.Getevent,
 		"sh":           cmdSh,
 		"id":           cmdID,
 		"whoami":       func(c *shell.Ctx) int { c.Printf("shell\n"); return 0 },
@@ -436,7 +437,7 @@ func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileM
 // commands do: device nodes as such, the rest in the file system.
 func (d *Device) OpenShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
 	if vfs.InputNodes[p] != 0 || vfs.UinputNodes[p] != 0 {
-		return d.openInputNode(ctx, p, flag)
+		return d.dv.OpenInputNode(ctx, p, flag)
 	}
 	return d.p.FS.OpenFile(p, flag)
 }

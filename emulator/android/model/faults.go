@@ -11,6 +11,9 @@ import (
 
 // faultState is the run-time side of Faults, guarded by Device.mu.
 type FaultState struct {
+	// Latency is what every command line and touchscreen write waits first
+	// (SetLatency).
+	Latency     time.Duration
 	DumpNotIdle int
 	DumpWait    time.Duration
 	Hang        []string

@@ -1,4 +1,4 @@
-package android
+package devices
 
 import (
 	"image"
@@ -59,8 +59,8 @@ The commands and default sources are:
       roll <dx> <dy> (Default: trackball)
 `
 
-// cmdInput is `input` (Android 10+ syntax).
-func cmdInput(c *shell.Ctx) int {
+// Input is `input` (Android 10+ syntax).
+func Input(c *shell.Ctx) int {
 	args := c.Args[1:]
 	if len(args) > 0 && inputSources[args[0]] {
 		args = args[1:]
@@ -195,6 +195,6 @@ func points(args []string, n int) ([]int, bool) {
 
 // longPressLocked: a long press acts like a tap on fields and toggles;
 // other elements only log it (no context menus are modelled).
-func (d *Device) longPressLocked(p image.Point) {
+func (d *Devices) longPressLocked(p image.Point) {
 	d.p.Logf('I', "ViewRootImpl", "long press at %d,%d", p.X, p.Y)
 }

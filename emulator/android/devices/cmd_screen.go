@@ -1,4 +1,4 @@
-package android
+package devices
 
 import (
 	"bytes"
@@ -9,11 +9,11 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
-// cmdScreencap: `screencap [-p] [-d ID] [FILE]`. Raw output is a header of
+// Screencap: `screencap [-p] [-d ID] [FILE]`. Raw output is a header of
 // little-endian uint32 width, height, format (1 = RGBA_8888) — plus, from
 // Android 9 (SDK 28), a fourth uint32 dataspace (1 here, sRGB as Android 9
 // reports it) — then the pixels. -p, or a FILE ending in .png, writes PNG.
-func cmdScreencap(c *shell.Ctx) int {
+func Screencap(c *shell.Ctx) int {
 	var asPNG bool
 	var file string
 	args := c.Args[1:]
@@ -46,7 +46,7 @@ func cmdScreencap(c *shell.Ctx) int {
 		out = binary.LittleEndian.AppendUint32(out, uint32(img.Rect.Dx()))
 		out = binary.LittleEndian.AppendUint32(out, uint32(img.Rect.Dy()))
 		out = binary.LittleEndian.AppendUint32(out, 1)
-		if d.cfg.SDK >= 28 {
+		if d.p.SDK >= 28 {
 			out = binary.LittleEndian.AppendUint32(out, 1)
 		}
 		pix = img.Pix
@@ -71,14 +71,14 @@ func cmdScreencap(c *shell.Ctx) int {
 	return 0
 }
 
-// cmdUiautomator: `uiautomator dump [--compressed] [FILE]` writes the
+// Uiautomator: `uiautomator dump [--compressed] [FILE]` writes the
 // hierarchy (default /sdcard/window_dump.xml) and prints the real message,
 // typo included. FILE /dev/tty (or /dev/stdout) writes the XML to stdout
 // first, a common trick. Messages and statuses follow DumpCommand.run (AOSP
 // frameworks/base/cmds/uiautomator/cmds/uiautomator/src/com/android/
 // commands/uiautomator/DumpCommand.java): errors go to stderr and the
 // command still exits 0.
-func cmdUiautomator(c *shell.Ctx) int {
+func Uiautomator(c *shell.Ctx) int {
 	if len(c.Args) < 2 || c.Args[1] != "dump" {
 		c.Errorf("Usage: uiautomator <subcommand> [options]\n\nAvailable subcommands:\n\nhelp: displays help message\n\nruntest: executes UI automation tests\n\ndump: creates an XML dump of current UI hierarchy\n\nevents: prints out accessibility events until terminated\n")
 		return 1
@@ -133,7 +133,7 @@ func cmdUiautomator(c *shell.Ctx) int {
 // dumpLocked returns what `uiautomator dump` writes: the active window's
 // hierarchy (the ANR dialog while one shows), or a real dump's own bytes
 // while its screen is unchanged. ok is false when the screen is off.
-func (d *Device) dumpLocked() (b []byte, ok bool) {
+func (d *Devices) dumpLocked() (b []byte, ok bool) {
 	root := d.p.Tree()
 	if root == nil {
 		return nil, false
@@ -145,13 +145,13 @@ func (d *Device) dumpLocked() (b []byte, ok bool) {
 		root = d.p.MapToDisplay(d.p.ANRDialog())
 	}
 	var buf bytes.Buffer
-	ui.WriteDump(&buf, root, d.p.State.Rotation, d.cfg.SDK >= 30)
+	ui.WriteDump(&buf, root, d.p.State.Rotation, d.p.SDK >= 30)
 	return buf.Bytes(), true
 }
 
 // pristine reports whether nothing typed, focused or toggled on screen id
 // differs from the scenario.
-func (d *Device) pristine(id string) bool {
+func (d *Devices) pristine(id string) bool {
 	p := id + "/"
 	if strings.HasPrefix(d.p.State.Focus, p) {
 		return false

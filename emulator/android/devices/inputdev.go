@@ -1,4 +1,4 @@
-package android
+package devices
 
 import (
 	"context"
@@ -64,7 +64,7 @@ func (e errnoText) Is(target error) bool { return e.errno.Is(target) || target =
 
 var errPermissionDenied error = errnoText{syscall.EACCES, "Permission denied"}
 
-// openInputNode opens an input node, /dev/uinput or /dev/uhid for the
+// OpenInputNode opens an input node, /dev/uinput or /dev/uhid for the
 // shell. A write open of an input node where SELinux refuses it
 // (inputWritable, selinux.go) fails the way mksh reports a failed
 // redirect ("/system/bin/sh: can't create /dev/input/event2: Permission
@@ -74,11 +74,11 @@ var errPermissionDenied error = errnoText{syscall.EACCES, "Permission denied"}
 // Reads see no events (the model has no finger of its own).
 // A write waits the device's latency (SetLatency) first, as a slow phone
 // takes its time; ctx (the writing command's) ends the wait.
-func (d *Device) openInputNode(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
+func (d *Devices) OpenInputNode(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR) == 0 || vfs.UinputNodes[p] != 0 {
 		return vfs.DevNull{}, nil
 	}
-	if !d.inputWritable() {
+	if !d.cfg.InputWritable {
 		return nil, &fs.PathError{Op: shell.ShellName + ": can't create", Path: p, Err: errPermissionDenied}
 	}
 	if p != vfs.TouchNode {
@@ -91,13 +91,13 @@ func (d *Device) openInputNode(ctx context.Context, p string, flag int) (io.Read
 // input_event is then 24 bytes (a 16-byte struct timeval), else 16
 // (Linux include/uapi/linux/input.h; evdev_write takes the writer's
 // layout, drivers/input/input-compat.c).
-func (d *Device) abi64() bool { return strings.Contains(d.p.Props["ro.product.cpu.abi"], "64") }
+func (d *Devices) abi64() bool { return strings.Contains(d.p.Props["ro.product.cpu.abi"], "64") }
 
 // evdevWriter is an open write handle of the panel's node. Like the
 // kernel it takes whole events only; a partial one waits for its rest.
 type evdevWriter struct {
 	ctx   context.Context
-	d     *Device
+	d     *Devices
 	abi64 bool
 	mu    sync.Mutex
 	buf   []byte
@@ -112,7 +112,7 @@ func (w *evdevWriter) Write(p []byte) (int, error) {
 		size = 24
 	}
 	w.d.p.Lock()
-	lat := w.d.latency
+	lat := w.d.p.Faults.Latency
 	w.d.p.Unlock()
 	if !shell.SleepCtx(w.ctx, lat) {
 		return 0, w.ctx.Err()
@@ -186,7 +186,7 @@ type Touch struct {
 
 // feedTouch applies decoded events in order, as the kernel hands them to
 // InputReader: values accumulate, SYN_REPORT commits a frame.
-func (d *Device) feedTouch(evs []inputEvent) {
+func (d *Devices) feedTouch(evs []inputEvent) {
 	var done []Touch
 	d.p.Lock()
 	p := &d.panel
@@ -230,7 +230,7 @@ func (d *Device) feedTouch(evs []inputEvent) {
 	d.p.Unlock()
 	for _, t := range done {
 		d.p.Log.Debug("touch", "kind", t.Kind, "held", t.Held)
-		d.logCommand(Command{Time: d.p.Now(), Touch: &t})
+		d.log(&t, "")
 	}
 }
 
@@ -240,7 +240,7 @@ func (d *Device) feedTouch(evs []inputEvent) {
 // them for a hovering one (AOSP frameworks/native services/inputflinger
 // MultiTouchInputMapper::syncTouch, TouchButtonAccumulator::isHovering).
 // It returns the contacts that ended.
-func (d *Device) syncPanelLocked() []Touch {
+func (d *Devices) syncPanelLocked() []Touch {
 	p := &d.panel
 	now := d.p.Now()
 	var ended []Touch
@@ -273,7 +273,7 @@ func abs(n int) int {
 // would: still (within the touch slop, ViewConfiguration's 8 dp) and
 // held from longPressTimeout a long press, still and shorter a tap, else
 // a swipe from where it went down to where it lifted.
-func (d *Device) classifyLocked(s *mtSlot, held time.Duration) Touch {
+func (d *Devices) classifyLocked(s *mtSlot, held time.Duration) Touch {
 	from, to := d.panelToDisplay(s.from), d.panelToDisplay(s.last)
 	slop := 8 * max(d.p.Screen.Density, 160) / 160
 	t := Touch{From: from, To: to, Held: held, Node: vfs.TouchNode}
@@ -296,7 +296,7 @@ func (t *Touch) classify(moved, slop int) {
 }
 
 // touchActionLocked does what `input tap` / `input swipe` do.
-func (d *Device) touchActionLocked(t Touch) {
+func (d *Devices) touchActionLocked(t Touch) {
 	switch t.Kind {
 	case "tap":
 		d.p.TapLocked(t.From)
@@ -314,7 +314,7 @@ func (d *Device) touchActionLocked(t Touch) {
 // cookPointerData: on ROTATION_90 x is the panel's y and y runs against
 // the panel's x; ROTATION_180 mirrors both; ROTATION_270 is the converse
 // of 90).
-func (d *Device) panelToDisplay(p image.Point) image.Point {
+func (d *Devices) panelToDisplay(p image.Point) image.Point {
 	ds := d.p.DisplaySize()
 	natW, natH := ds.X, ds.Y
 	if d.p.State.Rotation%2 == 1 {
@@ -338,7 +338,7 @@ func (d *Device) panelToDisplay(p image.Point) image.Point {
 
 // panelDistance converts a distance along the panel to display pixels
 // (the larger scale of the two axes).
-func (d *Device) panelDistance(n int) int {
+func (d *Devices) panelDistance(n int) int {
 	ds := d.p.DisplaySize()
 	return n * max(ds.X, ds.Y) / max(d.p.Screen.Width, d.p.Screen.Height, 1)
 }

@@ -1,4 +1,4 @@
-package android
+package devices
 
 import (
 	"fmt"
@@ -33,7 +33,7 @@ type absAxis struct {
 // (getevent's scan_dir uses readdir, newest node first): the touch screen
 // on I2C, whose X/Y ranges are the panel's pixels, and the power and
 // volume keys.
-func (d *Device) inputDevices() []inputDevice {
+func (d *Devices) inputDevices() []inputDevice {
 	return []inputDevice{
 		{path: "/dev/input/event2", name: "virtual_touchscreen", bus: 0x18,
 			keys: []evCode{{0x14a, "BTN_TOUCH"}},
@@ -60,13 +60,13 @@ const (
 	geLabels  = 1 << 16
 )
 
-// cmdGetevent is system/core/toolbox/getevent.c: its getopt loop
+// Getevent is system/core/toolbox/getevent.c: its getopt loop
 // ("tns:Sv::dpilqc:rh") and open_device's listing ("add device N: PATH",
 // bus/vendor/product/version with -i, the name, location/id, the driver
 // version, the possible events and input props). -p and -i list and exit;
 // otherwise getevent streams events until killed, and the model has none
 // to report, so it waits for the stream to close.
-func cmdGetevent(c *shell.Ctx) int {
+func Getevent(c *shell.Ctx) int {
 	flags, flagsSet, dontBlock := 0, false, -1
 	args := c.Args[1:]
 	var operands []string

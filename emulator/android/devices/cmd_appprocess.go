@@ -1,4 +1,4 @@
-package android
+package devices
 
 import (
 	"context"
@@ -59,9 +59,9 @@ var helperCosts = map[string]HelperCost{
 }
 
 // helperCost returns this phone's helper costs.
-func (d *Device) helperCost() HelperCost { return helperCosts[d.p.Prof.Name] }
+func (d *Devices) helperCost() HelperCost { return helperCosts[d.p.Prof.Name] }
 
-// cmdAppProcess: `app_process [java-options] cmd-dir start-class [args]`
+// AppProcess: `app_process [java-options] cmd-dir start-class [args]`
 // (AOSP frameworks/base/cmds/app_process/app_main.cpp), the class path from
 // CLASSPATH (or -Djava.class.path=). The program runs through
 // Config.AppProcess on the host JVM with the fake framework bound to this
@@ -69,7 +69,7 @@ func (d *Device) helperCost() HelperCost { return helperCosts[d.p.Prof.Name] }
 // fake framework does not model) the runtime aborts, as app_process does
 // on a phone where it cannot start (LOG_ALWAYS_FATAL: SIGABRT, status 134
 // from the shell); a missing jar or class is ART's ClassNotFoundException.
-func cmdAppProcess(c *shell.Ctx) int {
+func AppProcess(c *shell.Ctx) int {
 	args := c.Args[1:]
 	cp := interp.HandlerCtx(c.Context).Env.Get("CLASSPATH").String()
 	for len(args) > 0 && strings.HasPrefix(args[0], "-") {
@@ -105,7 +105,7 @@ func cmdAppProcess(c *shell.Ctx) int {
 	out := &startGate{c: c, w: c.Stdout, until: time.Now().Add(d.helperCost().Start)}
 	p := &helperPhone{d: d, c: c}
 	env := []string{"CLASSPATH=" + cp}
-	code, err := runner(c.Context, phonefw.Spec{Jar: jar, Main: main, SDK: d.cfg.SDK, Env: env,
+	code, err := runner(c.Context, phonefw.Spec{Jar: jar, Main: main, SDK: d.p.SDK, Env: env,
 		Stdin: c.Stdin, Stdout: out, Stderr: c.Stderr, Phone: p})
 	if !out.open() {
 		return shell.ExitCanceled
@@ -156,12 +156,12 @@ func (g *startGate) Write(p []byte) (int, error) {
 	return n, err
 }
 
-// holdsUiAutomation wraps a command that connects the phone's one
+// HoldsUiAutomation wraps a command that connects the phone's one
 // UiAutomation (uiautomator; monkey too, as tools that detect a busy slot
 // treat it): while it runs the slot is taken, and while another holder
 // (the helper, Config.UiAutomationHeld) has it, the command fails as
 // UiAutomationManager refuses a second registration.
-func holdsUiAutomation(fn commandFunc) commandFunc {
+func HoldsUiAutomation(fn func(*shell.Ctx) int) func(*shell.Ctx) int {
 	return func(c *shell.Ctx) int {
 		d := dev(c)
 		d.p.Lock()
@@ -202,13 +202,13 @@ type helperState struct {
 // slotHeldLocked reports whether anyone holds the UiAutomation slot: an
 // owner outside the model (Config or the scenario), a uiautomator or
 // monkey run, the helper.
-func (d *Device) slotHeldLocked() bool {
+func (d *Devices) slotHeldLocked() bool {
 	return d.cfg.UiAutomationHeld || d.p.Scenario.UiAutomationHeld || d.helper.others > 0 || d.helper.connected
 }
 
 // SetAppProcess sets what runs `app_process` (Config.AppProcess); nil
 // makes it abort.
-func (d *Device) SetAppProcess(fn AppProcessFunc) {
+func (d *Devices) SetAppProcess(fn AppProcessFunc) {
 	d.p.Lock()
 	d.cfg.AppProcess = fn
 	d.p.Unlock()
@@ -216,21 +216,21 @@ func (d *Device) SetAppProcess(fn AppProcessFunc) {
 
 // SetUiAutomationHeld says whether another owner (uiautomator2, Appium)
 // holds the UiAutomation slot; Config.UiAutomationHeld at start.
-func (d *Device) SetUiAutomationHeld(held bool) {
+func (d *Devices) SetUiAutomationHeld(held bool) {
 	d.p.Lock()
 	d.cfg.UiAutomationHeld = held
 	d.p.Unlock()
 }
 
 // HelperConnected reports whether a helper holds the UiAutomation slot.
-func (d *Device) HelperConnected() bool {
+func (d *Devices) HelperConnected() bool {
 	d.p.Lock()
 	defer d.p.Unlock()
 	return d.helper.connected
 }
 
 // Clipboard returns the primary clip's text (what the helper set).
-func (d *Device) Clipboard() string {
+func (d *Devices) Clipboard() string {
 	d.p.Lock()
 	defer d.p.Unlock()
 	return d.helper.clip

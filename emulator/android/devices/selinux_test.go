@@ -1,9 +1,10 @@
-package android
+package devices_test
 
 import (
 	"strings"
 	"testing"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
@@ -15,15 +16,15 @@ import (
 func TestInputNodeSELinux(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
-		cfg      Config
+		cfg      android.Config
 		writable bool
 	}{
-		"sdk 33":           {Config{}, false},
-		"sdk 29":           {Config{SDK: 29, Release: "10"}, false},
-		"sdk 28":           {Config{SDK: 28, Release: "9"}, true},
-		"sdk 33 rooted":    {Config{Rooted: true}, true},
-		"sdk from a prop":  {Config{Properties: map[string]string{"ro.build.version.sdk": "28"}}, true},
-		"sdk 34 from prop": {Config{SDK: 28, Properties: map[string]string{"ro.build.version.sdk": "34"}}, false},
+		"sdk 33":           {android.Config{}, false},
+		"sdk 29":           {android.Config{SDK: 29, Release: "10"}, false},
+		"sdk 28":           {android.Config{SDK: 28, Release: "9"}, true},
+		"sdk 33 rooted":    {android.Config{Rooted: true}, true},
+		"sdk from a prop":  {android.Config{Properties: map[string]string{"ro.build.version.sdk": "28"}}, true},
+		"sdk 34 from prop": {android.Config{SDK: 28, Properties: map[string]string{"ro.build.version.sdk": "34"}}, false},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -63,12 +64,12 @@ func TestInputNodeSELinux(t *testing.T) {
 func TestShellIdentity(t *testing.T) {
 	t.Parallel()
 	cases := map[string]struct {
-		cfg  Config
+		cfg  android.Config
 		want string
 	}{
-		"android 10": {Config{SDK: 29, Release: "10"}, "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid) context=u:r:shell:s0\n"},
-		"android 13": {Config{}, "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:shell:s0\n"},
-		"adb root":   {Config{Rooted: true}, "uid=0(root) gid=0(root) groups=0(root),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:su:s0\n"},
+		"android 10": {android.Config{SDK: 29, Release: "10"}, "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid) context=u:r:shell:s0\n"},
+		"android 13": {android.Config{}, "uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:shell:s0\n"},
+		"adb root":   {android.Config{Rooted: true}, "uid=0(root) gid=0(root) groups=0(root),1004(input),1007(log),1011(adb),1015(sdcard_rw),1028(sdcard_r),1078(ext_data_rw),1079(ext_obb_rw),3001(net_bt_admin),3002(net_bt),3003(inet),3006(net_bw_stats),3009(readproc),3011(uhid),3012(readtracefs) context=u:r:su:s0\n"},
 	}
 	for name, tc := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -85,7 +86,7 @@ func TestShellIdentity(t *testing.T) {
 // nodes, toybox's way (" LABEL " after the group with -l).
 func TestLsSELinuxLabels(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	out := mustRun(t, d, "ls -lZ /dev/input/event2 /dev/uinput /dev/uhid")
 	for _, want := range []string{
 		"crw-rw---- 1 root input u:object_r:input_device:s0  13,  66 ",

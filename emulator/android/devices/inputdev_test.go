@@ -1,4 +1,4 @@
-package android
+package devices_test
 
 import (
 	"bytes"
@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
 	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
@@ -41,22 +43,22 @@ func encode(abi64 bool, evs ...ev) []byte {
 }
 
 func down(slot, id int32, p image.Point) []ev {
-	return []ev{{evAbs, absMTSlot, slot}, {evAbs, absMTTrack, id}, {evAbs, absMTPosX, int32(p.X)}, {evAbs, absMTPosY, int32(p.Y)},
-		{evAbs, absMTPress, 50}, {evKey, btnTouch, 1}, {evSyn, synReport, 0}}
+	return []ev{{devices.EvAbs, devices.AbsMTSlot, slot}, {devices.EvAbs, devices.AbsMTTrack, id}, {devices.EvAbs, devices.AbsMTPosX, int32(p.X)}, {devices.EvAbs, devices.AbsMTPosY, int32(p.Y)},
+		{devices.EvAbs, devices.AbsMTPress, 50}, {devices.EvKey, devices.BtnTouch, 1}, {devices.EvSyn, devices.SynReport, 0}}
 }
 
 func move(slot int32, p image.Point) []ev {
-	return []ev{{evAbs, absMTSlot, slot}, {evAbs, absMTPosX, int32(p.X)}, {evAbs, absMTPosY, int32(p.Y)}, {evSyn, synReport, 0}}
+	return []ev{{devices.EvAbs, devices.AbsMTSlot, slot}, {devices.EvAbs, devices.AbsMTPosX, int32(p.X)}, {devices.EvAbs, devices.AbsMTPosY, int32(p.Y)}, {devices.EvSyn, devices.SynReport, 0}}
 }
 
 func up(slot int32) []ev {
-	return []ev{{evAbs, absMTSlot, slot}, {evAbs, absMTTrack, -1}, {evKey, btnTouch, 0}, {evSyn, synReport, 0}}
+	return []ev{{devices.EvAbs, devices.AbsMTSlot, slot}, {devices.EvAbs, devices.AbsMTTrack, -1}, {devices.EvKey, devices.BtnTouch, 0}, {devices.EvSyn, devices.SynReport, 0}}
 }
 
 func tapEvents(p image.Point) []ev { return append(down(0, 1, p), up(0)...) }
 
 // writeNode runs `cat > /dev/input/event2` with data as its stdin.
-func writeNode(t *testing.T, d *Device, data []byte) (stderr string, status int) {
+func writeNode(t *testing.T, d *android.Device, data []byte) (stderr string, status int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -65,8 +67,8 @@ func writeNode(t *testing.T, d *Device, data []byte) (stderr string, status int)
 	return e.String(), status
 }
 
-func touches(d *Device) []Touch {
-	var out []Touch
+func touches(d *android.Device) []android.Touch {
+	var out []android.Touch
 	for _, c := range d.Commands() {
 		if c.Touch != nil {
 			out = append(out, *c.Touch)
@@ -75,7 +77,7 @@ func touches(d *Device) []Touch {
 	return out
 }
 
-func center(t *testing.T, d *Device, pred func(*ui.Element) bool) image.Point {
+func center(t *testing.T, d *android.Device, pred func(*ui.Element) bool) image.Point {
 	t.Helper()
 	n := phonekit.FindNode(t, d, pred)
 	if n == nil {
@@ -88,7 +90,7 @@ func center(t *testing.T, d *Device, pred func(*ui.Element) bool) image.Point {
 // tap` does, is logged as a touch, and runs no input command.
 func TestTouchscreenTap(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{Rooted: true})
+	d := newDevice(t, android.Config{Rooted: true})
 	p := center(t, d, phonekit.ByText("Settings"))
 	if e, st := writeNode(t, d, encode(true, tapEvents(p)...)); st != 0 {
 		t.Fatalf("write: %d %q", st, e)
@@ -112,9 +114,9 @@ func TestTouchscreenTap(t *testing.T) {
 // when the events arrive split across writes.
 func TestTouchscreenSwipeMatchesInput(t *testing.T) {
 	t.Parallel()
-	viaInput := newDevice(t, Config{Scenario: "list"})
+	viaInput := newDevice(t, android.Config{Scenario: "list"})
 	mustRun(t, viaInput, "input swipe 360 1100 360 300 300")
-	viaEvents := newDevice(t, Config{Scenario: "list", Rooted: true})
+	viaEvents := newDevice(t, android.Config{Scenario: "list", Rooted: true})
 	var evs []ev
 	evs = append(evs, down(0, 7, image.Pt(360, 1100))...)
 	for y := 1000; y > 300; y -= 100 {
@@ -124,19 +126,17 @@ func TestTouchscreenSwipeMatchesInput(t *testing.T) {
 	evs = append(evs, up(0)...)
 	data := encode(true, evs...)
 	// Split mid-event: the panel waits for whole events.
-	var w *evdevWriter
-	if f, err := viaEvents.openInputNode(context.Background(), vfs.TouchNode, 1); err != nil {
+	w, err := viaEvents.OpenShellFile(context.Background(), vfs.TouchNode, 1)
+	if err != nil {
 		t.Fatal(err)
-	} else {
-		w = f.(*evdevWriter)
 	}
 	for _, part := range [][]byte{data[:5], data[5:100], data[100:]} {
 		if _, err := w.Write(part); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(viaInput.p.State.Scroll) == 0 || !maps.Equal(viaEvents.p.State.Scroll, viaInput.p.State.Scroll) {
-		t.Fatalf("scroll via events %v, via input %v", viaEvents.p.State.Scroll, viaInput.p.State.Scroll)
+	if len(viaInput.Model().State.Scroll) == 0 || !maps.Equal(viaEvents.Model().State.Scroll, viaInput.Model().State.Scroll) {
+		t.Fatalf("scroll via events %v, via input %v", viaEvents.Model().State.Scroll, viaInput.Model().State.Scroll)
 	}
 	if got := touches(viaEvents); len(got) != 1 || got[0].Kind != "swipe" || got[0].To != image.Pt(360, 300) {
 		t.Fatalf("touches %+v", got)
@@ -150,7 +150,7 @@ func TestTouchscreenLongPressAndHover(t *testing.T) {
 	var mu sync.Mutex
 	now := phonekit.FixedNow()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	d := newDevice(t, Config{Now: clock, Rooted: true})
+	d := newDevice(t, android.Config{Now: clock, Rooted: true})
 	p := center(t, d, phonekit.ByText("Settings"))
 	writeNode(t, d, encode(true, down(0, 1, p)...))
 	mu.Lock()
@@ -163,8 +163,8 @@ func TestTouchscreenLongPressAndHover(t *testing.T) {
 	if fg, _ := d.Foreground(); fg == "com.android.settings" {
 		t.Fatal("a long press on an icon opened it")
 	}
-	hover := []ev{{evAbs, absMTTrack, 2}, {evAbs, absMTPosX, int32(p.X)}, {evAbs, absMTPosY, int32(p.Y)}, {evAbs, absMTPress, 0},
-		{evKey, btnTouch, 1}, {evSyn, synReport, 0}}
+	hover := []ev{{devices.EvAbs, devices.AbsMTTrack, 2}, {devices.EvAbs, devices.AbsMTPosX, int32(p.X)}, {devices.EvAbs, devices.AbsMTPosY, int32(p.Y)}, {devices.EvAbs, devices.AbsMTPress, 0},
+		{devices.EvKey, devices.BtnTouch, 1}, {devices.EvSyn, devices.SynReport, 0}}
 	writeNode(t, d, encode(true, append(hover, up(0)...)...))
 	if got := touches(d); len(got) != 1 {
 		t.Fatalf("hover touched: %+v", got)
@@ -176,13 +176,13 @@ func TestTouchscreenLongPressAndHover(t *testing.T) {
 func TestTouchscreenRotation(t *testing.T) {
 	t.Parallel()
 	for rot := 0; rot < 4; rot++ {
-		d := newDevice(t, Config{Rooted: true})
+		d := newDevice(t, android.Config{Rooted: true})
 		if err := d.SetRotation(rot); err != nil {
 			t.Fatal(err)
 		}
 		p := center(t, d, phonekit.ByText("Settings")) // display point
-		w, h := d.p.Screen.Width, d.p.Screen.Height
-		ds := d.p.DisplaySize()
+		w, h := d.Model().Screen.Width, d.Model().Screen.Height
+		ds := d.Model().DisplaySize()
 		// The panel point for display point p (the converse of
 		// panelToDisplay, with w == natural display width).
 		var panel image.Point
@@ -212,7 +212,7 @@ func TestTouchscreenRotation(t *testing.T) {
 // 32-bit device takes 16-byte events.
 func TestTouchscreenNode(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{Rooted: true, Properties: map[string]string{"ro.product.cpu.abi": "armeabi-v7a"}})
+	d := newDevice(t, android.Config{Rooted: true, Properties: map[string]string{"ro.product.cpu.abi": "armeabi-v7a"}})
 	out := mustRun(t, d, "ls -l /dev/input")
 	for _, want := range []string{"crw-rw---- 1 root input 13,  66", "event2", "event0"} {
 		if !strings.Contains(out, want) {
@@ -234,10 +234,10 @@ func FuzzTouchscreen(f *testing.F) {
 	f.Add(encode(true, tapEvents(p)...), true)
 	f.Add(encode(false, tapEvents(p)...), false)
 	f.Add(encode(true, append(append(down(3, 9, p), move(3, image.Pt(100, 900))...), up(3)...)...), true)
-	f.Add(encode(true, ev{evSyn, synDropped, 0}, ev{evAbs, absMTSlot, 99}, ev{evAbs, absMTTrack, -7}, ev{evSyn, synReport, 0}), true)
-	d := newDevice(f, Config{})
+	f.Add(encode(true, ev{devices.EvSyn, devices.SynDropped, 0}, ev{devices.EvAbs, devices.AbsMTSlot, 99}, ev{devices.EvAbs, devices.AbsMTTrack, -7}, ev{devices.EvSyn, devices.SynReport, 0}), true)
+	d := newDevice(f, android.Config{})
 	f.Fuzz(func(t *testing.T, data []byte, abi64 bool) {
-		w := &evdevWriter{ctx: context.Background(), d: d, abi64: abi64}
+		w := devices.NewEvdevWriter(d.Devices(), abi64)
 		if n, err := w.Write(data); err != nil || n != len(data) {
 			t.Fatalf("write: %d, %v", n, err)
 		}
@@ -245,13 +245,11 @@ func FuzzTouchscreen(f *testing.F) {
 		if abi64 {
 			size = 24
 		}
-		if len(w.buf) != len(data)%size {
-			t.Fatalf("%d bytes pending of %d", len(w.buf), len(data))
+		if w.Pending() != len(data)%size {
+			t.Fatalf("%d bytes pending of %d", w.Pending(), len(data))
 		}
-		d.p.Lock()
-		defer d.p.Unlock()
-		if d.panel.slot < 0 || d.panel.slot >= panelSlots {
-			t.Fatalf("slot %d", d.panel.slot)
+		if slot := d.Devices().PanelSlot(); slot < 0 || slot >= devices.PanelSlots {
+			t.Fatalf("slot %d", slot)
 		}
 	})
 }

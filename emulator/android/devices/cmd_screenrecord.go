@@ -1,4 +1,4 @@
-package android
+package devices
 
 import (
 	"bytes"
@@ -16,12 +16,12 @@ import (
 // maxRecordFrames caps the frames stored (one per second).
 const maxRecordFrames = 30
 
-// cmdScreenrecord: `screenrecord [--time-limit N] [--size WxH]
+// Screenrecord: `screenrecord [--time-limit N] [--size WxH]
 // [--bit-rate R] [--verbose] FILE` writes a small valid MP4 (see
 // encodeMP4) of N seconds (default and maximum 180, as on Android). With
 // Config.RealTimeRecord it takes N seconds and samples the screen each
 // second; otherwise it writes at once, every frame the current screen.
-func cmdScreenrecord(c *shell.Ctx) int {
+func Screenrecord(c *shell.Ctx) int {
 	limit := 180
 	var size image.Point
 	file := ""

@@ -1,4 +1,4 @@
-package android
+package devices_test
 
 import (
 	"context"
@@ -7,24 +7,26 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
 	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/phonefw"
 )
 
 const helperLine = "CLASSPATH=/data/local/tmp/adbc-helper-0123456789abcdef.jar app_process / com.adbconnector.helper.Main"
 
-func pushJar(t *testing.T, d *Device) {
+func pushJar(t *testing.T, d *android.Device) {
 	t.Helper()
-	if err := d.p.FS.WriteFile("/data/local/tmp/adbc-helper-0123456789abcdef.jar", []byte("PK jar"), 0o644, phonekit.FixedNow()); err != nil {
+	if err := d.FS().WriteFile("/data/local/tmp/adbc-helper-0123456789abcdef.jar", []byte("PK jar"), 0o644, phonekit.FixedNow()); err != nil {
 		t.Fatal(err)
 	}
 }
 
 // TestAppProcessCannotStart: without the jar ART cannot find the class;
-// with it but no runtime for it (no Config.AppProcess, or the runner
+// with it but no runtime for it (no android.Config.AppProcess, or the runner
 // cannot start) app_process aborts, as on a phone where it cannot start.
 func TestAppProcessCannotStart(t *testing.T) {
-	d := newDevice(t, Config{Scenario: "login"})
+	d := newDevice(t, android.Config{Scenario: "login"})
 	_, e, st := run(t, d, helperLine)
 	if st != 1 || !strings.Contains(e, `java.lang.ClassNotFoundException: Didn't find class "com.adbconnector.helper.Main"`) {
 		t.Fatalf("no jar: status %d stderr %q", st, e)
@@ -36,7 +38,7 @@ func TestAppProcessCannotStart(t *testing.T) {
 	if _, e, st := run(t, d, "app_process /"); st != 134 || !strings.Contains(e, "no class name") {
 		t.Fatalf("no class: status %d stderr %q", st, e)
 	}
-	d = newDevice(t, Config{Scenario: "login", AppProcess: func(context.Context, phonefw.Spec) (int, error) {
+	d = newDevice(t, android.Config{Scenario: "login", AppProcess: func(context.Context, phonefw.Spec) (int, error) {
 		return 0, phonefw.ErrNoTools
 	}})
 	pushJar(t, d)
@@ -50,7 +52,7 @@ func TestAppProcessCannotStart(t *testing.T) {
 // and the accessibility actions would.
 func TestAppProcessPhone(t *testing.T) {
 	var spec phonefw.Spec
-	d := newDevice(t, Config{Scenario: "login", AppProcess: func(ctx context.Context, s phonefw.Spec) (int, error) {
+	d := newDevice(t, android.Config{Scenario: "login", AppProcess: func(ctx context.Context, s phonefw.Spec) (int, error) {
 		spec = s
 		p := s.Phone
 		if err := p.Connect(1); err != nil {
@@ -105,12 +107,12 @@ func TestAppProcessPhone(t *testing.T) {
 }
 
 // TestUiAutomationSlot: one holder at a time. Another owner
-// (Config.UiAutomationHeld) makes the helper's connect fail; a helper that
+// (android.Config.UiAutomationHeld) makes the helper's connect fail; a helper that
 // holds the slot makes `uiautomator dump` fail as UiAutomationManager does.
 func TestUiAutomationSlot(t *testing.T) {
 	held := make(chan struct{})
 	release := make(chan struct{})
-	d := newDevice(t, Config{Scenario: "login", UiAutomationHeld: true, AppProcess: func(ctx context.Context, s phonefw.Spec) (int, error) {
+	d := newDevice(t, android.Config{Scenario: "login", UiAutomationHeld: true, AppProcess: func(ctx context.Context, s phonefw.Spec) (int, error) {
 		if err := s.Phone.Connect(0); err != nil {
 			if errors.Is(err, phonefw.ErrBusy) {
 				return 7, nil
@@ -155,7 +157,7 @@ func TestUiAutomationSlot(t *testing.T) {
 // each injected event.
 func TestAppProcessCosts(t *testing.T) {
 	nodes := 0
-	d := newDevice(t, Config{Scenario: "login", Profile: "pixel-usb", AppProcess: func(ctx context.Context, s phonefw.Spec) (int, error) {
+	d := newDevice(t, android.Config{Scenario: "login", Profile: "pixel-usb", AppProcess: func(ctx context.Context, s phonefw.Spec) (int, error) {
 		nodes = strings.Count(string(s.Phone.Dump()), "<node ")
 		for _, a := range []int{phonefw.MotionDown, phonefw.MotionUp} {
 			s.Phone.Motion(ctx, phonefw.Motion{Action: a, DownTime: 1, Event: 1, X: []float64{1}, Y: []float64{1}})
@@ -168,7 +170,7 @@ func TestAppProcessCosts(t *testing.T) {
 	}
 	// The start is paid while the program starts: what the runner took
 	// itself is not charged again, so the charge is bounded by the model.
-	c := helperCosts["pixel-usb"]
+	c := devices.HelperCosts["pixel-usb"]
 	work := c.TreeBase + time.Duration(nodes)*c.TreePerNode + 2*c.Inject
 	var got time.Duration
 	for _, cmd := range d.Commands() {
@@ -176,7 +178,7 @@ func TestAppProcessCosts(t *testing.T) {
 			got = cmd.Charged
 		}
 	}
-	vm := d.p.Prof.StartCost("app_process") // the shell's charge for the VM
+	vm := d.Profile().StartCost("app_process") // the shell's charge for the VM
 	if nodes == 0 || got <= work+vm || got > work+vm+c.Start {
 		t.Fatalf("charged %v for %d nodes, want within (%v, %v]", got, nodes, work+vm, work+vm+c.Start)
 	}

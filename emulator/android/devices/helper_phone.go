@@ -1,4 +1,4 @@
-package android
+package devices
 
 import (
 	"bytes"
@@ -19,7 +19,7 @@ import (
 // clipboard, its frame. Each call costs what the helper's call costs on
 // the phone (HelperCost), charged to the app_process command.
 type helperPhone struct {
-	d       *Device
+	d       *Devices
 	c       *shell.Ctx
 	windows int // top-level nodes of the last dump served
 }
@@ -143,7 +143,7 @@ func (p *helperPhone) Motion(ctx context.Context, m phonefw.Motion) bool {
 	}
 	d.p.Unlock()
 	if done != nil {
-		d.logCommand(Command{Time: d.p.Now(), Touch: done})
+		d.log(done, "")
 	}
 	return true
 }
@@ -171,7 +171,7 @@ func (p *helperPhone) Key(ctx context.Context, k phonefw.Key) bool {
 	d.p.Lock()
 	d.p.KeyLocked(k.Code)
 	d.p.Unlock()
-	d.logCommand(Command{Time: d.p.Now(), Helper: "key " + strconv.Itoa(k.Code)})
+	d.log(nil, "key "+strconv.Itoa(k.Code))
 	return true
 }
 
@@ -248,7 +248,7 @@ func (p *helperPhone) Action(path []int, action int, arg, arg2 string) bool {
 	}
 	d.p.Unlock()
 	if ok {
-		d.logCommand(Command{Time: d.p.Now(), Helper: name})
+		d.log(nil, name)
 	}
 	return ok
 }
