@@ -1,4 +1,4 @@
-package android
+package android_test
 
 import (
 	"bytes"
@@ -6,10 +6,12 @@ import (
 	"image/png"
 	"io"
 	"testing"
+
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 // capturePNG runs `screencap -p` and returns its output.
-func capturePNG(t testing.TB, d *Device) []byte {
+func capturePNG(t testing.TB, d *android.Device) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	if code := d.Run(context.Background(), "screencap -p", nil, &out, io.Discard); code != 0 {
@@ -26,7 +28,7 @@ func TestEncodeEveryCapture(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		cfg       bool
-		set       *bool // SetEncodeEveryCapture after New, when not nil
+		set       *bool // SetEncodeEveryCapture after android.New, when not nil
 		wantFresh bool
 	}{
 		{name: "default caches", wantFresh: false},
@@ -36,13 +38,13 @@ func TestEncodeEveryCapture(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			d := newDevice(t, Config{Scenario: "login", EncodeEveryCapture: tc.cfg})
+			d := newDevice(t, android.Config{Scenario: "login", EncodeEveryCapture: tc.cfg})
 			if tc.set != nil {
 				d.SetEncodeEveryCapture(*tc.set)
 			}
-			d.p.Lock()
-			a, b := d.p.ScreenshotPNGLocked(), d.p.ScreenshotPNGLocked()
-			d.p.Unlock()
+			d.Model().Lock()
+			a, b := d.Model().ScreenshotPNGLocked(), d.Model().ScreenshotPNGLocked()
+			d.Model().Unlock()
 			if fresh := &a[0] != &b[0]; fresh != tc.wantFresh {
 				t.Fatalf("two captures of an unchanged screen: fresh encode = %v, want %v", fresh, tc.wantFresh)
 			}
@@ -57,7 +59,7 @@ func TestEncodeEveryCapture(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, want := img.Bounds().Dx(), d.p.DisplaySize().X; got != want {
+			if got, want := img.Bounds().Dx(), d.Model().DisplaySize().X; got != want {
 				t.Fatalf("width %d, want %d", got, want)
 			}
 		})
@@ -67,7 +69,7 @@ func TestEncodeEveryCapture(t *testing.T) {
 // BenchmarkScreencapPNGEveryCapture is an unchanged screen with
 // EncodeEveryCapture: the encode of every phone capture, without the render.
 func BenchmarkScreencapPNGEveryCapture(b *testing.B) {
-	d := newDevice(b, Config{Scenario: "login", EncodeEveryCapture: true})
+	d := newDevice(b, android.Config{Scenario: "login", EncodeEveryCapture: true})
 	for b.Loop() {
 		d.Run(context.Background(), "screencap -p", nil, io.Discard, io.Discard)
 	}

@@ -1,4 +1,4 @@
-package android
+package android_test
 
 import (
 	"testing"
@@ -9,17 +9,4 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func newDevice(t testing.TB, cfg Config) *Device {
-	t.Helper()
-	if cfg.Now == nil {
-		cfg.Now = phonekit.FixedNow
-	}
-	d, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
-// run and mustRun run one command line (phonekit.Run, phonekit.MustRun).
-var run, mustRun = phonekit.Run, phonekit.MustRun
+var newDevice, run, mustRun = phonekit.NewDevice, phonekit.Run, phonekit.MustRun

@@ -1,19 +1,20 @@
-package android
+package android_test
 
 import (
 	"testing"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
 // BenchmarkRenderFrame renders one frame of a text-heavy screen (the list
 // scenario), without PNG encoding.
 func BenchmarkRenderFrame(b *testing.B) {
-	d := newDevice(b, Config{Scenario: "list"})
-	d.p.Lock()
-	defer d.p.Unlock()
+	d := newDevice(b, android.Config{Scenario: "list"})
+	d.Model().Lock()
+	defer d.Model().Unlock()
 	for b.Loop() {
-		d.p.RenderLocked()
+		d.Model().RenderLocked()
 	}
 }
 

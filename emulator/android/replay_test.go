@@ -1,4 +1,4 @@
-package android
+package android_test
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/adb-connector/adb-connector/adb/parse"
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
@@ -23,7 +24,7 @@ func TestRealDumpReplaysVerbatim(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newDevice(t, Config{Scenario: rotatedScenario})
+	d := newDevice(t, android.Config{Scenario: rotatedScenario})
 	if got := mustRun(t, d, "uiautomator dump /dev/tty"); got != string(raw)+"UI hierchary dumped to: /dev/tty\n" {
 		t.Fatalf("dump is not the captured bytes:\n%.300s", got)
 	}
@@ -45,7 +46,7 @@ func TestRealDumpDrivesGeometry(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := newDevice(t, Config{Scenario: rotatedScenario})
+	d := newDevice(t, android.Config{Scenario: rotatedScenario})
 	if r := d.Rotation(); r != orig.Rotation || r != 1 {
 		t.Fatalf("rotation %d, dump says %d", r, orig.Rotation)
 	}
@@ -69,9 +70,9 @@ func TestRealDumpDrivesGeometry(t *testing.T) {
 	for _, w := range orig.Children {
 		walkP(w)
 	}
-	d.p.Lock()
-	tree := d.p.Tree()
-	d.p.Unlock()
+	d.Model().Lock()
+	tree := d.Model().Tree()
+	d.Model().Unlock()
 	var got []parse.Rect
 	tree.Walk(func(n *ui.Element) bool {
 		got = append(got, parse.Rect{Left: n.B.Min.X, Top: n.B.Min.Y, Right: n.B.Max.X, Bottom: n.B.Max.Y})
@@ -91,16 +92,16 @@ func TestRealDumpTaps(t *testing.T) {
 	t.Parallel()
 	raw, _ := os.ReadFile(rotatedScenario + "/window_dump.xml")
 	orig, _ := parse.UIDump(raw)
-	d := newDevice(t, Config{Scenario: rotatedScenario})
+	d := newDevice(t, android.Config{Scenario: rotatedScenario})
 	for _, id := range []string{"net.spotlightlabs.spotlight:id/ivBack", "net.spotlightlabs.spotlight:id/followBtn", "net.spotlightlabs.spotlight:id/notiBtn", "net.spotlightlabs.spotlight:id/llPublisherUrl"} {
 		n := findParsed(orig, id)
 		if n == nil {
 			t.Fatalf("%s not in the fixture", id)
 		}
 		x, y := n.Bounds.Center()
-		d.p.Lock()
-		h := ui.Hit(d.p.PortraitTree(), d.p.FromDisplay(image.Pt(x, y)))
-		d.p.Unlock()
+		d.Model().Lock()
+		h := ui.Hit(d.Model().PortraitTree(), d.Model().FromDisplay(image.Pt(x, y)))
+		d.Model().Unlock()
 		if h == nil || h.ResourceID != id || h.B != image.Rect(n.Bounds.Left, n.Bounds.Top, n.Bounds.Right, n.Bounds.Bottom) {
 			t.Errorf("tap %d,%d on %s hit %+v", x, y, id, h)
 		}
@@ -146,7 +147,7 @@ func TestLandscapeDumpRendersLandscape(t *testing.T) {
 			map[string]any{"package": "com.example.login", "label": "Game", "activity": ".Game"},
 		},
 	}, map[string][]byte{"game.xml": []byte(dump)})
-	d := newDevice(t, Config{Scenario: dir})
+	d := newDevice(t, android.Config{Scenario: dir})
 	if s := d.Screenshot().Rect; s != image.Rect(0, 0, 2000, 1128) {
 		t.Fatalf("screenshot %v, want the dump's 2000x1128", s)
 	}

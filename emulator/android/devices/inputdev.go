@@ -20,7 +20,7 @@ import (
 // The touchscreen's event device. On a phone the adb shell user is in
 // group input (AOSP adbd drops to uid 2000 with it, see shellGroups) and
 // /dev/input/event* are crw-rw---- root input. Where SELinux lets it
-// (Android 9 and earlier, adb root: selinux.go) a shell may write input
+// (Android 9 and earlier, adb root: Config.InputWritable) a shell may write input
 // events to the panel's node: the kernel injects them as if the panel had
 // reported them (Linux drivers/input/evdev.c evdev_write), and Android's
 // InputReader turns them into touches. Here a write to the node is decoded
@@ -66,13 +66,13 @@ var errPermissionDenied error = errnoText{syscall.EACCES, "Permission denied"}
 
 // OpenInputNode opens an input node, /dev/uinput or /dev/uhid for the
 // shell. A write open of an input node where SELinux refuses it
-// (inputWritable, selinux.go) fails the way mksh reports a failed
+// (Config.InputWritable, from the SELinux policy by SDK) fails the way mksh reports a failed
 // redirect ("/system/bin/sh: can't create /dev/input/event2: Permission
 // denied", mksh exec.c iosetup); toybox prints its own "NODE: Permission
 // denied" from the same EACCES. /dev/uinput and /dev/uhid take writes and
 // ignore them (the model creates no virtual device from them).
 // Reads see no events (the model has no finger of its own).
-// A write waits the device's latency (SetLatency) first, as a slow phone
+// A write waits the device's latency (model.FaultState.Latency) first, as a slow phone
 // takes its time; ctx (the writing command's) ends the wait.
 func (d *Devices) OpenInputNode(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
 	if flag&(os.O_WRONLY|os.O_RDWR) == 0 || vfs.UinputNodes[p] != 0 {
@@ -154,7 +154,7 @@ type mtSlot struct {
 	moved    int // farthest from `from`, in panel units
 }
 
-// panelState is the panel's protocol B state, guarded by Device.mu.
+// panelState is the panel's protocol B state, guarded by the model's lock.
 type panelState struct {
 	slot     int
 	slots    [panelSlots]mtSlot

@@ -9,9 +9,9 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
-// The device's reaction to input. All functions here run with d.mu held.
+// The device's reaction to input. All functions here run with the model locked.
 
-// tapLocked handles a tap at display point p.
+// TapLocked handles a tap at display point p.
 func (d *Phone) TapLocked(p image.Point) {
 	d.State.LastInput = d.Now()
 	if !d.State.ScreenOn || d.State.Locked {
@@ -111,7 +111,7 @@ func (d *Phone) gotoLocked(id string) {
 	d.Changed()
 }
 
-// launchLocked brings pkg's task to the front, creating it at the app's
+// LaunchLocked brings pkg's task to the front, creating it at the app's
 // first screen (or screen, when given) if needed. It reports false for an
 // unknown package.
 func (d *Phone) LaunchLocked(pkg, screen string) bool {
@@ -195,7 +195,7 @@ func (d *Phone) ensureHomeOnTop() {
 	}
 }
 
-// forceStopLocked kills pkg's task.
+// ForceStopLocked kills pkg's task.
 func (d *Phone) ForceStopLocked(pkg string) {
 	defer d.syncOrientationLocked()
 	if pkg == d.HomePkg() {
@@ -222,7 +222,7 @@ func (d *Phone) ForceStopLocked(pkg string) {
 	d.Changed()
 }
 
-// typeLocked appends text to the focused field.
+// TypeLocked appends text to the focused field.
 func (d *Phone) TypeLocked(text string) {
 	d.State.LastInput = d.Now()
 	if d.State.Focus == "" || !d.State.ScreenOn || d.State.Locked {
@@ -235,7 +235,7 @@ func (d *Phone) TypeLocked(text string) {
 	d.Changed()
 }
 
-// swipeLocked scrolls the list under the start point or unlocks.
+// SwipeLocked scrolls the list under the start point or unlocks.
 func (d *Phone) SwipeLocked(from, to image.Point) {
 	d.State.LastInput = d.Now()
 	if !d.State.ScreenOn {
@@ -261,7 +261,7 @@ func (d *Phone) SwipeLocked(from, to image.Point) {
 	}
 }
 
-// keyLocked handles a key press by key code.
+// KeyLocked handles a key press by key code.
 func (d *Phone) KeyLocked(code int) {
 	d.State.LastInput = d.Now()
 	switch code {

@@ -9,10 +9,10 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
-// faultState is the run-time side of Faults, guarded by Device.mu.
+// FaultState is the run-time side of Faults, guarded by the Phone's lock.
 type FaultState struct {
 	// Latency is what every command line and touchscreen write waits first
-	// (SetLatency).
+	// (android.Device.SetLatency).
 	Latency     time.Duration
 	DumpNotIdle int
 	DumpWait    time.Duration
@@ -30,7 +30,7 @@ func (d *Phone) initFaults() {
 	d.State.ANR = f.ANR
 }
 
-// takeDumpFault reports whether this dump fails, and how long it waits. d.mu held.
+// TakeDumpFault reports whether this dump fails, and how long it waits. the model locked.
 func (d *Phone) TakeDumpFault() (time.Duration, bool) {
 	switch n := d.Faults.DumpNotIdle; {
 	case n < 0:
@@ -48,7 +48,7 @@ func (d *Phone) SleepLocked(lock bool) {
 	d.Changed()
 }
 
-// idleLocked turns the screen off once it has been idle for
+// IdleLocked turns the screen off once it has been idle for
 // system/screen_off_timeout, unless global/stay_on_while_plugged_in holds
 // the bit of the current power source (BatteryManager.BATTERY_PLUGGED_AC 1,
 // USB 2), as PowerManagerService does. The keyguard locks when the scenario
@@ -69,7 +69,7 @@ func (d *Phone) IdleLocked() {
 	}
 }
 
-// stayOnLocked reports whether global/stay_on_while_plugged_in keeps the
+// StayOnLocked reports whether global/stay_on_while_plugged_in keeps the
 // screen on with the current power source: PowerManagerService's mStayOn
 // (BatteryManagerInternal.isPowered(mStayOnWhilePluggedInSetting)).
 func (d *Phone) StayOnLocked() bool {
@@ -78,7 +78,7 @@ func (d *Phone) StayOnLocked() bool {
 	return plug != 0 && stay&plug != 0
 }
 
-// anrDialog is the ANR dialog window in portrait scenario coordinates:
+// ANRDialog is the ANR dialog window in portrait scenario coordinates:
 // AppNotRespondingDialog's title (android:id/alertTitle, "LABEL isn't
 // responding") and its buttons android:id/aerr_close "Close app" and
 // android:id/aerr_wait "Wait" (AOSP frameworks/base core/res layout

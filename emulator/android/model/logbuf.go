@@ -8,7 +8,7 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
-// logID is a log buffer, liblog's log_id_t (system/logging/liblog/include/
+// LogID is a log buffer, liblog's log_id_t (system/logging/liblog/include/
 // android/log.h): the value logcat -B writes in logger_entry.lid.
 type LogID uint32
 
@@ -25,11 +25,11 @@ const (
 
 var LogIDNames = [...]string{"main", "radio", "events", "system", "crash", "stats", "security", "kernel"}
 
-// defaultLogMask is what logcat reads without -b: main, system, crash and
+// DefaultLogMask is what logcat reads without -b: main, system, crash and
 // kernel (empty on a user build).
 const DefaultLogMask = 1<<LogMain | 1<<LogSystem | 1<<LogCrash | 1<<LogKernel
 
-// logEntry is one record of the device log.
+// LogEntry is one record of the device log.
 type LogEntry struct {
 	Seq      uint64
 	Time     time.Time
@@ -40,13 +40,13 @@ type LogEntry struct {
 	Tag, Msg string
 }
 
-// systemServerPID is the pid of system_server in the model (the one ps
+// SystemServerPID is the pid of system_server in the model (the one ps
 // lists); it logs with Slog, to the system buffer, as uid 1000.
 const SystemServerPID = 1433
 
 const maxLogEntries = 5000
 
-// logPriority is liblog's android_LogPriority for a level letter.
+// LogPriority is liblog's android_LogPriority for a level letter.
 var LogPriority = map[byte]int{'V': 2, 'D': 3, 'I': 4, 'W': 5, 'E': 6, 'F': 7, 'S': 8}
 
 func (d *Phone) seedLogcat() {
@@ -72,38 +72,38 @@ func (d *Phone) seedLogcat() {
 	}
 }
 
-// logf appends a line system_server logs (d.mu held).
+// Logf appends a line system_server logs (the model locked).
 func (d *Phone) Logf(level byte, tag, format string, a ...any) {
 	d.AppendLog(LogEntry{Time: d.Now(), PID: SystemServerPID, TID: 890, UID: 1000, LID: LogSystem, Level: level, Tag: tag, Msg: fmt.Sprintf(format, a...)})
 }
 
-// logApp appends a line an app's own process logs: its pid (as ps and
-// pidof give it), its main thread, its uid, the main buffer (d.mu held).
+// LogApp appends a line an app's own process logs: its pid (as ps and
+// pidof give it), its main thread, its uid, the main buffer (the model locked).
 func (d *Phone) LogApp(pkg string, level byte, tag, msg string) {
 	pid, uid := d.AppIDs(pkg)
 	d.AppendLog(LogEntry{Time: d.Now(), PID: pid, TID: pid, UID: uid, LID: LogMain, Level: level, Tag: tag, Msg: msg})
 }
 
-// appendLog adds an entry and wakes followers (d.mu held).
+// AppendLog adds an entry and wakes followers (the model locked).
 func (d *Phone) AppendLog(e LogEntry) {
-	d.LogSeq++
-	e.Seq = d.LogSeq
+	d.logSeq++
+	e.Seq = d.logSeq
 	d.Logcat = append(d.Logcat, e)
 	if len(d.Logcat) > maxLogEntries {
 		d.Logcat = d.Logcat[len(d.Logcat)-maxLogEntries:]
 	}
-	if d.LogWake != nil {
-		close(d.LogWake)
-		d.LogWake = nil
+	if d.logWake != nil {
+		close(d.logWake)
+		d.logWake = nil
 	}
 }
 
-// logWaiter returns a channel closed at the next appended entry (d.mu held).
+// LogWaiter returns a channel closed at the next appended entry (the model locked).
 func (d *Phone) LogWaiter() <-chan struct{} {
-	if d.LogWake == nil {
-		d.LogWake = make(chan struct{})
+	if d.logWake == nil {
+		d.logWake = make(chan struct{})
 	}
-	return d.LogWake
+	return d.logWake
 }
 
 // logActivityStart logs what ActivityTaskManager logs on a start of the

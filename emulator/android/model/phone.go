@@ -16,28 +16,32 @@ import (
 // tasks, fields, settings, notifications, the log, injected faults), with
 // the one lock that guards the state.
 type Phone struct {
+	// What the phone is, set by New and Boot and never changed after.
 	Log      *slog.Logger
-	Now      func() time.Time
-	FS       *vfs.FS
-	Props    map[string]string // immutable after New
+	Now      func() time.Time // the phone's clock
+	FS       *vfs.FS          // its file system (safe for concurrent use on its own)
+	Props    map[string]string
 	Scenario *ui.Scenario
-	Prof     timing.Profile // timing profile (immutable)
-	SDK      int            // ro.build.version.sdk
-	// screen is the physical display; scenario layouts (in sc.Screen
+	Prof     timing.Profile
+	SDK      int // ro.build.version.sdk
+	// Screen is the physical display; scenario layouts (in Scenario.Screen
 	// coordinates) are scaled to it.
 	Screen ui.ScreenSpec
 	// bootWmSize and bootWmDens are the `wm size`/`wm density` overrides
 	// in force at boot (from pinned outputs), zero when none.
-	BootWmSize image.Point
-	BootWmDens int
+	bootWmSize image.Point
+	bootWmDens int
 
-	mu          sync.Mutex // guards everything below
+	mu sync.Mutex // guards everything below (Lock)
+	// State is what the phone shows and holds now: the commands of every
+	// room read and change it, which is why it is plain data under one
+	// lock rather than methods of its own.
 	State       State
 	render      renderCache
 	EncodeEvery bool // a fresh PNG per screencap -p (Config.EncodeEveryCapture)
 	Logcat      []LogEntry
-	LogSeq      uint64
-	LogWake     chan struct{} // closed when a log entry is appended
+	logSeq      uint64
+	logWake     chan struct{} // closed when a log entry is appended
 	Faults      FaultState
 }
 
@@ -48,7 +52,7 @@ type Options struct {
 	Scenario *ui.Scenario
 	Profile  timing.Profile
 	// Screen is the physical display before the scenario's pinned
-	// `wm size`/`wm density` outputs (ApplyPinnedDisplay) apply.
+	// `wm size`/`wm density` outputs (applyPinnedDisplay) apply.
 	Screen             ui.ScreenSpec
 	EncodeEveryCapture bool
 }
@@ -59,7 +63,7 @@ func New(o Options) *Phone {
 	d := &Phone{Log: o.Log, Now: o.Now, Scenario: o.Scenario, Prof: o.Profile, Screen: o.Screen, EncodeEvery: o.EncodeEveryCapture}
 	d.FS = vfs.New(o.Now)
 	d.FS.AddInputNodes()
-	d.ApplyPinnedDisplay()
+	d.applyPinnedDisplay()
 	return d
 }
 
@@ -67,7 +71,7 @@ func New(o Options) *Phone {
 // SDK they name, and brings the state to what the phone shows at boot.
 func (d *Phone) Boot(props map[string]string, sdk int) {
 	d.Props, d.SDK = props, sdk
-	d.InitState()
+	d.initState()
 }
 
 // Lock takes the lock that guards the state; the methods named ...Locked,

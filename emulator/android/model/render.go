@@ -29,7 +29,7 @@ func (p *pngPool) Get() *png.EncoderBuffer {
 }
 func (p *pngPool) Put(b *png.EncoderBuffer) { p.p.Put(b) }
 
-// screenshotLocked returns the current frame (shared: do not modify).
+// ScreenshotLocked returns the current frame (shared: do not modify).
 func (d *Phone) ScreenshotLocked() *image.RGBA {
 	if d.render.valid && d.render.Version == d.State.Version {
 		return d.render.img
@@ -38,7 +38,7 @@ func (d *Phone) ScreenshotLocked() *image.RGBA {
 	return d.render.img
 }
 
-// screenshotPNGLocked returns the current frame as PNG: cached while the
+// ScreenshotPNGLocked returns the current frame as PNG: cached while the
 // screen is unchanged, or encoded afresh with EncodeEveryCapture.
 func (d *Phone) ScreenshotPNGLocked() []byte {
 	img := d.ScreenshotLocked()

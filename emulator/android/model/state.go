@@ -13,7 +13,7 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
-// state is the mutable device model, guarded by Device.mu.
+// State is the mutable device model, guarded by the Phone's lock.
 type State struct {
 	Rotation int // 0..3, Surface.ROTATION_*
 	ScreenOn bool
@@ -27,8 +27,8 @@ type State struct {
 	Scroll   map[string]int
 	Settings map[string]string
 	Granted  map[string]bool // "package permission" -> a runtime permission granted
-	// notifications are posted, newest first; shadeOpen: the notification
-	// shade is pulled down (cmd_notification.go).
+	// Notifications are posted, newest first; shadeOpen: the notification
+	// shade is pulled down (`cmd statusbar`, package services).
 	Notifications []Notification
 	NotifID       int
 	ShadeOpen     bool
@@ -36,13 +36,13 @@ type State struct {
 	WmDens        int         // override, zero when unset
 	Version       uint64      // bumped on every visible change
 	nextTask      int
-	// lastInput is the last user activity (input, wake-up, a timeout
+	// LastInput is the last user activity (input, wake-up, a timeout
 	// setting changed): the screen times out screen_off_timeout after it.
 	LastInput time.Time
 	// orientScreen is the screen whose orientation the display follows
 	// (see syncOrientationLocked).
 	orientScreen string
-	// anr is the package whose "isn't responding" dialog covers the screen,
+	// ANR is the package whose "isn't responding" dialog covers the screen,
 	// "" for none.
 	ANR string
 }
@@ -53,7 +53,7 @@ type Task struct {
 	Screens []string // screen ids, last on top
 }
 
-func (d *Phone) InitState() {
+func (d *Phone) initState() {
 	sc := d.Scenario
 	d.State = State{
 		ScreenOn: true,
@@ -78,8 +78,8 @@ func (d *Phone) InitState() {
 			// (AOSP packages/apps/Settings) writes.
 			"global/stay_on_while_plugged_in": "7",
 		},
-		WmSize:    d.BootWmSize,
-		WmDens:    d.BootWmDens,
+		WmSize:    d.bootWmSize,
+		WmDens:    d.bootWmDens,
 		nextTask:  10,
 		LastInput: d.Now(),
 	}
@@ -108,7 +108,7 @@ func (d *Phone) Changed() { d.State.Version++ }
 // Top returns the foreground task.
 func (d *Phone) Top() *Task { return d.State.Tasks[len(d.State.Tasks)-1] }
 
-// foreground returns the package and activity in front (locked() aside).
+// Foreground returns the package and activity in front (locked() aside).
 func (d *Phone) Foreground() (pkg, activity string) {
 	t := d.Top()
 	s := d.ScreenDef(t.Screens[len(t.Screens)-1])
@@ -121,7 +121,7 @@ func (d *Phone) Foreground() (pkg, activity string) {
 	return t.Pkg, ui.FullActivity(t.Pkg, act)
 }
 
-// screenDef returns a scenario screen, or a blank one for apps without
+// ScreenDef returns a scenario screen, or a blank one for apps without
 // screens ("app:<pkg>").
 func (d *Phone) ScreenDef(id string) *ui.ScreenDef {
 	if s, ok := d.Scenario.ByID[id]; ok {
@@ -138,7 +138,7 @@ func (d *Phone) ScreenDef(id string) *ui.ScreenDef {
 	}}}
 }
 
-// dumpScreen returns the screen in front when it is a real dump shown
+// DumpScreen returns the screen in front when it is a real dump shown
 // as captured (screen on, no keyguard), nil otherwise. A dump's bounds are
 // display pixels of the phone it came from, so such a screen sets the
 // display's geometry instead of being scaled to it.
@@ -153,7 +153,7 @@ func (d *Phone) DumpScreen() *ui.ScreenDef {
 	return nil
 }
 
-// topScreenLocked returns the screen in front while the display is on
+// TopScreenLocked returns the screen in front while the display is on
 // and unlocked, nil otherwise.
 func (d *Phone) TopScreenLocked() *ui.ScreenDef {
 	if !d.State.ScreenOn || d.State.Locked {
@@ -186,7 +186,7 @@ func (d *Phone) syncOrientationLocked() {
 	}
 }
 
-// displaySize is the current screen size in pixels (rotation applied,
+// DisplaySize is the current screen size in pixels (rotation applied,
 // wm size override applied; a dump screen's own size while it shows).
 func (d *Phone) DisplaySize() image.Point {
 	if s := d.DumpScreen(); s != nil {
@@ -212,7 +212,7 @@ func (d *Phone) toDisplay(p image.Point) image.Point {
 	return image.Pt(p.X*ds.X/d.Scenario.Screen.Width, p.Y*ds.Y/d.Scenario.Screen.Height)
 }
 
-// fromDisplay maps display pixels back to portrait scenario pixels.
+// FromDisplay maps display pixels back to portrait scenario pixels.
 func (d *Phone) FromDisplay(p image.Point) image.Point {
 	if d.DumpScreen() != nil {
 		return p
@@ -221,7 +221,7 @@ func (d *Phone) FromDisplay(p image.Point) image.Point {
 	return image.Pt(p.X*d.Scenario.Screen.Width/max(ds.X, 1), p.Y*d.Scenario.Screen.Height/max(ds.Y, 1))
 }
 
-// tree returns the UI in display coordinates, nil when the screen is off.
+// Tree returns the UI in display coordinates, nil when the screen is off.
 func (d *Phone) Tree() *ui.Element {
 	if !d.State.ScreenOn {
 		return nil
@@ -229,7 +229,7 @@ func (d *Phone) Tree() *ui.Element {
 	return d.MapToDisplay(d.PortraitTree())
 }
 
-// mapToDisplay moves a portrait tree to display coordinates, in place.
+// MapToDisplay moves a portrait tree to display coordinates, in place.
 func (d *Phone) MapToDisplay(root *ui.Element) *ui.Element {
 	root.Walk(func(n *ui.Element) bool {
 		n.B = image.Rectangle{Min: d.toDisplay(n.B.Min), Max: d.toDisplay(n.B.Max)}
@@ -238,7 +238,7 @@ func (d *Phone) MapToDisplay(root *ui.Element) *ui.Element {
 	return root
 }
 
-// portraitTree resolves the foreground screen against the state.
+// PortraitTree resolves the foreground screen against the state.
 func (d *Phone) PortraitTree() *ui.Element {
 	w, h := d.Scenario.Screen.Width, d.Scenario.Screen.Height
 	if d.State.Locked {
@@ -382,9 +382,9 @@ func (d *Phone) expandText(s string) string {
 	return b.String()
 }
 
-// fieldText returns the text typed into the field with this resource-id
+// FieldText returns the text typed into the field with this resource-id
 // on any screen ("" when none); when several screens have such a field,
-// the one with the smallest key wins. d.mu held.
+// the one with the smallest key wins. the model locked.
 func (d *Phone) FieldText(resourceID string) string {
 	key, val := "", ""
 	for k, v := range d.State.Fields {
@@ -423,7 +423,7 @@ func (d *Phone) launcherTree(s *ui.ScreenDef) *ui.Element {
 	return root
 }
 
-// appIDs are an installed app's pid while running and its uid: stable
+// AppIDs are an installed app's pid while running and its uid: stable
 // per scenario position, so repeated ps/pidof calls agree. Settings shares
 // the system uid (android.uid.system), as on a phone.
 func (d *Phone) AppIDs(pkg string) (pid, uid int) {
@@ -438,7 +438,7 @@ func (d *Phone) AppIDs(pkg string) (pid, uid int) {
 	return pid, uid
 }
 
-// putSettingLocked stores a setting and applies its effect on the device,
+// PutSettingLocked stores a setting and applies its effect on the device,
 // as the system services observing it do:
 //   - system/user_rotation rotates the display while auto-rotate
 //     (system/accelerometer_rotation) is off (DisplayRotation reads it only
@@ -477,7 +477,7 @@ type NotificationSpec struct {
 	Ongoing bool
 }
 
-// notification is a posted one.
+// Notification is a posted one.
 type Notification struct {
 	NotificationSpec
 	ID     int
@@ -490,14 +490,14 @@ type Notification struct {
 // boot-time overrides. The phone reads its pins itself ("Physical size:
 // WxH", "Override density: N" lines, WindowManagerShellCommand); a pin
 // without a physical value is only replayed.
-func (d *Phone) ApplyPinnedDisplay() {
+func (d *Phone) applyPinnedDisplay() {
 	if p, ok := d.Scenario.PinFor("wm size"); ok {
 		if phys, ok := pinnedValue(p.Data, "Physical size"); ok {
 			if w, h, ok := ParseWxH(phys); ok {
 				d.Screen.Width, d.Screen.Height = w, h
 				if over, ok := pinnedValue(p.Data, "Override size"); ok {
 					if w, h, ok := ParseWxH(over); ok {
-						d.BootWmSize = image.Pt(w, h)
+						d.bootWmSize = image.Pt(w, h)
 					}
 				}
 			}
@@ -506,10 +506,10 @@ func (d *Phone) ApplyPinnedDisplay() {
 	if p, ok := d.Scenario.PinFor("wm density"); ok {
 		if phys, ok := pinnedValue(p.Data, "Physical density"); ok {
 			if n, err := strconv.Atoi(phys); err == nil && n > 0 {
-				d.Screen.Density, d.BootWmDens = n, 0
+				d.Screen.Density, d.bootWmDens = n, 0
 				if over, ok := pinnedValue(p.Data, "Override density"); ok {
 					if n, err := strconv.Atoi(over); err == nil && n > 0 {
-						d.BootWmDens = n
+						d.bootWmDens = n
 					}
 				}
 			}
@@ -553,7 +553,7 @@ func APKPath(a *ui.App) string {
 	return fmt.Sprintf("/data/app/~~%s==/%s-%s==/base.apk", ObjID("apk1", a.Package), a.Package, ObjID("apk2", a.Package))
 }
 
-// objID is a stable fake identity hash (the hex in "Window{a1b2c3d u0 ...}").
+// ObjID is a stable fake identity hash (the hex in "Window{a1b2c3d u0 ...}").
 func ObjID(parts ...any) string {
 	h := uint32(2166136261)
 	for _, b := range []byte(fmt.Sprint(parts...)) {

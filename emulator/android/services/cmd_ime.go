@@ -43,7 +43,7 @@ func imeInstalled(d *model.Phone) []string {
 	return ids
 }
 
-// imeEnabled returns the enabled input method ids (d.mu held).
+// imeEnabled returns the enabled input method ids (the model locked).
 func imeEnabled(d *model.Phone) []string {
 	v, ok := d.State.Settings[settingEnabledIME]
 	if !ok {
@@ -63,7 +63,7 @@ func imeEnabled(d *model.Phone) []string {
 }
 
 // keyboardShown reports whether the soft keyboard is up: a text field has
-// focus on an unlocked, lit screen (d.mu held).
+// focus on an unlocked, lit screen (the model locked).
 func keyboardShown(d *model.Phone) bool {
 	return d.State.Focus != "" && d.State.ScreenOn && !d.State.Locked
 }
@@ -240,7 +240,7 @@ func imeChange(c *shell.Ctx, s *shellArgs, sub string) (int, error) {
 // dumpInputMethod is InputMethodManagerService.dumpAsStringNoCheck
 // (Android 13; 14 where noted) cut to the lines tools read (mCurMethodId, mCurId,
 // mInputShown, mEnabledInputMethodsStrCache), then the IME's own
-// InputMethodService.dump (mIsInputViewShown). d.mu held.
+// InputMethodService.dump (mIsInputViewShown). the model locked.
 func dumpInputMethod(d *model.Phone, c *shell.Ctx) {
 	cur := d.State.Settings[settingIME]
 	enabled := imeEnabled(d)

@@ -1,8 +1,9 @@
 // Package phonekit holds the helpers the virtual phone's tests share
-// across its rooms (the whole-phone tests, the rooms' own): a fixed clock,
-// running a command line, a scenario written with a few fields changed.
-// It imports no room that runs commands, so every room's internal tests
-// may use it without an import circle. Tests only.
+// across its rooms (the whole-phone tests, the rooms' own): a phone on a
+// fixed clock, running a command line, a scenario written with a few
+// fields changed, finding a node on the screen. It builds an
+// android.Device, so the tests that use it are external test packages
+// (package X_test), which may import package android. Tests only.
 package phonekit
 
 import (
@@ -16,8 +17,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
+
+// NewDevice is a phone built from cfg, on FixedNow unless cfg sets a
+// clock.
+func NewDevice(t testing.TB, cfg android.Config) *android.Device {
+	t.Helper()
+	if cfg.Now == nil {
+		cfg.Now = FixedNow
+	}
+	d, err := android.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
 
 // FixedNow is the clock of test devices, so outputs are reproducible.
 func FixedNow() time.Time { return time.Date(2026, 12, 2, 9, 41, 7, 123e6, time.UTC) }
