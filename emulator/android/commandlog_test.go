@@ -9,7 +9,7 @@ import (
 )
 
 // TestCommandLogBounded checks the command log keeps only the latest
-// android.MaxCommands entries and that WaitCommand still finds commands logged
+// maxCommands entries and that WaitCommand still finds commands logged
 // after older ones were trimmed or cleared.
 func TestCommandLogBounded(t *testing.T) {
 	d := newDevice(t, android.Config{})

@@ -28,7 +28,7 @@ func TestEncodeEveryCapture(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		cfg       bool
-		set       *bool // SetEncodeEveryCapture after android.New, when not nil
+		set       *bool // SetEncodeEveryCapture after New, when not nil
 		wantFresh bool
 	}{
 		{name: "default caches", wantFresh: false},

@@ -30,7 +30,7 @@ func (d *Phone) initFaults() {
 	d.State.ANR = f.ANR
 }
 
-// TakeDumpFault reports whether this dump fails, and how long it waits. the model locked.
+// TakeDumpFault reports whether this dump fails, and how long it waits. The model is locked.
 func (d *Phone) TakeDumpFault() (time.Duration, bool) {
 	switch n := d.Faults.DumpNotIdle; {
 	case n < 0:

@@ -27,7 +27,7 @@ type State struct {
 	Scroll   map[string]int
 	Settings map[string]string
 	Granted  map[string]bool // "package permission" -> a runtime permission granted
-	// Notifications are posted, newest first; shadeOpen: the notification
+	// Notifications are posted, newest first; ShadeOpen: the notification
 	// shade is pulled down (`cmd statusbar`, package services).
 	Notifications []Notification
 	NotifID       int
@@ -384,7 +384,7 @@ func (d *Phone) expandText(s string) string {
 
 // FieldText returns the text typed into the field with this resource-id
 // on any screen ("" when none); when several screens have such a field,
-// the one with the smallest key wins. the model locked.
+// the one with the smallest key wins. The model is locked.
 func (d *Phone) FieldText(resourceID string) string {
 	key, val := "", ""
 	for k, v := range d.State.Fields {

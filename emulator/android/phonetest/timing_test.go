@@ -89,12 +89,12 @@ func TestProfileModel(t *testing.T) {
 func TestProfileByNameRefusesUnknown(t *testing.T) {
 	t.Parallel()
 	if p, err := android.ProfileByName(""); err != nil || p.Name != android.DefaultProfile {
-		t.Fatalf(`android.ProfileByName("") = %q, %v; want the default`, p.Name, err)
+		t.Fatalf(`ProfileByName("") = %q, %v; want the default`, p.Name, err)
 	}
 	for _, name := range []string{"bogus", "Pixel-USB", " wifi"} {
 		_, err := android.ProfileByName(name)
 		if !errors.Is(err, android.ErrUnknownProfile) {
-			t.Fatalf("%q: err = %v, want android.ErrUnknownProfile", name, err)
+			t.Fatalf("%q: err = %v, want ErrUnknownProfile", name, err)
 		}
 		for _, n := range android.ProfileNames() {
 			if !strings.Contains(err.Error(), n) {

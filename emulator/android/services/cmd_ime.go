@@ -240,7 +240,7 @@ func imeChange(c *shell.Ctx, s *shellArgs, sub string) (int, error) {
 // dumpInputMethod is InputMethodManagerService.dumpAsStringNoCheck
 // (Android 13; 14 where noted) cut to the lines tools read (mCurMethodId, mCurId,
 // mInputShown, mEnabledInputMethodsStrCache), then the IME's own
-// InputMethodService.dump (mIsInputViewShown). the model locked.
+// InputMethodService.dump (mIsInputViewShown). The model is locked.
 func dumpInputMethod(d *model.Phone, c *shell.Ctx) {
 	cur := d.State.Settings[settingIME]
 	enabled := imeEnabled(d)

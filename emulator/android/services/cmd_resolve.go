@@ -143,7 +143,7 @@ type resolved struct {
 // resolveActivity is PackageManagerService.resolveIntent over the
 // scenario's apps: launcher (MAIN/LAUNCHER), home (MAIN/HOME/DEFAULT) and
 // VIEW (scheme, DEFAULT/BROWSABLE) filters. Several matches resolve to the
-// chooser, as on a phone without a preferred activity. the model locked.
+// chooser, as on a phone without a preferred activity. The model is locked.
 func resolveActivity(d *model.Phone, in intentArgs) (resolved, bool) {
 	if in.comp != "" {
 		pkg, act, _ := strings.Cut(in.comp, "/")

@@ -24,7 +24,7 @@ const (
 // display, "Display <id> (HWC display <n>): port=<p> pnpId=<id>
 // displayName="<name>"". Without a known flag SurfaceFlinger dumps
 // everything; the model prints the head of that dump, which holds the same
-// line under "Display identification data:". the model locked.
+// line under "Display identification data:". The model is locked.
 func dumpSurfaceFlinger(d *model.Phone, c *shell.Ctx, args []string) {
 	ident := fmt.Sprintf("Display %d (HWC display 0): port=0 pnpId=GGL displayName=\"%s\"\n", uint64(physicalDisplayID), panelName)
 	if len(args) > 0 && args[0] == "--display-id" {
@@ -80,7 +80,7 @@ func density(d *model.Phone) int {
 // (DisplayDeviceInfo.toString) and the logical display
 // (LogicalDisplay.dumpLocked: mBaseDisplayInfo, mOverrideDisplayInfo),
 // ending before the mode director, callbacks and power controller blocks
-// no tool reads. the model locked.
+// no tool reads. The model is locked.
 func dumpDisplay(d *model.Phone, c *shell.Ctx) {
 	ds := d.DisplaySize()
 	w, h := d.Screen.Width, d.Screen.Height
