@@ -1,4 +1,4 @@
-package android_test
+package model_test
 
 import (
 	"bytes"

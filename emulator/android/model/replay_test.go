@@ -1,4 +1,4 @@
-package android_test
+package model_test
 
 import (
 	"fmt"
@@ -13,7 +13,7 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 )
 
-const rotatedScenario = "testdata/scenarios/rotated"
+const rotatedScenario = "../testdata/scenarios/rotated"
 
 // TestRealDumpReplaysVerbatim: a screen given as a real dump answers
 // `uiautomator dump` with the captured bytes (NAF="true" and all), to
