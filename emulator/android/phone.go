@@ -43,9 +43,9 @@ var _ services.Phone = (*Device)(nil)
 // under its lock.
 func (d *Device) Model() *model.Phone { return d.p }
 
-// Command is the device command name runs on this phone (the dispatch
+// CommandFunc is the device command name runs on this phone (the dispatch
 // table's, as the shell finds it).
-func (d *Device) Command(name string) (func(*shell.Ctx) int, bool) {
+func (d *Device) CommandFunc(name string) (func(*shell.Ctx) int, bool) {
 	fn, ok := d.command(name)
 	return fn, ok
 }

@@ -10,9 +10,9 @@ import (
 type Phone interface {
 	shell.Phone
 	Model() *model.Phone
-	// Command is the device command name runs, as the shell finds it
+	// CommandFunc is the device command name runs, as the shell finds it
 	// (`cmd activity` runs am).
-	Command(name string) (func(*shell.Ctx) int, bool)
+	CommandFunc(name string) (func(*shell.Ctx) int, bool)
 }
 
 // phone is the model of the device a command runs on.

@@ -125,7 +125,7 @@ func viaTool(name string) func(*shell.Ctx, []string) int {
 	return func(c *shell.Ctx, args []string) int {
 		sub := *c
 		sub.Args = append([]string{name}, args...)
-		run, ok := c.Phone.(Phone).Command(name)
+		run, ok := c.Phone.(Phone).CommandFunc(name)
 		if !ok {
 			c.Errorf("cmd: Can't find service: %s\n", name)
 			return 20
