@@ -9,4 +9,4 @@ import (
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-var newDevice, run, mustRun = phonekit.NewDevice, phonekit.Run, phonekit.MustRun
+var newDevice, mustRun = phonekit.NewDevice, phonekit.MustRun
