@@ -1,14 +1,16 @@
-package android
+package android_test
 
 import (
 	"context"
 	"io"
 	"runtime"
 	"testing"
+
+	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
 func BenchmarkRunGetprop(b *testing.B) {
-	d := newDevice(b, Config{})
+	d := newDevice(b, android.Config{})
 	for b.Loop() {
 		d.Run(context.Background(), "getprop ro.product.model", nil, io.Discard, io.Discard)
 	}
@@ -17,25 +19,25 @@ func BenchmarkRunGetprop(b *testing.B) {
 // BenchmarkScreencapPNGFresh renders and encodes a new frame each time
 // (the UI changes between captures).
 func BenchmarkScreencapPNGFresh(b *testing.B) {
-	d := newDevice(b, Config{Scenario: "login"})
+	d := newDevice(b, android.Config{Scenario: "login"})
 	for b.Loop() {
-		d.mu.Lock()
-		d.changed()
-		d.mu.Unlock()
+		d.Model().Lock()
+		d.Model().Changed()
+		d.Model().Unlock()
 		d.Run(context.Background(), "screencap -p", nil, io.Discard, io.Discard)
 	}
 }
 
 // BenchmarkScreencapPNGCached is an unchanged screen (cached PNG).
 func BenchmarkScreencapPNGCached(b *testing.B) {
-	d := newDevice(b, Config{Scenario: "login"})
+	d := newDevice(b, android.Config{Scenario: "login"})
 	for b.Loop() {
 		d.Run(context.Background(), "screencap -p", nil, io.Discard, io.Discard)
 	}
 }
 
 func BenchmarkUIAutomatorDump(b *testing.B) {
-	d := newDevice(b, Config{Scenario: "list"})
+	d := newDevice(b, android.Config{Scenario: "list"})
 	for b.Loop() {
 		d.Run(context.Background(), "uiautomator dump /dev/tty", nil, io.Discard, io.Discard)
 	}
@@ -51,9 +53,9 @@ func TestMemoryPerIdleDevice(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	devs := make([]*Device, n)
+	devs := make([]*android.Device, n)
 	for i := range devs {
-		devs[i] = newDevice(t, Config{})
+		devs[i] = newDevice(t, android.Config{})
 		devs[i].Run(context.Background(), "screencap -p", nil, io.Discard, io.Discard)
 	}
 	runtime.GC()

@@ -25,4 +25,4 @@ func ProfileNames() []string { return timing.ProfileNames() }
 func ProfileByName(name string) (Profile, error) { return timing.ProfileByName(name) }
 
 // Profile returns the device's timing profile.
-func (d *Device) Profile() Profile { return d.prof }
+func (d *Device) Profile() Profile { return d.p.Prof }

@@ -33,12 +33,12 @@ func cmdRunAs(c *shell.Ctx) int {
 		}
 		args = args[2:]
 	}
-	app, ok := dev(c).sc.AppByPackage(pkg)
+	app, ok := dev(c).p.Scenario.AppByPackage(pkg)
 	if !ok || user != 0 {
 		c.Errorf("run-as: unknown package: %s\n", pkg)
 		return 1
 	}
-	if _, uid := dev(c).appIDs(pkg); uid < 10000 {
+	if _, uid := dev(c).p.AppIDs(pkg); uid < 10000 {
 		c.Errorf("run-as: package not an application: %s\n", pkg)
 		return 1
 	}
@@ -48,7 +48,7 @@ func cmdRunAs(c *shell.Ctx) int {
 	}
 	dataDir := "/data/user/0/" + pkg
 	for _, d := range []string{dataDir, dataDir + "/cache", dataDir + "/code_cache"} {
-		dev(c).fs.Mkdir(d, true)
+		dev(c).p.FS.Mkdir(d, true)
 	}
 	if len(args) == 0 {
 		args = []string{"sh"}

@@ -41,9 +41,9 @@ type commandLog struct {
 }
 
 func (d *Device) logCommand(c Command) {
-	d.log.Debug("shell command", "line_len", len(c.Line), "argv", len(c.Argv), "exit", c.Exit)
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.p.Log.Debug("shell command", "line_len", len(c.Line), "argv", len(c.Argv), "exit", c.Exit)
+	d.p.Lock()
+	defer d.p.Unlock()
 	d.cmdlog.cmds = append(d.cmdlog.cmds, c)
 	if n := len(d.cmdlog.cmds) - maxCommands; n > 0 {
 		d.cmdlog.cmds = d.cmdlog.cmds[n:]
@@ -56,8 +56,8 @@ func (d *Device) logCommand(c Command) {
 // Commands returns a copy of every command run since New or the last
 // ClearCommands (at most the latest 10000), oldest first.
 func (d *Device) Commands() []Command {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.p.Lock()
+	defer d.p.Unlock()
 	out := make([]Command, len(d.cmdlog.cmds))
 	for i, c := range d.cmdlog.cmds {
 		c.Argv = cloneArgv(c.Argv)
@@ -68,8 +68,8 @@ func (d *Device) Commands() []Command {
 
 // ClearCommands empties the command log.
 func (d *Device) ClearCommands() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.p.Lock()
+	defer d.p.Unlock()
 	d.cmdlog.dropped += len(d.cmdlog.cmds)
 	d.cmdlog.cmds = nil
 }
@@ -79,19 +79,19 @@ func (d *Device) ClearCommands() {
 func (d *Device) WaitCommand(ctx context.Context, match func(Command) bool) (Command, error) {
 	seen := 0 // commands ever logged that were looked at
 	for {
-		d.mu.Lock()
+		d.p.Lock()
 		cmds := d.cmdlog.cmds
 		ch := d.cmdlog.changed
 		from := max(seen-d.cmdlog.dropped, 0) // trimmed or cleared meanwhile
 		seen = d.cmdlog.dropped + len(cmds)
 		for _, c := range cmds[from:] {
 			if match(c) {
-				d.mu.Unlock()
+				d.p.Unlock()
 				c.Argv = cloneArgv(c.Argv)
 				return c, nil
 			}
 		}
-		d.mu.Unlock()
+		d.p.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -104,9 +104,9 @@ func (d *Device) WaitCommand(ctx context.Context, match func(Command) bool) (Com
 // write to the touchscreen's node (context-aware: a canceled stream ends
 // the wait). Zero removes it.
 func (d *Device) SetLatency(lat time.Duration) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.latency = lat
+	d.p.Lock()
+	defer d.p.Unlock()
+	d.p.Faults.Latency = lat
 }
 
 // FailNext makes the next n commands fail without running: each prints
@@ -116,8 +116,8 @@ func (d *Device) FailNext(n int) { d.FailNextWithStatus(n, 1) }
 // FailNextWithStatus is FailNext with a chosen exit status; 255 is what the
 // host sees when the device shell dies (adbd reports 255 for a killed shell).
 func (d *Device) FailNextWithStatus(n, status int) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
+	d.p.Lock()
+	defer d.p.Unlock()
 	d.failNext, d.failCode = n, status
 }
 

@@ -3,14 +3,14 @@ package android
 import (
 	"context"
 	"fmt"
-	"image"
 	"io"
 	"log/slog"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/adb-connector/adb-connector/emulator/adbd"
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
+	"github.com/adb-connector/adb-connector/emulator/android/model"
 	"github.com/adb-connector/adb-connector/emulator/android/ui"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 )
@@ -92,35 +92,15 @@ type Config struct {
 // goroutine, and shell commands of concurrent streams serialise on the
 // device state, not on each other.
 type Device struct {
-	cfg   Config
-	log   *slog.Logger
-	now   func() time.Time
-	fs    *vfs.FS
-	props map[string]string // immutable after New
-	sc    *ui.Scenario
-	prof  Profile // timing profile (immutable)
-	// screen is the physical display; scenario layouts (in sc.Screen
-	// coordinates) are scaled to it.
-	screen ui.ScreenSpec
-	// bootWmSize and bootWmDens are the `wm size`/`wm density` overrides
-	// in force at boot (from pinned outputs), zero when none.
-	bootWmSize image.Point
-	bootWmDens int
+	p   *model.Phone // the model and its lock
+	cfg Config
 
-	mu       sync.Mutex // guards everything below
-	st       state
-	panel    panelState // the touchscreen's protocol B state (inputdev.go)
+	dv *devices.Devices
+
+	// Guarded by the model's lock.
 	cmdlog   commandLog
-	render   renderCache
-	encodeEv bool // a fresh PNG per screencap -p (Config.EncodeEveryCapture)
-	logcat   []logEntry
-	logSeq   uint64
-	logWake  chan struct{} // closed when a log entry is appended
-	latency  time.Duration
 	failNext int
 	failCode int
-	faults   faultState
-	helper   helperState // the resident helper's side (cmd_appprocess.go)
 }
 
 var _ adbd.Backend = (*Device)(nil)
@@ -173,41 +153,41 @@ func New(cfg Config) (*Device, error) {
 	if err != nil {
 		return nil, fmt.Errorf("android: %w", err)
 	}
-	d := &Device{cfg: cfg, log: cfg.Logger, now: cfg.Now, sc: sc, prof: prof, encodeEv: cfg.EncodeEveryCapture}
-	d.fs = vfs.New(cfg.Now)
-	d.fs.AddInputNodes()
-	d.screen = sc.Screen
+	screen := sc.Screen
 	if cfg.Screen.Width > 0 && cfg.Screen.Height > 0 {
-		d.screen.Width, d.screen.Height = cfg.Screen.Width, cfg.Screen.Height
+		screen.Width, screen.Height = cfg.Screen.Width, cfg.Screen.Height
 	}
 	if cfg.Screen.Density > 0 {
-		d.screen.Density = cfg.Screen.Density
+		screen.Density = cfg.Screen.Density
 	}
-	d.applyPinnedDisplay()
-	d.props = buildProps(cfg, sc, d.screen, explicit)
+	p := model.New(model.Options{Log: cfg.Logger, Now: cfg.Now, Scenario: sc, Profile: prof, Screen: screen, EncodeEveryCapture: cfg.EncodeEveryCapture})
+	d := &Device{p: p, cfg: cfg}
+	props := buildProps(cfg, sc, p.Screen, explicit)
 	// The SDK every version check reads is the phone's property, which a
 	// scenario's properties or Config.Properties may have set.
-	if sdk, err := strconv.Atoi(d.props["ro.build.version.sdk"]); err == nil && sdk > 0 {
+	if sdk, err := strconv.Atoi(props["ro.build.version.sdk"]); err == nil && sdk > 0 {
 		d.cfg.SDK = sdk
 	}
 	d.cmdlog.changed = make(chan struct{})
-	d.initState()
+	p.Boot(props, d.cfg.SDK)
+	d.dv = devices.New(p, devices.Config{AppProcess: cfg.AppProcess, UiAutomationHeld: cfg.UiAutomationHeld, RealTimeRecord: cfg.RealTimeRecord, InputWritable: d.inputWritable()},
+		func(touch *Touch, helper string) { d.logCommand(Command{Time: p.Now(), Touch: touch, Helper: helper}) })
 	return d, nil
 }
 
 // Identity returns the CNXN banner properties.
 func (d *Device) Identity() adbd.Identity {
-	return adbd.Identity{Product: d.props["ro.product.name"], Model: d.props["ro.product.model"], Device: d.props["ro.product.device"]}
+	return adbd.Identity{Product: d.p.Props["ro.product.name"], Model: d.p.Props["ro.product.model"], Device: d.p.Props["ro.product.device"]}
 }
 
 // Files returns the device file system.
-func (d *Device) Files() adbd.FileSystem { return d.fs }
+func (d *Device) Files() adbd.FileSystem { return d.p.FS }
 
 // FS returns the device file system with its shell-side extras.
-func (d *Device) FS() *vfs.FS { return d.fs }
+func (d *Device) FS() *vfs.FS { return d.p.FS }
 
 // Serial returns ro.serialno.
-func (d *Device) Serial() string { return d.props["ro.serialno"] }
+func (d *Device) Serial() string { return d.p.Props["ro.serialno"] }
 
 // Run runs one command line as `sh -c cmdline` would on the device (see
 // adbd.Backend) and returns its exit status: 127 for unknown commands, 130

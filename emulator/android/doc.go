@@ -7,7 +7,8 @@
 // print what real Android prints. It implements adbd.Backend, so
 // emulator/adbd can serve it to Debian's adb server.
 //
-// Its rooms, in dependency order (each imports only those before it):
+// Its rooms, in dependency order (each imports only rooms above it; rooms
+// on one line know nothing of each other):
 //   - timing: the timing profiles that make commands and captures cost
 //     what a real phone's of that Android version do;
 //   - vfs: the in-memory file system, its modes, owners, SELinux file
@@ -15,15 +16,26 @@
 //   - ui: scenarios (ui/scenarios/README.md), the element tree that
 //     `uiautomator dump` prints and real dump files are read into, and the
 //     renderer that draws that same tree, so pixels and XML agree;
-//   - shell: the command context, toybox's option parser, its file and
-//     text commands, and mksh's builtins;
-//   - android (this package): the Device and its state, Android's
-//     services and commands, the interpreter and its one command table
-//     (shell.go), faults, the command log, SELinux by SDK (selinux.go) and
-//     the touchscreen node (inputdev.go): where SELinux lets the shell
-//     write it (SDK 28 and earlier, or a rooted phone) input events
-//     written to /dev/input/event2 tap, long-press and swipe as `input`
-//     does.
+//   - model, shell: the phone's state under its one lock, how it reacts to
+//     input, the tree and pixels it resolves to (model); the command
+//     context, toybox's option parser, its file and text commands, and
+//     mksh's builtins (shell);
+//   - services, devices: Android's services and their tools (am, pm, wm,
+//     settings, ime, dumpsys, logcat, ps, cmd) over the model (services);
+//     the touchscreen node, getevent, input, screencap, uiautomator,
+//     screenrecord, app_process and the helper (devices);
+//   - android (this package): the Device and its public API, the
+//     interpreter and its one command table (shell.go), the command log,
+//     faults as a test injects them, SELinux by SDK (selinux.go), system
+//     properties, and the few commands of the shell's own (getprop, id,
+//     run-as, sleep, timeout, ...). It alone wires the rooms: a command of
+//     services or devices reaches the model and the command table through
+//     the Device as its shell.Ctx's Phone.
+//
+// Tests live with the room they test; those that run whole command lines
+// through the Device's public API live in phonetest, their shared helpers
+// in internal/phonekit. internal/archtest keeps the order above and no
+// room past 25 .go files.
 //
 // Nothing here touches the host OS: no exec, no host files, no host
 // environment. The phone writes and reads device output with its own

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
+	"github.com/adb-connector/adb-connector/emulator/android/model"
+	"github.com/adb-connector/adb-connector/emulator/android/services"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
@@ -12,7 +15,7 @@ import (
 var _ shell.Phone = (*Device)(nil)
 
 // Now is the phone's clock (Config.Now).
-func (d *Device) Now() time.Time { return d.now() }
+func (d *Device) Now() time.Time { return d.p.Now() }
 
 // dev is the device a command of this package runs on.
 func dev(c *shell.Ctx) *Device { return c.Phone.(*Device) }
@@ -32,3 +35,23 @@ func (d *Device) WhichPath(name string) (string, bool) {
 // shellBuiltinTools are commands mksh runs as builtins that also exist as
 // toybox binaries in /system/bin (so `which` finds them).
 var shellBuiltinTools = []string{"[", "test", "pwd", "kill"}
+
+// The device as the service commands see it (services.Phone).
+var _ services.Phone = (*Device)(nil)
+
+// Model is the phone's model, which the command rooms read and change
+// under its lock.
+func (d *Device) Model() *model.Phone { return d.p }
+
+// CommandFunc is the device command name runs on this phone (the dispatch
+// table's, as the shell finds it).
+func (d *Device) CommandFunc(name string) (func(*shell.Ctx) int, bool) {
+	fn, ok := d.command(name)
+	return fn, ok
+}
+
+// The device as its devices' commands see it (devices.Phone).
+var _ devices.Phone = (*Device)(nil)
+
+// Devices are the phone's devices (touchscreen, capture, app_process).
+func (d *Device) Devices() *devices.Devices { return d.dv }

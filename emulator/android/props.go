@@ -57,7 +57,7 @@ func buildProps(cfg Config, sc *ui.Scenario, screen ui.ScreenSpec, explicit map[
 // by key; `getprop KEY [DEFAULT]` prints one value (an empty line when
 // unset), exit 0 either way — as toolbox getprop does.
 func cmdGetprop(c *shell.Ctx) int {
-	props := dev(c).props
+	props := dev(c).p.Props
 	if len(c.Args) == 1 {
 		for _, k := range slices.Sorted(maps.Keys(props)) {
 			c.Printf("[%s]: [%s]\n", k, props[k])

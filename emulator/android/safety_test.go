@@ -1,4 +1,4 @@
-package android
+package android_test
 
 import (
 	"context"
@@ -12,11 +12,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
+	"github.com/adb-connector/adb-connector/emulator/android/internal/phonekit"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
 // ranCommand reports whether any logged simple command had argv[0] == name.
-func ranCommand(d *Device, name string) bool {
+func ranCommand(d *android.Device, name string) bool {
 	for _, c := range d.Commands() {
 		for _, argv := range c.Argv {
 			if len(argv) > 0 && argv[0] == name {
@@ -44,7 +46,7 @@ func TestInjectionNeverRunsExtraCommands(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.argv[len(tc.argv)-1], func(t *testing.T) {
 			t.Parallel()
-			d := newDevice(t, Config{})
+			d := newDevice(t, android.Config{})
 			mustRun(t, d, "echo keep > /sdcard/keep")
 			d.ClearCommands()
 			run(t, d, tc.line)
@@ -98,7 +100,7 @@ func TestNoHostAccess(t *testing.T) {
 		"cd /proc && pwd -P && builtin pwd -P",
 		"echo pwned > /tmp/sh-interp-x; echo pwned > " + hostDir + "/sh-interp-x",
 		"TMPDIR=" + hostDir + "; echo pwned > $TMPDIR/sh-interp-y",
-		"echo pwned > " + hostTmpGuard + "/sh-interp-z",
+		"echo pwned > " + android.HostTmpGuard + "/sh-interp-z",
 		// The toybox tools take paths too: none may reach the host.
 		"cp " + hostFile + " /sdcard/x; cat /sdcard/x",
 		"cp /sdcard/x " + hostDir + "/pwned; mv /sdcard/x " + hostDir + "/pwned",
@@ -114,7 +116,7 @@ func TestNoHostAccess(t *testing.T) {
 	}
 	for _, line := range cases {
 		t.Run(line, func(t *testing.T) {
-			d := newDevice(t, Config{})
+			d := newDevice(t, android.Config{})
 			out, errOut, _ := run(t, d, line)
 			all := out + errOut
 			for _, leak := range []string{"host data", "hunter2", "root:", "uid=0(", "visible"} {
@@ -144,7 +146,7 @@ func TestNoHostAccess(t *testing.T) {
 }
 
 func TestCommandLog(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	run(t, d, `X="a b"; echo "$X" | cat; getprop ro.serialno; exit 4`)
 	cmds := d.Commands()
 	if len(cmds) != 1 {
@@ -154,7 +156,7 @@ func TestCommandLog(t *testing.T) {
 	want := [][]string{{"echo", "a b"}, {"cat"}, {"getprop", "ro.serialno"}, {"exit", "4"}}
 	slices.SortFunc(c.Argv[:2], func(a, b []string) int { return strings.Compare(a[0], b[0]) }) // pipeline order is concurrent
 	slices.SortFunc(want[:2], func(a, b []string) int { return strings.Compare(a[0], b[0]) })
-	if c.Exit != 4 || !slices.EqualFunc(c.Argv, want, slices.Equal) || !c.Time.Equal(fixedNow()) {
+	if c.Exit != 4 || !slices.EqualFunc(c.Argv, want, slices.Equal) || !c.Time.Equal(phonekit.FixedNow()) {
 		t.Fatalf("logged %+v", c)
 	}
 	c.Argv[0][0] = "mutated"
@@ -169,12 +171,12 @@ func TestCommandLog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var wg sync.WaitGroup
-	var got Command
+	var got android.Command
 	var err error
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		got, err = d.WaitCommand(ctx, func(c Command) bool { return strings.HasPrefix(c.Line, "input tap") })
+		got, err = d.WaitCommand(ctx, func(c android.Command) bool { return strings.HasPrefix(c.Line, "input tap") })
 	}()
 	run(t, d, "wm size")
 	run(t, d, "input tap 1 2")
@@ -184,13 +186,13 @@ func TestCommandLog(t *testing.T) {
 	}
 	canceled, cancel2 := context.WithCancel(context.Background())
 	cancel2()
-	if _, err := d.WaitCommand(canceled, func(Command) bool { return false }); !errors.Is(err, context.Canceled) {
+	if _, err := d.WaitCommand(canceled, func(android.Command) bool { return false }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("WaitCommand on canceled ctx: %v", err)
 	}
 }
 
 func TestFaults(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	d.FailNext(2)
 	for range 2 {
 		out, errOut, st := run(t, d, "echo hi > /sdcard/f")
@@ -238,7 +240,7 @@ func TestFaults(t *testing.T) {
 }
 
 func TestConcurrentUse(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	lines := []string{"input tap 90 200", "input keyevent HOME", "dumpsys window", "screencap -p > /sdcard/a.png",
 		"uiautomator dump", "am start -n com.android.settings/.Settings", "input swipe 1 1000 1 100 0", "logcat -d -t 5", "settings put global wifi_on 0"}
 	var wg sync.WaitGroup
@@ -256,9 +258,9 @@ func TestConcurrentUse(t *testing.T) {
 }
 
 func TestSharedStorageAliases(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	mustRun(t, d, "echo hi > /storage/emulated/0/a.txt")
-	if err := d.Files().WriteFile("/storage/self/primary/b.txt", []byte("b"), 0o644, fixedNow()); err != nil {
+	if err := d.Files().WriteFile("/storage/self/primary/b.txt", []byte("b"), 0o644, phonekit.FixedNow()); err != nil {
 		t.Fatal(err)
 	}
 	if got := mustRun(t, d, "cat /sdcard/a.txt; ls /sdcard"); got != "hi\na.txt\nb.txt\n" {
@@ -294,7 +296,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestLogcatFollow(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &syncBuffer{wrote: make(chan struct{}, 1)}
 	done := make(chan int)
@@ -321,14 +323,14 @@ func TestLogcatFollow(t *testing.T) {
 
 // Nothing outlives Run: `&` jobs run in the foreground (goleak checks the rest).
 func TestBackgroundJobsRunInForeground(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	if out := mustRun(t, d, "echo a > /sdcard/f & cat /sdcard/f; sleep 0.01 & wait; echo done"); out != "a\ndone\n" {
 		t.Fatalf("got %q", out)
 	}
 }
 
 func TestTmpdirIsVirtual(t *testing.T) {
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	if got := mustRun(t, d, "echo $TMPDIR; echo x > $TMPDIR/sh-interp-1; cat /data/local/tmp/sh-interp-1"); got != "/data/local/tmp\nx\n" {
 		t.Fatalf("got %q", got)
 	}

@@ -1,6 +1,10 @@
 package android
 
-import "github.com/adb-connector/adb-connector/emulator/android/ui"
+import (
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
+	"github.com/adb-connector/adb-connector/emulator/android/model"
+	"github.com/adb-connector/adb-connector/emulator/android/ui"
+)
 
 // The scenario model lives in package ui; these are the names the
 // phone's users (Config, the test harness, the emulator command) write.
@@ -14,3 +18,12 @@ type (
 	// Faults are failures real phones show (ui.Faults).
 	Faults = ui.Faults
 )
+
+// NotificationSpec is a notification an app posts (model.NotificationSpec).
+type NotificationSpec = model.NotificationSpec
+
+// Touch is a gesture the touchscreen decoded (devices.Touch).
+type Touch = devices.Touch
+
+// AppProcessFunc runs what app_process starts (devices.AppProcessFunc).
+type AppProcessFunc = devices.AppProcessFunc

@@ -84,7 +84,7 @@ func (s shellIdentity) idLine() string {
 
 // rooted reports whether the shell runs as root (Config.Rooted or the
 // scenario's "rooted").
-func (d *Device) rooted() bool { return d.cfg.Rooted || d.sc.Rooted }
+func (d *Device) rooted() bool { return d.cfg.Rooted || d.p.Scenario.Rooted }
 
 // inputWritable reports whether the shell may open /dev/input nodes for
 // writing: SELinux allows it before Android 10 and to the su domain.

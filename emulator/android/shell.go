@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/adb-connector/adb-connector/emulator/android/devices"
+	"github.com/adb-connector/adb-connector/emulator/android/services"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 	"github.com/adb-connector/adb-connector/emulator/android/vfs"
 	"mvdan.cc/sh/v3/expand"
@@ -36,22 +38,22 @@ func init() {
 		"ls":           shell.Ls,
 		"rm":           shell.Rm,
 		"mkdir":        shell.Mkdir,
-		"wm":           cmdWm,
-		"dumpsys":      cmdDumpsys,
-		"input":        cmdInput,
-		"screencap":    cmdScreencap,
-		"uiautomator":  holdsUiAutomation(cmdUiautomator),
-		"am":           cmdAm,
-		"monkey":       holdsUiAutomation(cmdMonkey),
-		"app_process":  cmdAppProcess,
-		"pm":           cmdPm,
-		"cmd":          cmdCmd,
-		"settings":     cmdSettings,
-		"screenrecord": cmdScreenrecord,
-		"logcat":       cmdLogcat,
+		"wm":           services.Wm,
+		"dumpsys":      services.Dumpsys,
+		"input":        devices.Input,
+		"screencap":    devices.Screencap,
+		"uiautomator":  devices.HoldsUiAutomation(devices.Uiautomator),
+		"am":           services.Am,
+		"monkey":       devices.HoldsUiAutomation(services.Monkey),
+		"app_process":  devices.AppProcess,
+		"pm":           services.Pm,
+		"cmd":          services.Cmd,
+		"settings":     services.Settings,
+		"screenrecord": devices.Screenrecord,
+		"logcat":       services.Logcat,
 		"grep":         shell.Grep,
-		"ime":          cmdIme,
-		"getevent":     cmdGetevent,
+		"ime":          services.Ime,
+		"getevent":     devices.Getevent,
 		"sh":           cmdSh,
 		"id":           cmdID,
 		"whoami":       func(c *shell.Ctx) int { c.Printf("shell\n"); return 0 },
@@ -76,8 +78,8 @@ func init() {
 		"tr":           shell.Tr,
 		"sed":          shell.Sed,
 		"date":         shell.Date,
-		"ps":           cmdPs,
-		"pidof":        cmdPidof,
+		"ps":           services.Ps,
+		"pidof":        services.Pidof,
 		"pwd":          cmdPwd,
 		"run-as":       cmdRunAs,
 		"__command":    cmdCommand,
@@ -98,7 +100,7 @@ var gzipTools = map[string]bool{"gzip": true, "gunzip": true, "zcat": true}
 // with Config.NoGzip or a scenario's "no_gzip").
 func (d *Device) command(name string) (commandFunc, bool) {
 	fn, ok := commands[name]
-	if ok && gzipTools[name] && (d.cfg.SDK < 28 || d.cfg.NoGzip || d.sc.NoGzip) {
+	if ok && gzipTools[name] && (d.cfg.SDK < 28 || d.cfg.NoGzip || d.p.Scenario.NoGzip) {
 		return nil, false
 	}
 	return fn, ok
@@ -173,7 +175,7 @@ func (d *Device) shellEnv() expand.Environ {
 		"PATH=/product/bin:/apex/com.android.runtime/bin:/apex/com.android.art/bin:/system_ext/bin:/system/bin:/system/xbin:/odm/bin:/vendor/bin:/vendor/xbin",
 		"HOME=/", "TMPDIR="+hostTmpGuard, "ANDROID_DATA=/data", "ANDROID_ROOT=/system",
 		"EXTERNAL_STORAGE=/sdcard", "USER=shell", "LOGNAME=shell", "SHELL=/bin/sh",
-		"HOSTNAME="+d.props["ro.product.device"], "UID=2000", "EUID=2000", "GID=2000",
+		"HOSTNAME="+d.p.Props["ro.product.device"], "UID=2000", "EUID=2000", "GID=2000",
 	)
 }
 
@@ -186,12 +188,12 @@ func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, 
 		}
 		return d.runSession(ctx, stdin, stdout, stderr)
 	}
-	entry := Command{Time: d.now(), Line: line}
+	entry := Command{Time: d.p.Now(), Line: line}
 	defer func() { d.logCommand(entry) }()
 	sess := &shell.Session{Costs: &shell.Charges{}}
 	defer func() { entry.Charged = sess.Charged() }()
 	// adbd forks and execs the shell for the stream before anything runs.
-	if !sess.Charge(ctx, d.prof.ShellStart) {
+	if !sess.Charge(ctx, d.p.Prof.ShellStart) {
 		entry.Exit = shell.ExitCanceled
 		return entry.Exit
 	}
@@ -199,9 +201,9 @@ func (d *Device) run(ctx context.Context, line string, stdin io.Reader, stdout, 
 		entry.Exit = status
 		return status
 	}
-	if p, ok := d.sc.PinFor(line); ok {
+	if p, ok := d.p.Scenario.PinFor(line); ok {
 		// A replayed output still costs what running the command would.
-		if !sess.Charge(ctx, d.prof.CommandCost(d.cfg.SDK, strings.Fields(line)...)) {
+		if !sess.Charge(ctx, d.p.Prof.CommandCost(d.cfg.SDK, strings.Fields(line)...)) {
 			entry.Exit = shell.ExitCanceled
 			return entry.Exit
 		}
@@ -334,7 +336,7 @@ func cmdSh(c *shell.Ctx) int {
 			arg0, params = args[2], args[3:]
 		}
 	case len(args) >= 1 && args[0] != "-c" && !strings.HasPrefix(args[0], "-"):
-		b, err := dev(c).fs.ReadFile(c.Abs(args[0]))
+		b, err := dev(c).p.FS.ReadFile(c.Abs(args[0]))
 		if err != nil {
 			c.Errorf("%s: can't open %s: %s\n", shell.ShellName, args[0], shell.ErrText(err))
 			return shell.ExitNotFound
@@ -393,9 +395,9 @@ func (d *Device) execHandler(ctx context.Context, sess *shell.Session, args []st
 	}
 	// A hanging command hangs wherever it runs, not only first on a line
 	// (a shell session's lines wrap it).
-	d.mu.Lock()
+	d.p.Lock()
 	hang := d.hangs(strings.Join(append([]string{name}, args[1:]...), " "))
-	d.mu.Unlock()
+	d.p.Unlock()
 	if hang {
 		<-ctx.Done()
 		return exitErr(shell.ExitCanceled)
@@ -407,10 +409,10 @@ func (d *Device) execHandler(ctx context.Context, sess *shell.Session, args []st
 	// The phone's cost of starting the command (a Java VM or a `cmd`
 	// binder call for Android's tools, by SDK), paid before it runs,
 	// pinned output or not.
-	if d.prof.Start != nil && !c.Charge(d.prof.CommandCost(d.cfg.SDK, append([]string{name}, args[1:]...)...)) {
+	if d.p.Prof.Start != nil && !c.Charge(d.p.Prof.CommandCost(d.cfg.SDK, append([]string{name}, args[1:]...)...)) {
 		return exitErr(shell.ExitCanceled)
 	}
-	if p, ok := d.sc.PinFor(strings.Join(args, " ")); ok {
+	if p, ok := d.p.Scenario.PinFor(strings.Join(args, " ")); ok {
 		return exitErr(p.Write(c.Stdout, c.Stderr))
 	}
 	status := fn(c)
@@ -435,13 +437,13 @@ func (d *Device) openHandler(ctx context.Context, p string, flag int, _ os.FileM
 // commands do: device nodes as such, the rest in the file system.
 func (d *Device) OpenShellFile(ctx context.Context, p string, flag int) (io.ReadWriteCloser, error) {
 	if vfs.InputNodes[p] != 0 || vfs.UinputNodes[p] != 0 {
-		return d.openInputNode(ctx, p, flag)
+		return d.dv.OpenInputNode(ctx, p, flag)
 	}
-	return d.fs.OpenFile(p, flag)
+	return d.p.FS.OpenFile(p, flag)
 }
 
 func (d *Device) readDirHandler(ctx context.Context, p string) ([]fs.DirEntry, error) {
-	infos, err := d.fs.ReadDir(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
+	infos, err := d.p.FS.ReadDir(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
 	if err != nil {
 		return nil, err
 	}
@@ -453,7 +455,7 @@ func (d *Device) readDirHandler(ctx context.Context, p string) ([]fs.DirEntry, e
 }
 
 func (d *Device) statHandler(ctx context.Context, p string, _ bool) (fs.FileInfo, error) {
-	fi, err := d.fs.Stat(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
+	fi, err := d.p.FS.Stat(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
 	if err != nil {
 		return nil, err
 	}
@@ -461,6 +463,6 @@ func (d *Device) statHandler(ctx context.Context, p string, _ bool) (fs.FileInfo
 }
 
 func (d *Device) accessHandler(ctx context.Context, p string, _ interp.AccessMode) error {
-	_, err := d.fs.Stat(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
+	_, err := d.p.FS.Stat(vfs.CleanPath(interp.HandlerCtx(ctx).Dir, p))
 	return err
 }

@@ -140,12 +140,12 @@ func (t *lineTee) take(from, to uint) string {
 // fails ends the shell with that status, as `sh -c LINE` ends.
 func (d *Device) runSession(ctx context.Context, stdin io.Reader, stdout, stderr io.Writer) int {
 	// adbd starts the shell once for the stream, whatever it then runs.
-	if !shell.SleepCtx(ctx, d.prof.ShellStart) {
+	if !shell.SleepCtx(ctx, d.p.Prof.ShellStart) {
 		return shell.ExitCanceled
 	}
 	sess := &shell.Session{Costs: &shell.Charges{}}
 	return d.streamShell(ctx, sess, stdin, "/", stdout, stderr, func(text string, run func() (int, bool)) (int, bool) {
-		entry := Command{Time: d.now(), Line: text}
+		entry := Command{Time: d.p.Now(), Line: text}
 		defer func() { d.logCommand(entry) }()
 		if status, faulted := d.applyFaults(ctx, text, stderr); faulted {
 			entry.Exit = status

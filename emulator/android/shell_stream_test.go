@@ -1,4 +1,4 @@
-package android
+package android_test
 
 import (
 	"bufio"
@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/adb-connector/adb-connector/emulator/android"
 	"github.com/adb-connector/adb-connector/emulator/android/shell"
 )
 
@@ -23,7 +24,7 @@ type shellSession struct {
 	cancel context.CancelFunc
 }
 
-func startSession(t *testing.T, d *Device) *shellSession {
+func startSession(t *testing.T, d *android.Device) *shellSession {
 	t.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -67,7 +68,7 @@ func (s *shellSession) readLine(t *testing.T) string {
 // log entry with its exit status.
 func TestShellReadsStdinLineByLine(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	s := startSession(t, d)
 	s.send(t, "x=41; echo first\n")
 	if got := s.readLine(t); got != "first\n" {
@@ -111,7 +112,7 @@ func TestShellReadsStdinLineByLine(t *testing.T) {
 func TestShellSessionFaults(t *testing.T) {
 	t.Parallel()
 	t.Run("fail next", func(t *testing.T) {
-		d := newDevice(t, Config{})
+		d := newDevice(t, android.Config{})
 		s := startSession(t, d)
 		s.send(t, "echo ok\n")
 		s.readLine(t)
@@ -124,7 +125,7 @@ func TestShellSessionFaults(t *testing.T) {
 		}
 	})
 	t.Run("syntax error", func(t *testing.T) {
-		d := newDevice(t, Config{})
+		d := newDevice(t, android.Config{})
 		s := startSession(t, d)
 		s.send(t, "echo (\necho never\n")
 		code := <-s.done
@@ -134,20 +135,20 @@ func TestShellSessionFaults(t *testing.T) {
 		}
 	})
 	t.Run("hang ends with the stream", func(t *testing.T) {
-		d := newDevice(t, Config{})
+		d := newDevice(t, android.Config{})
 		d.HangCommands("dumpsys")
 		s := startSession(t, d)
 		s.send(t, "dumpsys battery\n")
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		// The line is running (hanging): the host closing the stream ends it.
-		d.mu.Lock()
-		for d.faults.commands == 0 {
-			d.mu.Unlock()
+		d.Model().Lock()
+		for d.Model().Faults.Commands == 0 {
+			d.Model().Unlock()
 			time.Sleep(time.Millisecond)
-			d.mu.Lock()
+			d.Model().Lock()
 		}
-		d.mu.Unlock()
+		d.Model().Unlock()
 		s.cancel()
 		select {
 		case code := <-s.done:
@@ -166,7 +167,7 @@ func TestShellSessionFaults(t *testing.T) {
 // shell's.
 func TestShReadsStdinScript(t *testing.T) {
 	t.Parallel()
-	d := newDevice(t, Config{})
+	d := newDevice(t, android.Config{})
 	var out, errb strings.Builder
 	code := d.Run(context.Background(), `printf 'v=a\necho $v\nexit 3\necho b\n' | sh; echo "st=$?"`, strings.NewReader(""), &out, &errb)
 	if code != 0 || out.String() != "a\nst=3\n" || errb.String() != "" {

@@ -48,6 +48,13 @@ var rules = []rule{
 	{why: "the phone's file system knows nothing else of the phone", from: "emulator/android/vfs", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/vfs"}},
 	{why: "the phone's screen (scenarios, element tree, renderer) knows no device state or shell", from: "emulator/android/ui", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/ui", module + "/emulator/android/timing"}},
 	{why: "the shell's commands reach the device through shell.Phone, never package android", from: "emulator/android/shell", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/shell", module + "/emulator/android/vfs", module + "/emulator/android/timing"}},
+	// The phone's rooms, in dependency order: timing, vfs, ui, then model
+	// (the state) beside shell (the toybox and mksh commands), then
+	// services and devices beside each other, then package android, which
+	// alone wires them (one command table, the Device).
+	{why: "the phone's model (its state and how it reacts) knows no shell, command or device", from: "emulator/android/model", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/model", module + "/emulator/android/ui", module + "/emulator/android/vfs", module + "/emulator/android/timing"}},
+	{why: "Android's services print and act through the model and the shell's context, never through the devices or package android", from: "emulator/android/services", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/services", module + "/emulator/android/model", module + "/emulator/android/shell", module + "/emulator/android/ui", module + "/emulator/android/vfs", module + "/emulator/android/timing"}},
+	{why: "the phone's devices act through the model and the shell's context, never through the services or package android", from: "emulator/android/devices", forbid: []string{module + "/emulator/android"}, allow: []string{module + "/emulator/android/devices", module + "/emulator/android/model", module + "/emulator/android/shell", module + "/emulator/android/ui", module + "/emulator/android/vfs", module + "/emulator/android/timing"}},
 	{why: "the adb client never depends on the virtual phone (its test harness adb/adbtest does)", from: "adb", forbid: []string{module + "/emulator"}, except: []string{"adb/adbtest"}},
 	{why: "the Profile never depends on the virtual phone outside tests", from: "device", forbid: []string{module + "/emulator"}},
 	{why: "the tool pipeline gets devices through its Resolver: it never imports the Profile, its tables or flows", from: "device/tools", forbid: []string{module + "/device"}, allow: []string{module + "/device/tools", module + "/device/imageproc", module + "/device/policy", module + "/device/audit", module + "/device/redact", module + "/device/ask"}, tests: true},
@@ -153,6 +160,34 @@ func TestOneAuditWriter(t *testing.T) {
 		}
 		if bytes.Contains(b, []byte("tool_audit")) && filepath.Base(filepath.Dir(f)) != "audit" {
 			t.Errorf("%s names the audit table: audit rows are written and read by package device/audit only", f)
+		}
+	}
+}
+
+// maxRoomFiles is how many .go files (tests too) one room of the virtual
+// phone may hold: past that a newcomer cannot see what a room models, and
+// the room wants splitting by what its parts model.
+const maxRoomFiles = 25
+
+// TestPhoneRoomsSize: no package of the virtual phone holds more than
+// maxRoomFiles .go files.
+func TestPhoneRoomsSize(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "list", "-f", "{{.Dir}}", module+"/emulator/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	dirs := strings.Fields(string(out))
+	if len(dirs) < 5 {
+		t.Fatalf("go list returned only %d packages", len(dirs))
+	}
+	for _, dir := range dirs {
+		files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(files) > maxRoomFiles {
+			t.Errorf("%s holds %d .go files, more than %d: give it rooms by what they model", dir, len(files), maxRoomFiles)
 		}
 	}
 }
