@@ -58,6 +58,7 @@ var rules = []rule{
 	{why: "the adb client never depends on the virtual phone (its test harness adb/adbtest does)", from: "adb", forbid: []string{module + "/emulator"}, except: []string{"adb/adbtest"}},
 	{why: "the Profile never depends on the virtual phone outside tests", from: "device", forbid: []string{module + "/emulator"}},
 	{why: "the tool pipeline gets devices through its Resolver: it never imports the Profile, its tables or flows", from: "device/tools", forbid: []string{module + "/device"}, allow: []string{module + "/device/tools", module + "/device/imageproc", module + "/device/policy", module + "/device/audit", module + "/device/redact", module + "/device/ask"}, tests: true},
+	{why: "adb's metrics are read off the adb Client: no Profile, tables or connector", from: "device/adbmetrics", forbid: []string{module + "/"}, allow: []string{module + "/adb", module + "/device/adbmetrics"}},
 	{why: "the operator's questions are a board in memory: no Profile, tools, tables, adb or connector", from: "device/ask", forbid: []string{module + "/"}, tests: true},
 	{why: "the policy is a config model: it knows no Profile, tools, tables or adb", from: "device/policy", forbid: []string{module + "/device", module + "/adb", module + "/store", module + "/connector"}, allow: []string{module + "/device/policy"}},
 	{why: "the admin socket is a wire format: the CLI links no Profile, adb or SQLite", from: "device/admin", forbid: []string{module + "/device", module + "/adb", module + "/store", "modernc.org/"}, allow: []string{module + "/device/admin"}},
