@@ -1,6 +1,7 @@
 package android
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -99,7 +100,8 @@ func (d *Device) dumpPackage(c *shell.Ctx, args []string) {
 		return
 	}
 	_, uid := d.appIDs(pkg)
-	c.Printf("Packages:\n  Package [%s] (%s):\n    userId=%d\n    versionCode=1 minSdk=24 targetSdk=%d\n    versionName=1.0\n", pkg, objID("pkg", pkg), uid, d.cfg.SDK)
+	code, name := max(app.VersionCode, 1), cmp.Or(app.VersionName, "1.0")
+	c.Printf("Packages:\n  Package [%s] (%s):\n    userId=%d\n    versionCode=%d minSdk=24 targetSdk=%d\n    versionName=%s\n", pkg, objID("pkg", pkg), uid, code, d.cfg.SDK, name)
 	c.Printf("    requested permissions:\n")
 	for _, p := range app.Permissions {
 		c.Printf("      %s\n", p)
