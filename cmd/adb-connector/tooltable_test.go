@@ -50,7 +50,7 @@ func readDoc(t *testing.T, path ...string) string {
 // enables it).
 func TestToolListsAgree(t *testing.T) {
 	t.Parallel()
-	catalogue := tools.IDs(tools.Set{Files: true, Shell: true})
+	catalogue := tools.IDs(tools.FullSet())
 	slices.Sort(catalogue)
 	readme := readDoc(t, "README.md")
 	if got := toolsInTable(t, readme, "| tool | does |"); !slices.Equal(got, catalogue) {
