@@ -104,13 +104,15 @@ func readShelfFile(p string, fi os.FileInfo) shelfEntry {
 	return e
 }
 
-// shelfOf is the device's shelf directory, or the refusal of a device
-// whose policy names none.
-func shelfOf(inv *invocation) (string, error) {
+// shelfList is the device's shelf directory and its APKs, or the refusal
+// of a device whose policy names none.
+func (t *Tools) shelfList(inv *invocation) (string, []shelfEntry, error) {
 	if inv.policy == nil || inv.policy.InstallDir == "" {
-		return "", refuse(ruleShelf, "the operator's policy names no shelf of APKs for this device; nothing can be installed")
+		return "", nil, refuse(ruleShelf, "the operator's policy names no shelf of APKs for this device; nothing can be installed")
 	}
-	return inv.policy.InstallDir, nil
+	dir := inv.policy.InstallDir
+	list, err := t.listShelf(dir)
+	return dir, list, err
 }
 
 // listShelf lists the *.apk files of dir, by name.
@@ -195,11 +197,7 @@ func (t *Tools) runAppInstall(ctx context.Context, inv *invocation, a appInstall
 	if err := checkShelfFile(a.File); err != nil {
 		return nil, err
 	}
-	dir, err := shelfOf(inv)
-	if err != nil {
-		return nil, err
-	}
-	list, err := t.listShelf(dir)
+	dir, list, err := t.shelfList(inv)
 	if err != nil {
 		return nil, err
 	}

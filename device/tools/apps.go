@@ -86,11 +86,7 @@ func appListTool(t *Tools) *toolDef {
 
 func (t *Tools) runAppList(ctx context.Context, inv *invocation, a appListArgs) (any, error) {
 	if a.Shelf {
-		dir, err := shelfOf(inv)
-		if err != nil {
-			return nil, err
-		}
-		list, err := t.listShelf(dir)
+		_, list, err := t.shelfList(inv)
 		if err != nil {
 			return nil, err
 		}

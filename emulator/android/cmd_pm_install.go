@@ -41,25 +41,13 @@ const installSession = "/data/app/vmdl1097502863.tmp/base.apk"
 // platform's keys, not the APK's): INSTALL_FAILED_UPDATE_INCOMPATIBLE
 // with InstallPackageHelper's message.
 func pmInstall(c *shell.Ctx, s *shellArgs) (int, error) {
-	grant := false
-	for {
-		opt, err := s.nextOption()
-		if err != nil {
-			return 0, err
-		}
-		if opt == "" {
-			break
-		}
-		switch opt {
-		case "-g":
-			grant = true
-		case "-r", "-t", "-d":
-			// -r is ignored since Android 7 (an install always replaces);
-			// -t and -d change nothing the model checks.
-		default:
-			return 0, illegalArgument("Unknown option %s", opt)
-		}
+	// -r is ignored since Android 7 (an install always replaces); -t and
+	// -d change nothing the model checks.
+	opts, err := pmFlags(s, "-g", "-r", "-t", "-d")
+	if err != nil {
+		return 0, err
 	}
+	grant := opts["-g"]
 	p, ok := s.nextArg()
 	if !ok {
 		c.Printf("Error: must either specify a package size or an APK file\n")
@@ -116,17 +104,8 @@ func pmInstall(c *shell.Ctx, s *shellArgs) (int, error) {
 // --user uninstall hides), fail in the delete observer with
 // DELETE_FAILED_INTERNAL_ERROR.
 func pmUninstall(c *shell.Ctx, s *shellArgs) (int, error) {
-	for {
-		opt, err := s.nextOption()
-		if err != nil {
-			return 0, err
-		}
-		if opt == "" {
-			break
-		}
-		if opt != "-k" {
-			return 0, illegalArgument("Unknown option %s", opt)
-		}
+	if _, err := pmFlags(s, "-k"); err != nil {
+		return 0, err
 	}
 	pkg, ok := s.nextArg()
 	if !ok {
@@ -151,6 +130,25 @@ func pmUninstall(c *shell.Ctx, s *shellArgs) (int, error) {
 	d.st.version++
 	c.Printf("Success\n")
 	return 0, nil
+}
+
+// pmFlags reads the leading options, each one of allowed (a flag without
+// a value); another is the IllegalArgumentException makeInstallParams and
+// runUninstall throw.
+func pmFlags(s *shellArgs, allowed ...string) (map[string]bool, error) {
+	got := map[string]bool{}
+	for {
+		opt, err := s.nextOption()
+		switch {
+		case err != nil:
+			return nil, err
+		case opt == "":
+			return got, nil
+		case !slices.Contains(allowed, opt):
+			return nil, illegalArgument("Unknown option %s", opt)
+		}
+		got[opt] = true
+	}
 }
 
 // apkInfo is what the phone's package parser takes from an APK.
