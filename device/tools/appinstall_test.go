@@ -1,11 +1,13 @@
 package tools
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/emulator"
@@ -198,4 +200,67 @@ func TestAppInstallNotOffered(t *testing.T) {
 	if a.Err == nil || a.Err.Code != codeNotPermitted || !strings.Contains(a.Err.Message, "no shelf") {
 		t.Errorf("shelf without a policy: %+v", a)
 	}
+}
+
+// TestShelfCache: a file of the same size and modification time is not
+// read again; a new modification time is.
+func TestShelfCache(t *testing.T) {
+	shelf := shelfFixture(t, map[string]string{"a.apk": "politedroid_4.apk"})
+	p := filepath.Join(shelf, "a.apk")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tl Tools
+	if l, err := tl.listShelf(shelf); err != nil || len(l) != 1 || l[0].Package != "com.politedroid" {
+		t.Fatalf("%+v %v", l, err)
+	}
+	// Garbage of the same size and time: still the cached reading.
+	if err := os.WriteFile(p, make([]byte, fi.Size()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := tl.listShelf(shelf); l[0].Package != "com.politedroid" {
+		t.Errorf("read again: %+v", l[0])
+	}
+	later := fi.ModTime().Add(time.Second)
+	if err := os.Chtimes(p, later, later); err != nil {
+		t.Fatal(err)
+	}
+	if l, _ := tl.listShelf(shelf); l[0].Unreadable == "" {
+		t.Errorf("a changed file was not read again: %+v", l[0])
+	}
+}
+
+// BenchmarkShelfList: listing a shelf of real APKs, cached (each file
+// read once) against read every time.
+func BenchmarkShelfList(b *testing.B) {
+	dir := b.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "adb", "apk", "testdata", "duplicate_permissions_9999999.apk"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := range 20 {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("app%02d.apk", i)), src, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Run("cached", func(b *testing.B) {
+		var tl Tools
+		for b.Loop() {
+			if _, err := tl.listShelf(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("uncached", func(b *testing.B) {
+		for b.Loop() {
+			var tl Tools
+			if _, err := tl.listShelf(dir); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
