@@ -1,11 +1,14 @@
 package android
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/adb-connector/adb-connector/adb/apk"
 )
 
 // apkFixture is a real APK of the connector's decoder fixtures (their
@@ -114,4 +117,34 @@ func FuzzReadAPK(f *testing.F) {
 			t.Fatalf("accepted %+v", m)
 		}
 	})
+}
+
+// TestPhoneAndHostReadAPKsAlike: the phone's own reading of each real APK
+// and the connector's decoder (adb/apk, written apart) agree on the
+// package and version, and on which files are no APK at all.
+func TestPhoneAndHostReadAPKsAlike(t *testing.T) {
+	names, err := filepath.Glob(filepath.Join("..", "..", "adb", "apk", "testdata", "*.apk"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no fixtures: %v", err)
+	}
+	for _, n := range names {
+		b, err := os.ReadFile(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		host, herr := apk.Read(bytes.NewReader(b), int64(len(b)))
+		phone, failure := readAPK(b)
+		if herr != nil {
+			if failure == "" || strings.Contains(failure, "NO_CERTIFICATES") {
+				t.Errorf("%s: the host refuses it (%v), the phone reads %+v", filepath.Base(n), herr, phone)
+			}
+			continue
+		}
+		if strings.Contains(failure, "NO_CERTIFICATES") {
+			continue // unsigned: read alike up to the signature check
+		}
+		if failure != "" || phone.pkg != host.Package || phone.code != host.VersionCode || phone.name != host.VersionName {
+			t.Errorf("%s: phone %+v %q, host %+v", filepath.Base(n), phone, failure, host)
+		}
+	}
 }
