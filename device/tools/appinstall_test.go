@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -263,4 +264,30 @@ func BenchmarkShelfList(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestAppInstallProgress: an install that takes a while sends progress
+// pushes before its ack (the pipeline's, as for every long call).
+func TestAppInstallProgress(t *testing.T) {
+	shelf := shelfFixture(t, map[string]string{"politedroid.apk": "politedroid_4.apk"})
+	e := newToolsEnv(t, 1, func(c *Config) {
+		c.ProgressAfter = time.Millisecond
+		c.Policy = policyHolder(t, "policies:\n  default:\n    apps: {install_dir: \""+shelf+"\"}\n")
+	})
+	// Each phone command takes half a second: the install spans hundreds
+	// of progress periods.
+	e.device(0).Android().SetLatency(500 * time.Millisecond)
+	var mu sync.Mutex
+	var pushes []string
+	a := e.call(t, t.Context(), devChannel(0), "android_app_install", `{"file":"politedroid.apk"}`, "", func(msg string, _ float64) {
+		mu.Lock()
+		pushes = append(pushes, msg)
+		mu.Unlock()
+	})
+	mustOK(t, a, nil)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(pushes) == 0 || !strings.Contains(pushes[0], "android_app_install") {
+		t.Errorf("pushes = %q", pushes)
+	}
 }
