@@ -42,7 +42,7 @@ type shelfEntry struct {
 	VersionCode int64  `json:"version_code,omitempty"`
 	// VersionName is null when the manifest names a string resource,
 	// which only the phone resolves (the install's result has it).
-	VersionName *string `json:"version_name,omitempty"`
+	VersionName *string `json:"version_name"`
 	// Unreadable says why the file cannot be installed (not an APK, a
 	// manifest that does not decode); Package and the versions are then
 	// absent.
@@ -217,6 +217,13 @@ func (t *Tools) runAppInstall(ctx context.Context, inv *invocation, a appInstall
 		return nil, &connector.Error{Code: connector.CodeToolInvokeFailed, Message: "the APK cannot be read on the host; ask the operator"}
 	}
 	defer f.Close()
+	// The file installed is the one whose package the rules were checked
+	// on: the operator may replace a shelf's file at any time.
+	if fi, err := f.Stat(); err != nil || fi.Size() != e.Bytes {
+		return nil, errShelfChanged
+	} else if m, err := apk.Read(f, fi.Size()); err != nil || m.Package != e.Package {
+		return nil, errShelfChanged
+	}
 	if err := inv.dev.Install(ctx, f, adb.InstallOptions{GrantAll: a.GrantAll}); err != nil {
 		return nil, pmRefusal(err, "install")
 	}
@@ -226,6 +233,10 @@ func (t *Tools) runAppInstall(ctx context.Context, inv *invocation, a appInstall
 	}
 	return appInstallResult{Package: e.Package, VersionName: name, VersionCode: code}, nil
 }
+
+// errShelfChanged: the APK changed on the shelf between its listing and
+// its install.
+var errShelfChanged = &connector.Error{Code: connector.CodeToolInvokeFailed, Message: "the APK changed on the shelf as it was being installed; nothing was installed, try again"}
 
 // pmRefusal is the error of a failure the package manager reported: its
 // code and message, which say what went wrong, with what to do for the
