@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/adb-connector/adb-connector/adb/adbtest"
 )
 
 // TestInstallUninstall: through the real adb server to the virtual phone,
@@ -16,13 +14,7 @@ import (
 // the phone's refusals come back as *PMError with their code.
 func TestInstallUninstall(t *testing.T) {
 	t.Parallel()
-	env := adbtest.Start(t, adbtest.Options{Devices: 1})
-	c := newTestClient(t, Config{NoTracking: true, Endpoints: []string{env.ServerAddr}})
-	vd := env.Devices[0]
-	d, err := c.Device(DeviceKey(env.ServerAddr, vd.Serial()))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, vd, d := opsEnv(t)
 	apk := func(name string) *bytes.Reader {
 		b, err := os.ReadFile(filepath.Join("apk", "testdata", name))
 		if err != nil {
@@ -30,7 +22,8 @@ func TestInstallUninstall(t *testing.T) {
 		}
 		return bytes.NewReader(b)
 	}
-	if err := d.Install(t.Context(), apk("politedroid_4.apk"), InstallOptions{}); err != nil {
+	err := d.Install(t.Context(), apk("politedroid_4.apk"), InstallOptions{})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if code, name, err := d.PackageVersion(t.Context(), "com.politedroid"); err != nil || code != 4 || name != "1.3" {
