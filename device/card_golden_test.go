@@ -11,6 +11,7 @@ import (
 	"github.com/adb-connector/adb-connector/connector"
 	"github.com/adb-connector/adb-connector/connector/xagenttest"
 	"github.com/adb-connector/adb-connector/device/card"
+	"github.com/adb-connector/adb-connector/device/policy"
 	"github.com/adb-connector/adb-connector/device/tools"
 	"github.com/adb-connector/adb-connector/internal/buildinfo"
 	"github.com/adb-connector/adb-connector/internal/testkit"
@@ -20,11 +21,17 @@ var updateGolden = flag.Bool("update", false, "rewrite testdata golden files")
 
 // TestCardGolden: the Card as served — CardConfig plus the registered
 // tools — validates and matches testdata/card.golden.json (run with
-// -update after an intended change).
+// -update after an intended change). The operator's config names a shelf
+// and allows uninstalling, so the Card has the tools only such a config
+// offers (android_shell aside, whose schema has its own tests).
 func TestCardGolden(t *testing.T) {
 	t.Parallel()
 	e := newSvcEnv(t, 0, nil)
-	ts, err := tools.New(tools.Config{Resolver: e.svc, Files: e.files, DB: e.db})
+	pol, err := policy.Parse([]byte("policies:\n  default:\n    apps: {install_dir: /srv/apks, uninstall: true}\n"), policy.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := tools.New(tools.Config{Resolver: e.svc, Files: e.files, DB: e.db, Policy: policy.NewHolder(pol)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +64,7 @@ func TestCardGolden(t *testing.T) {
 	for _, ct := range built.Tools {
 		ids = append(ids, ct.ToolID)
 	}
-	if diff := cmp.Diff(ids, tools.IDs(tools.Set{Files: true})); diff != "" {
+	if diff := cmp.Diff(ids, tools.IDs(tools.Set{Files: true, Install: true, Uninstall: true})); diff != "" {
 		t.Errorf("tool ids (-card +IDs):\n%s", diff)
 	}
 }

@@ -45,7 +45,9 @@ func (s *Service) leasePolicy(key string) LeasePolicy {
 	if eff == nil {
 		return DefaultLeasePolicy()
 	}
-	return leaseFromPolicy(eff.Lease)
+	lp := leaseFromPolicy(eff.Lease)
+	lp.Reset.UninstallInstalled = eff.UninstallOnReset
+	return lp
 }
 
 // leaseOf is the lease part of a device's policy (lease.Config.Policy).

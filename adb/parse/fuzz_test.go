@@ -53,6 +53,10 @@ func FuzzPackagePermissions(f *testing.F) {
 	})
 }
 
+func FuzzPMResult(f *testing.F) {
+	fuzzString(f, "pminstall/*.txt", func(s string) error { _, err := PMResult(s); return err })
+}
+
 func FuzzBattery(f *testing.F) {
 	fuzzString(f, "battery/*.txt", func(s string) error { _, err := Battery(s); return err })
 }

@@ -38,6 +38,7 @@ var goldenCases = []goldenCase{
 	{"wm/density_*.txt", str(func(s string) (any, error) { return WMDensity(s) })},
 	{"battery/*.txt", str(func(s string) (any, error) { return Battery(s) })},
 	{"package/*.txt", str(func(s string) (any, error) { return PackagePermissions(s) })},
+	{"pminstall/*.txt", str(func(s string) (any, error) { return PMResult(s) })},
 	{"notification/*.txt", str(func(s string) (any, error) { return Notifications(s) })},
 	{"window/*.txt", str(func(s string) (any, error) { return Window(s) })},
 	{"power/*.txt", str(func(s string) (any, error) { return Power(s) })},

@@ -2,6 +2,7 @@ package parse
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -17,6 +18,12 @@ type Permissions struct {
 	// Runtime are the runtime permissions of user 0 (the first "User N:"
 	// block), by name: granted.
 	Runtime map[string]bool `json:"runtime"`
+	// VersionCode and VersionName are the package's version, from the
+	// block's "versionCode=N minSdk=..." and "versionName=X" lines (0 and
+	// "" when absent). The package manager resolves a versionName that
+	// names a resource, so this is the text the app shows.
+	VersionCode int64  `json:"version_code,omitempty"`
+	VersionName string `json:"version_name,omitempty"`
 }
 
 // PackagePermissions reads the first package block of `dumpsys package
@@ -70,6 +77,11 @@ func PackagePermissions(out string) (Permissions, error) {
 		}
 		section = ""
 		switch {
+		case strings.HasPrefix(t, "versionCode=") && p.VersionCode == 0:
+			v, _, _ := strings.Cut(strings.TrimPrefix(t, "versionCode="), " ")
+			p.VersionCode, _ = strconv.ParseInt(v, 10, 64)
+		case strings.HasPrefix(t, "versionName=") && p.VersionName == "":
+			p.VersionName = strings.TrimPrefix(t, "versionName=")
 		case strings.HasPrefix(t, "User ") && strings.Contains(t, ":"):
 			if seenUser {
 				userDone = true

@@ -85,7 +85,7 @@ func TestCLIMistakes(t *testing.T) {
 		{[]string{"unbind", "A", "B"}, `adb-connector unbind: unexpected argument "B" (it takes only SERIAL); see adb-connector unbind --help`},
 		{[]string{"config", "check"}, "adb-connector config: missing FILE: adb-connector config check FILE; see adb-connector config --help"},
 		{[]string{"try"}, "adb-connector try: missing TOOL (e.g. android_observe); see adb-connector try --help"},
-		{[]string{"try", "android_tapp"}, `adb-connector try: unknown tool "android_tapp" (did you mean android_tap?); the tools: ` + strings.Join(tools.IDs(tools.Set{Files: true, Shell: true}), ", ") + "; see adb-connector try --help"},
+		{[]string{"try", "android_tapp"}, `adb-connector try: unknown tool "android_tapp" (did you mean android_tap?); the tools: ` + strings.Join(tools.IDs(tools.FullSet()), ", ") + "; see adb-connector try --help"},
 		{[]string{"devices", "--jsn"}, "adb-connector devices: unknown flag --jsn (did you mean --json?); see adb-connector devices --help"},
 	} {
 		out, errOut, err := runMain(tc.args...)

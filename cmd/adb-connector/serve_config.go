@@ -27,7 +27,7 @@ import (
 // tool of the catalogue (a policy may name a tool this deployment's Card
 // lacks) and android_shell.
 func policyOptions() policy.Options {
-	return policy.Options{ToolIDs: tools.IDs(tools.Set{Files: true, Shell: true}), Settings: serveSettingKeys()}
+	return policy.Options{ToolIDs: tools.IDs(tools.FullSet()), Settings: serveSettingKeys()}
 }
 
 // configFlags are serve's --config and --config-poll.

@@ -104,7 +104,7 @@ func runTry(args []string, stdout, stderr io.Writer) error {
 	if *release {
 		return t.releaseKept(ctx)
 	}
-	if tool, known := pos[0], tools.IDs(tools.Set{Files: true, Shell: true}); !slices.Contains(known, tool) {
+	if tool, known := pos[0], tools.IDs(tools.FullSet()); !slices.Contains(known, tool) {
 		hint := ""
 		if c := suggest.Closest(tool, known); c != "" {
 			hint = fmt.Sprintf(" (did you mean %s?)", c)

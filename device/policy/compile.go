@@ -3,6 +3,7 @@ package policy
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -82,6 +83,9 @@ func compile(f File, o Options) (*Config, error) {
 func checkRule(r Rule, p string, o Options) error {
 	if r.Clipboard != nil && *r.Clipboard != ClipboardReadWrite && *r.Clipboard != ClipboardWrite && *r.Clipboard != ClipboardNone {
 		return &Error{Path: p + ".clipboard", Msg: fmt.Sprintf("%q: want read_write, write or none", *r.Clipboard)}
+	}
+	if r.Apps != nil && r.Apps.InstallDir != nil && *r.Apps.InstallDir != "" && !filepath.IsAbs(*r.Apps.InstallDir) {
+		return &Error{Path: p + ".apps.install_dir", Msg: fmt.Sprintf("%q: want an absolute path (the directory of the APKs agents may install)", *r.Apps.InstallDir)}
 	}
 	if r.PhoneHelper != nil && *r.PhoneHelper != PhoneHelperAuto && *r.PhoneHelper != PhoneHelperOff {
 		return &Error{Path: p + ".phone_helper", Msg: fmt.Sprintf("%q: want auto or off", *r.PhoneHelper)}

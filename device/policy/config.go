@@ -86,6 +86,23 @@ type Rule struct {
 	// and android_shell.
 	Lease *Lease `yaml:"lease"`
 	Shell *Shell `yaml:"shell"`
+	// Apps are the shelf of APKs android_app_install installs from and
+	// whether android_app_uninstall may remove apps.
+	Apps *Apps `yaml:"apps"`
+}
+
+// Apps are the install and uninstall settings. Unset fields inherit.
+type Apps struct {
+	// InstallDir is the shelf: a host directory (absolute path) whose
+	// *.apk files agents may install, by file name. Unset or "": no shelf,
+	// android_app_install is not offered.
+	InstallDir *string `yaml:"install_dir"`
+	// Uninstall offers android_app_uninstall (default false).
+	Uninstall *bool `yaml:"uninstall"`
+	// UninstallOnReset: the reset when a binding ends uninstalls the apps
+	// the binding installed that the phone did not have before (default:
+	// true where a shelf is named).
+	UninstallOnReset *bool `yaml:"uninstall_on_reset"`
 }
 
 // List is an allow list or a deny list of names or globs. Allow nil: no

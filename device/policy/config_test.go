@@ -362,3 +362,48 @@ func TestReloaderRun(t *testing.T) {
 		t.Fatal("the poll did not apply the changed file")
 	}
 }
+
+func TestAppsPolicy(t *testing.T) {
+	c, err := Parse([]byte(`
+tags:
+  - match: {serial: "LAB*"}
+    tags: [lab]
+policies:
+  default:
+    apps: {install_dir: /srv/apks}
+  rules:
+    - tags: [lab]
+      apps: {uninstall: true, uninstall_on_reset: false}
+`), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	def, lab := c.For(Device{Serial: "X1"}), c.For(Device{Serial: "LAB1"})
+	if def.InstallDir != "/srv/apks" || def.Uninstall || !def.UninstallOnReset {
+		t.Errorf("default: %+v", def)
+	}
+	if lab.InstallDir != "/srv/apks" || !lab.Uninstall || lab.UninstallOnReset {
+		t.Errorf("lab: %+v", lab)
+	}
+	if !def.Offers(InstallToolID) || def.Offers(UninstallToolID) || !lab.Offers(UninstallToolID) {
+		t.Error("Offers does not follow the apps keys")
+	}
+	if !c.InstallEnabled() || !c.UninstallEnabled() {
+		t.Error("InstallEnabled/UninstallEnabled")
+	}
+	var none *Effective
+	if none.Offers(InstallToolID) || none.Offers(UninstallToolID) {
+		t.Error("offered without a config file")
+	}
+	if _, err := Parse([]byte("policies:\n  default:\n    apps: {install_dir: apks}\n"), Options{}); err == nil || !strings.Contains(err.Error(), "absolute path") {
+		t.Errorf("relative install_dir: %v", err)
+	}
+	if _, err := Parse([]byte("policies:\n  default:\n    apps: {install_dirr: /x}\n"), Options{}); err == nil || !strings.Contains(err.Error(), "did you mean install_dir") {
+		t.Errorf("misspelt key: %v", err)
+	}
+	// No shelf: the reset uninstalls nothing by default.
+	c, _ = Parse([]byte("policies:\n  default:\n    apps: {uninstall: true}\n"), Options{})
+	if e := c.For(Device{}); e.UninstallOnReset || e.InstallDir != "" {
+		t.Errorf("no shelf: %+v", e)
+	}
+}

@@ -43,6 +43,7 @@ type Effective struct {
 	toolAllow, toolDeny map[string]bool // toolAllow nil: no allow list
 	pkgAllow            *[]string
 	pkgDeny             []string
+	onReset             *bool // apps.uninstall_on_reset as set, nil: unset
 
 	// Schemes android_open_url may open (lower case); Hosts are globs
 	// (empty: any host).
@@ -67,6 +68,12 @@ type Effective struct {
 	// where bindings and android_shell live.
 	Lease Lease
 	Shell Shell
+	// InstallDir is the shelf android_app_install installs from ("": none,
+	// the tool is not offered); Uninstall offers android_app_uninstall;
+	// UninstallOnReset: the reset uninstalls what the binding installed.
+	InstallDir       string
+	Uninstall        bool
+	UninstallOnReset bool
 }
 
 // DefaultSchemes are the URL schemes allowed when no policy names any.
@@ -76,12 +83,20 @@ var DefaultSchemes = []string{"http", "https"}
 // policy enables it.
 const ShellToolID = "android_shell"
 
+// InstallToolID and UninstallToolID are offered only where the policy
+// names a shelf, and allows uninstalling.
+const (
+	InstallToolID   = "android_app_install"
+	UninstallToolID = "android_app_uninstall"
+)
+
 // Offers reports whether tool is offered on the device.
 func (e *Effective) Offers(tool string) bool {
 	if e == nil {
-		return tool != ShellToolID
+		return tool != ShellToolID && tool != InstallToolID && tool != UninstallToolID
 	}
-	if tool == ShellToolID && !e.Shell.Enabled {
+	switch {
+	case tool == ShellToolID && !e.Shell.Enabled, tool == InstallToolID && e.InstallDir == "", tool == UninstallToolID && !e.Uninstall:
 		return false
 	}
 	if e.toolAllow != nil && !e.toolAllow[tool] {
@@ -170,6 +185,10 @@ func (c *Config) For(d Device) *Effective {
 			break
 		}
 	}
+	e.UninstallOnReset = e.InstallDir != ""
+	if e.onReset != nil {
+		e.UninstallOnReset = *e.onReset
+	}
 	return e
 }
 
@@ -192,15 +211,27 @@ func (c *Config) MaxRecordCap() time.Duration {
 // ShellEnabled reports whether any policy enables android_shell (it is in
 // the Card only then).
 func (c *Config) ShellEnabled() bool {
+	return c.anyRule(func(r Rule) bool { return r.Shell != nil && r.Shell.Enabled })
+}
+
+// InstallEnabled reports whether any policy names a shelf, and
+// UninstallEnabled whether any allows uninstalling (android_app_install
+// and android_app_uninstall are in the Card only then).
+func (c *Config) InstallEnabled() bool {
+	return c.anyRule(func(r Rule) bool { return r.Apps != nil && r.Apps.InstallDir != nil && *r.Apps.InstallDir != "" })
+}
+
+// UninstallEnabled: see InstallEnabled.
+func (c *Config) UninstallEnabled() bool {
+	return c.anyRule(func(r Rule) bool { return r.Apps != nil && r.Apps.Uninstall != nil && *r.Apps.Uninstall })
+}
+
+// anyRule reports whether f holds for the default policy or a rule.
+func (c *Config) anyRule(f func(Rule) bool) bool {
 	if c == nil {
 		return false
 	}
-	for _, r := range append([]Rule{c.def}, c.rules...) {
-		if r.Shell != nil && r.Shell.Enabled {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(append([]Rule{c.def}, c.rules...), f)
 }
 
 // apply overlays the fields r sets.
@@ -250,6 +281,17 @@ func (e *Effective) apply(r Rule) {
 	}
 	if r.Shell != nil {
 		e.Shell = *r.Shell
+	}
+	if a := r.Apps; a != nil {
+		if a.InstallDir != nil {
+			e.InstallDir = *a.InstallDir
+		}
+		if a.Uninstall != nil {
+			e.Uninstall = *a.Uninstall
+		}
+		if a.UninstallOnReset != nil {
+			e.onReset = a.UninstallOnReset
+		}
 	}
 }
 

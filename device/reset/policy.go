@@ -18,6 +18,11 @@ type Policy struct {
 	DeleteFiles bool
 	// ScreenOff turns the screen off (KEYCODE_SLEEP) last.
 	ScreenOff bool
+	// UninstallInstalled uninstalls the apps the binding installed: the
+	// user-installed packages the phone has at the release and did not
+	// have when the binding began (policy apps.uninstall_on_reset). The
+	// baseline lists them only when this is on.
+	UninstallInstalled bool
 }
 
 // DefaultPolicy goes home, stops the apps the binding launched and deletes
@@ -30,5 +35,5 @@ func DefaultPolicy() Policy {
 
 // Empty reports whether the reset does nothing.
 func (p Policy) Empty() bool {
-	return !p.Home && !p.ForceStopLaunched && len(p.ClearPackages) == 0 && !p.DeleteFiles && !p.ScreenOff
+	return !p.Home && !p.ForceStopLaunched && len(p.ClearPackages) == 0 && !p.DeleteFiles && !p.ScreenOff && !p.UninstallInstalled
 }

@@ -344,7 +344,7 @@ func (r *Resets) run(rs binding.Reset) {
 // audit writes the reset's audit row: counts and step names only.
 func (r *Resets) audit(ctx context.Context, rs binding.Reset, p Policy, rep report, outcome string, took time.Duration) {
 	args := map[string]any{
-		"reason": rs.Reason, "home": p.Home, "force_stopped": len(rep.stopped), "cleared": len(rep.cleared),
+		"reason": rs.Reason, "home": p.Home, "force_stopped": len(rep.stopped), "cleared": len(rep.cleared), "uninstalled": len(rep.uninstalled),
 		"delete_files": p.DeleteFiles, "screen_off": p.ScreenOff,
 	}
 	if len(rep.failed) > 0 {
@@ -368,6 +368,9 @@ type baseline struct {
 	// rotation are the rotation settings, which a reset puts back (nil:
 	// unknown).
 	rotation *adb.RotationSettings
+	// userApps are the user-installed packages, taken when the policy
+	// uninstalls what the binding installed (nil: not taken or unknown).
+	userApps []string
 }
 
 // takeBaseline records the packages running on a device and its rotation
@@ -387,6 +390,9 @@ func (r *Resets) takeBaseline(key string) {
 	base := baseline{running: running}
 	if rot, err := d.RotationSettings(ctx); err == nil {
 		base.rotation = &rot
+	}
+	if r.cfg.Policy(key).UninstallInstalled {
+		base.userApps, _ = userPackages(ctx, d)
 	}
 	if r.cfg.Bound(key) {
 		r.mu.Lock()
@@ -422,11 +428,12 @@ func (r *Resets) retryLoop() {
 
 // report is what one reset did.
 type report struct {
-	stopped []string
-	cleared []string
-	failed  []string // steps that failed, in order
-	errs    []error
-	away    bool // the device stopped answering: retried when it answers
+	stopped     []string
+	cleared     []string
+	uninstalled []string
+	failed      []string // steps that failed, in order
+	errs        []error
+	away        bool // the device stopped answering: retried when it answers
 }
 
 func (r *report) step(name string, err error) {

@@ -53,6 +53,9 @@ func resetDevice(ctx context.Context, d *adb.Device, p Policy, base baseline) re
 		}
 		rep.step("clear", err)
 	}
+	if p.UninstallInstalled && base.userApps != nil && !rep.away {
+		uninstallInstalled(ctx, d, base.userApps, &rep)
+	}
 	if p.DeleteFiles && !rep.away {
 		rep.step("delete_files", d.RemoveTempFiles(ctx))
 	}
@@ -111,4 +114,34 @@ func restoreRotation(ctx context.Context, d *adb.Device, was adb.RotationSetting
 		return err
 	}
 	return d.SetRotationSettings(ctx, was)
+}
+
+// userPackages lists the user-installed packages (pm list packages -3).
+func userPackages(ctx context.Context, d *adb.Device) ([]string, error) {
+	apps, err := d.Apps(ctx, adb.AppsOptions{ThirdParty: true})
+	if err != nil {
+		return nil, err
+	}
+	pkgs := make([]string, len(apps))
+	for i, a := range apps {
+		pkgs[i] = a.Package
+	}
+	return pkgs, nil
+}
+
+// uninstallInstalled uninstalls the user-installed packages the phone has
+// now and did not have in base: those the binding installed.
+func uninstallInstalled(ctx context.Context, d *adb.Device, base []string, rep *report) {
+	now, err := userPackages(ctx, d)
+	rep.step("find_installed", err)
+	for _, pkg := range now {
+		if slices.Contains(base, pkg) {
+			continue
+		}
+		err := d.Uninstall(ctx, pkg)
+		rep.step("uninstall", err)
+		if err == nil {
+			rep.uninstalled = append(rep.uninstalled, pkg)
+		}
+	}
 }

@@ -60,6 +60,12 @@ type appListResult struct {
 
 type appListArgs struct {
 	IncludeSystem bool `json:"include_system"`
+	Shelf         bool `json:"shelf"`
+}
+
+// appShelfResult is android_app_list's result with shelf: true.
+type appShelfResult struct {
+	Shelf []shelfEntry `json:"shelf"`
 }
 
 func appListTool(t *Tools) *toolDef {
@@ -67,15 +73,25 @@ func appListTool(t *Tools) *toolDef {
 		id: "android_app_list", title: "List the apps on the Android phone",
 		props: map[string]any{
 			"include_system": map[string]any{"type": "boolean", "description": "Also list preinstalled (system) apps. Default false."},
+			"shelf":          map[string]any{"type": "boolean", "description": "List instead the APKs on the lab's shelf, which android_app_install installs (where the operator names a shelf). Default false."},
 		}, readOnly: true, run: (*Tools).runAppList,
 		description: "Lists the bound phone's installed apps: package, system (preinstalled), launchable (has a " +
 			"launcher icon, so android_app_launch can start it without an activity), label when the phone " +
 			"reports it. Launchable apps first, then by package name. include_system adds the preinstalled " +
-			"ones (default: only those the user installed). Read-only.",
+			"ones (default: only those the user installed). shelf: true lists instead the APKs on the lab's shelf " +
+			"(file, bytes, package, version_code, version_name; unreadable says why a file cannot be installed), " +
+			"where the operator's policy names one (else not_permitted). Read-only.",
 	})
 }
 
 func (t *Tools) runAppList(ctx context.Context, inv *invocation, a appListArgs) (any, error) {
+	if a.Shelf {
+		_, list, err := t.shelfList(inv)
+		if err != nil {
+			return nil, err
+		}
+		return appShelfResult{Shelf: list}, nil
+	}
 	apps, err := inv.dev.Apps(ctx, adb.AppsOptions{ThirdParty: !a.IncludeSystem})
 	if err != nil {
 		return nil, err

@@ -116,6 +116,7 @@ type Tools struct {
 	trees   treeCache
 	ui      uiCache     // each phone's last dump, for an acting call's ref
 	sent    sentScreens // the screens each channel received, for since
+	shelf   shelfCache  // the shelf's APKs as read (appinstall.go)
 	metrics *toolMetrics
 	// persistTimeout bounds writing a call's audit row and idempotency
 	// record (defaultPersistTimeout; tests shorten it).
@@ -209,12 +210,20 @@ type Set struct {
 	// Shell: the operator's config enables android_shell for some phones
 	// (the Card is built once, at start).
 	Shell bool
+	// Install, Uninstall: the operator's config names a shelf of APKs,
+	// allows uninstalling, for some phones.
+	Install, Uninstall bool
 }
+
+// FullSet is the set with every optional tool: the whole catalogue (the
+// tool ids a policy may name).
+func FullSet() Set { return Set{Files: true, Shell: true, Install: true, Uninstall: true} }
 
 // Set is the optional part of the tool set c offers: what New registers
 // and IDs(c.Set()) lists, the one decision of both.
 func (c Config) Set() Set {
-	return Set{Files: c.Files != nil, Shell: c.Policy.Current().ShellEnabled()}
+	cur := c.Policy.Current()
+	return Set{Files: c.Files != nil, Shell: cur.ShellEnabled(), Install: cur.InstallEnabled(), Uninstall: cur.UninstallEnabled()}
 }
 
 // toolSpecs is the catalogue: every tool in Card order, and when it is
@@ -239,6 +248,8 @@ var toolSpecs = []struct {
 	{appListTool, always},
 	{appLaunchTool, always},
 	{appStopTool, always},
+	{appInstallTool, func(s Set) bool { return s.Install }},
+	{appUninstallTool, func(s Set) bool { return s.Uninstall }},
 	{permissionTool, always},
 	{openURLTool, always},
 	{recordTool, func(s Set) bool { return s.Files }},

@@ -136,6 +136,10 @@ func (t *Tools) checkPolicy(ctx context.Context, d *toolDef, inv *invocation) er
 		if r := eff.LaunchRefusal(str("package")); r != "" {
 			return refuse(rulePackage, "%s; no permission was changed", r)
 		}
+	case policy.UninstallToolID:
+		if r := eff.LaunchRefusal(str("package")); r != "" {
+			return refuse(rulePackage, "%s; nothing was uninstalled", r)
+		}
 	case "android_open_url":
 		if err := checkURLPolicy(eff, str("url")); err != nil {
 			return err

@@ -1,6 +1,7 @@
 package services
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -100,7 +101,8 @@ func dumpPackage(d *model.Phone, c *shell.Ctx, args []string) {
 		return
 	}
 	_, uid := d.AppIDs(pkg)
-	c.Printf("Packages:\n  Package [%s] (%s):\n    userId=%d\n    versionCode=1 minSdk=24 targetSdk=%d\n    versionName=1.0\n", pkg, model.ObjID("pkg", pkg), uid, d.SDK)
+	code, name := max(app.VersionCode, 1), cmp.Or(app.VersionName, "1.0")
+	c.Printf("Packages:\n  Package [%s] (%s):\n    userId=%d\n    versionCode=%d minSdk=24 targetSdk=%d\n    versionName=%s\n", pkg, model.ObjID("pkg", pkg), uid, code, d.SDK, name)
 	c.Printf("    requested permissions:\n")
 	for _, p := range app.Permissions {
 		c.Printf("      %s\n", p)

@@ -37,6 +37,10 @@ func packageCommand(c *shell.Ctx, args []string) int {
 		status = pmClear(c, s)
 	case "grant", "revoke":
 		err = pmGrantRevoke(c, sub, s)
+	case "install":
+		status, err = pmInstall(c, s)
+	case "uninstall":
+		status, err = pmUninstall(c, s)
 	case "", "help", "-h":
 		pmHelp(c)
 		return 255 // handleDefaultCommands prints the help and returns -1
@@ -242,6 +246,9 @@ func pmListPackages(c *shell.Ctx, s *shellArgs) int {
 // appVersionCode: system apps carry the platform's version code style of
 // their builds, other apps 1.
 func appVersionCode(a *ui.App) int {
+	if a.VersionCode > 0 {
+		return int(a.VersionCode)
+	}
 	if a.System {
 		return 33
 	}

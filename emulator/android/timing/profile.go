@@ -56,6 +56,11 @@ type Profile struct {
 	// DumpIdle is what `uiautomator dump` waits for the UI to be idle
 	// before it dumps (its own start is Start["uiautomator"]).
 	DumpIdle time.Duration
+	// InstallBase and InstallPerMB are `pm install`'s work on the phone
+	// past its command start: the package manager's copy into the
+	// session, parse, verification and dex optimisation (InstallCost).
+	InstallBase  time.Duration
+	InstallPerMB time.Duration
 	// RealTimeRecord makes screenrecord take its --time-limit in real time
 	// (Config.RealTimeRecord).
 	RealTimeRecord bool
@@ -98,8 +103,9 @@ var profiles = map[string]Profile{
 		},
 		DumpsysOther: 60 * time.Millisecond,
 		CaptureBase:  80 * time.Millisecond, CapturePerMP: 40 * time.Millisecond, PNGPerMP: 200 * time.Millisecond,
-		DeflatePerMB:   12 * time.Millisecond,
-		DumpIdle:       time.Second,
+		DeflatePerMB: 12 * time.Millisecond,
+		DumpIdle:     time.Second,
+		InstallBase:  800 * time.Millisecond, InstallPerMB: 150 * time.Millisecond,
 		RealTimeRecord: true,
 		Link:           usb2(38_000_000, 500*time.Microsecond),
 	},
@@ -127,8 +133,9 @@ var profiles = map[string]Profile{
 		},
 		DumpsysOther: 180 * time.Millisecond,
 		CaptureBase:  200 * time.Millisecond, CapturePerMP: 120 * time.Millisecond, PNGPerMP: 900 * time.Millisecond,
-		DeflatePerMB:   35 * time.Millisecond,
-		DumpIdle:       time.Second,
+		DeflatePerMB: 35 * time.Millisecond,
+		DumpIdle:     time.Second,
+		InstallBase:  2400 * time.Millisecond, InstallPerMB: 450 * time.Millisecond,
 		RealTimeRecord: true,
 		Link:           usb2(20_000_000, time.Millisecond),
 	},
@@ -235,4 +242,10 @@ func deflateLevelFactor(level int) (num, den int64) {
 func (p Profile) DeflateCost(n int64, level int) time.Duration {
 	num, den := deflateLevelFactor(level)
 	return time.Duration(n * int64(p.DeflatePerMB) / 1_000_000 * num / den)
+}
+
+// InstallCost is what `pm install` of an APK of n bytes costs past its
+// command start: InstallBase plus InstallPerMB per MB (10^6 bytes).
+func (p Profile) InstallCost(n int64) time.Duration {
+	return p.InstallBase + time.Duration(n*int64(p.InstallPerMB)/1_000_000)
 }

@@ -85,6 +85,10 @@ type App struct {
 	// Permissions are the <uses-permission> names the app requests; the
 	// runtime ones start denied (the phone's cmd_permission.go).
 	Permissions []string `json:"permissions,omitempty"`
+	// VersionCode and VersionName are the app's version (dumpsys package);
+	// set by `pm install` from the APK. Zero: a preinstalled app (1, "1.0").
+	VersionCode int64  `json:"version_code,omitempty"`
+	VersionName string `json:"version_name,omitempty"`
 }
 
 // ScreenDef is one screen: a UI tree (Root), or a real `uiautomator dump`
