@@ -100,5 +100,8 @@ done
 if [ "$failed" -ne 0 ]; then
   exit 1
 fi
-flaked=$(cat "$work/flaked" 2>/dev/null | wc -l)
+flaked=0
+if [ -f "$work/flaked" ]; then
+  flaked=$(wc -l <"$work/flaked")
+fi
 echo "fuzz: $found targets ($flaked hit the coordinator race twice)"

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -31,11 +30,23 @@ var (
 	loadError error
 )
 
-// SchemaDir returns the module's testdata/schemas directory (found from this
-// source file, so it works from any package's tests).
+// SchemaDir returns the module's testdata/schemas directory, found from
+// the working directory up to the module's go.mod: a test runs in its
+// package's directory, so it works from any package's tests, and unlike
+// this source file's own path it holds in a binary built with -trimpath.
 func SchemaDir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "..", "testdata", "schemas")
+	dir, err := os.Getwd()
+	if err != nil {
+		return filepath.Join("testdata", "schemas")
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return filepath.Join(d, "testdata", "schemas")
+		}
+		if filepath.Dir(d) == d {
+			return filepath.Join(dir, "testdata", "schemas")
+		}
+	}
 }
 
 // LoadValidator compiles the three schemas once per process.
