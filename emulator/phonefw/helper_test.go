@@ -331,8 +331,11 @@ func TestHelperOnEachSDK(t *testing.T) {
 				33: "sdk=33 ui=UiAutomation(Looper) cache=android.view.accessibility.AccessibilityInteractionClient input=android.hardware.input.InputManager clip_args=3",
 				34: "sdk=34 ui=UiAutomation(Context) cache=android.app.UiAutomation input=android.hardware.input.InputManagerGlobal clip_args=4",
 			}
-			if got := c.stderr.String(); !strings.Contains(got, "adbc-helper: "+paths[sdk]+"\n") {
-				t.Fatalf("stderr %q, want the paths %q", got, paths[sdk])
+			// stderr is a stream of its own: its line may follow HELLO.
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+			defer cancel()
+			if !c.stderr.Wait(ctx, "adbc-helper: "+paths[sdk]+"\n") {
+				t.Fatalf("stderr %q, want the paths %q", c.stderr.String(), paths[sdk])
 			}
 			if _, code, msg := c.call(1); code != "" {
 				t.Fatalf("PING: %s %s", code, msg)

@@ -2,7 +2,9 @@ package testkit
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
+	"strings"
 	"sync"
 )
 
@@ -11,15 +13,44 @@ import (
 // use, so it can back a logger shared by a server's goroutines while the test
 // reads it.
 type LogBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
+	mu      sync.Mutex
+	b       bytes.Buffer
+	changed chan struct{} // closed by the next Write; nil until Wait needs it
 }
 
 // Write appends p to the buffer. It never fails.
 func (l *LogBuffer) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.changed != nil {
+		close(l.changed)
+		l.changed = nil
+	}
 	return l.b.Write(p)
+}
+
+// Wait returns true once what was written contains s, or false when ctx
+// ends first: for output that another process writes on a stream of its
+// own (stderr beside stdout), whose order against the other stream no
+// one promises.
+func (l *LogBuffer) Wait(ctx context.Context, s string) bool {
+	for {
+		l.mu.Lock()
+		if strings.Contains(l.b.String(), s) {
+			l.mu.Unlock()
+			return true
+		}
+		if l.changed == nil {
+			l.changed = make(chan struct{})
+		}
+		ch := l.changed
+		l.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return false
+		}
+	}
 }
 
 // String returns everything written so far.

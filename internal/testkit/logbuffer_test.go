@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"strings"
 	"sync"
 	"testing"
@@ -36,5 +37,21 @@ func TestLogBuffer(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestLogBufferWait(t *testing.T) {
+	var l LogBuffer
+	go func() {
+		l.Write([]byte("adbc-helper: sdk=3"))
+		l.Write([]byte("3 ready\n"))
+	}()
+	if !l.Wait(t.Context(), "sdk=33 ready\n") {
+		t.Fatal("Wait returned false before the context ended")
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if l.Wait(ctx, "never written") {
+		t.Fatal("Wait found what was never written")
 	}
 }
