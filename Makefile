@@ -11,7 +11,7 @@ LDFLAGS := -X $(PKG).Version=$(VERSION) -X $(PKG).GitTag=$(GIT_TAG) -X $(PKG).Gi
 STATICCHECK := .bin/staticcheck
 # promtool checks a live /metrics scrape in the tests (PROMTOOL is passed to go test).
 PROMTOOL := .bin/promtool
-FUZZTIME ?= 2s
+FUZZTIME ?= 1s
 # The build configuration of what we ship (package internal/release builds with CGO off and
 # -trimpath). vet, staticcheck, the release test and the fuzz binaries use it too, so each
 # package is compiled once for all of them; only the race-enabled tests need a build of their own.

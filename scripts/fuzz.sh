@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every Go fuzz target in the module for $FUZZTIME (default 2s) each,
+# Runs every Go fuzz target in the module for $FUZZTIME (default 1s) each,
 # $FUZZJOBS (default 2) at a time.
 #
 # Each package's test binary is built once and run once per target from the
@@ -19,7 +19,7 @@
 # to testdata/fuzz/<target>/. So a failing run that wrote no new input and
 # says only that is run once more; a second such run is reported and passes.
 set -euo pipefail
-fuzztime=${FUZZTIME:-2s}
+fuzztime=${FUZZTIME:-1s}
 jobs=${FUZZJOBS:-2}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
