@@ -153,20 +153,27 @@ func (r *Reloader) Run(ctx context.Context, interval time.Duration, hup <-chan o
 			_ = r.Reload()
 		case <-tick.C:
 			r.mu.Lock()
-			cur := stampOf(r.Path)
-			changed := cur != r.stamp
+			var reload bool
+			reload, seen = settled(stampOf(r.Path), r.stamp, seen)
 			r.mu.Unlock()
-			switch {
-			case !changed:
-				seen = fileStamp{}
-			case cur != seen:
-				seen = cur
-			default:
-				seen = fileStamp{}
+			if reload {
 				_ = r.Reload()
 			}
 		}
 	}
+}
+
+// settled is one look of Run at the file: cur is its stamp now, read the
+// stamp it had when last read, seen the change met at the look before.
+// It reports whether to read the file now, and the seen of the next look.
+func settled(cur, read, seen fileStamp) (reload bool, next fileStamp) {
+	switch {
+	case cur == read:
+		return false, fileStamp{}
+	case cur != seen:
+		return false, cur
+	}
+	return true, fileStamp{}
 }
 
 // serverSettings is the File less what applies on reload.
