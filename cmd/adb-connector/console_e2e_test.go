@@ -80,6 +80,8 @@ type browser struct {
 	mu       sync.Mutex
 	requests []string
 	problems []string
+	// logs returns the server's log, printed when a step fails.
+	logs func() string
 }
 
 // chromiumPath finds Debian's chromium; the test fails without it, since
@@ -166,6 +168,9 @@ func (b *browser) do(t *testing.T, what string, steps ...chromedp.Action[chromed
 	ctx, cancel := context.WithTimeout(b.ctx, setupWait)
 	defer cancel()
 	if err := chromedp.Do(ctx, steps...); err != nil {
+		if b.logs != nil {
+			t.Logf("server log:\n%s", b.logs())
+		}
 		t.Fatalf("%s: %v", what, err)
 	}
 }
@@ -249,6 +254,7 @@ func TestConsoleBrowser(t *testing.T) {
 	t.Parallel()
 	cs := startConsoleServe(t)
 	b := newBrowser(t)
+	b.logs = cs.Logs
 	c := cs.console
 	serials := []string{cs.env.Devices[0].Serial(), cs.env.Devices[1].Serial()}
 	key := adb.DeviceKey(cs.env.ServerAddr, serials[0])

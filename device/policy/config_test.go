@@ -363,6 +363,28 @@ func TestReloaderRun(t *testing.T) {
 	}
 }
 
+// TestSettled: a change is read only when the next look finds the same
+// stamp; a file truncated then written (empty, then full) is read once,
+// full.
+func TestSettled(t *testing.T) {
+	t0 := time.Unix(1000, 0)
+	old := fileStamp{t0, 90}
+	empty := fileStamp{t0.Add(time.Millisecond), 0}
+	full := fileStamp{t0.Add(2 * time.Millisecond), 18}
+	var seen fileStamp
+	var reads []fileStamp
+	for _, cur := range []fileStamp{old, empty, full, full, full} {
+		var reload bool
+		if reload, seen = settled(cur, old, seen); reload {
+			reads = append(reads, cur)
+			old = cur
+		}
+	}
+	if len(reads) != 1 || reads[0] != full {
+		t.Fatalf("read %v, want the full file once", reads)
+	}
+}
+
 func TestAppsPolicy(t *testing.T) {
 	c, err := Parse([]byte(`
 tags:

@@ -122,7 +122,8 @@ func (r *Reloader) log() *slog.Logger {
 }
 
 // Run reloads on every value from hup and whenever the file's mtime or
-// size changes (looked at every interval; 0: DefaultPollInterval), until
+// size changes and then stays for one more look (looked at every
+// interval; 0: DefaultPollInterval), until
 // ctx ends. It starts with a reload unless Reload already ran: the file
 // may have changed since it was first read, before anyone watched it.
 func (r *Reloader) Run(ctx context.Context, interval time.Duration, hup <-chan os.Signal) {
@@ -137,6 +138,13 @@ func (r *Reloader) Run(ctx context.Context, interval time.Duration, hup <-chan o
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()
+	// seen is the changed stamp met at the last look. A file is read only
+	// once two looks in a row find the same change: a writer that
+	// truncates then writes (os.WriteFile, most editors saving in place)
+	// leaves the file empty or half written for a moment, and an empty
+	// file is a valid config (no tags, no policies), so reading it then
+	// would lift every policy until the next change.
+	var seen fileStamp
 	for {
 		select {
 		case <-ctx.Done():
@@ -145,13 +153,27 @@ func (r *Reloader) Run(ctx context.Context, interval time.Duration, hup <-chan o
 			_ = r.Reload()
 		case <-tick.C:
 			r.mu.Lock()
-			changed := stampOf(r.Path) != r.stamp
+			var reload bool
+			reload, seen = settled(stampOf(r.Path), r.stamp, seen)
 			r.mu.Unlock()
-			if changed {
+			if reload {
 				_ = r.Reload()
 			}
 		}
 	}
+}
+
+// settled is one look of Run at the file: cur is its stamp now, read the
+// stamp it had when last read, seen the change met at the look before.
+// It reports whether to read the file now, and the seen of the next look.
+func settled(cur, read, seen fileStamp) (reload bool, next fileStamp) {
+	switch {
+	case cur == read:
+		return false, fileStamp{}
+	case cur != seen:
+		return false, cur
+	}
+	return true, fileStamp{}
 }
 
 // serverSettings is the File less what applies on reload.
