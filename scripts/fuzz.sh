@@ -72,20 +72,31 @@ while IFS= read -r file; do
 done < <(git ls-files '*_test.go' 2>/dev/null || find . -name '*_test.go' | sed 's|^\./||') | sort >"$list"
 found=$(wc -l <"$list")
 
-# One instrumented binary per package, built one package at a time (each
-# build already uses every core).
-for dir in $(cut -d' ' -f1 "$list" | uniq); do
-  bin="$work/$(echo "$dir" | tr '/.' '__').test"
-  if ! go test -c -gcflags="$dir=-d=libfuzzer" -o "$bin" "$dir" >"$work/build.log" 2>&1; then
-    echo "fuzz: building $dir's test binary failed"
-    cat "$work/build.log"
-    exit 1
+# One instrumented binary per package, $jobs built at a time: a build is
+# mostly its link, which uses one core.
+build() { # dir bin
+  if ! go test -c -gcflags="$1=-d=libfuzzer" -o "$2" "$1" >"$2.log" 2>&1; then
+    echo "fuzz: building $1's test binary failed"
+    cat "$2.log"
+    return 1
   fi
-  go list "$dir" >"$bin.path"
+  go list "$1" >"$2.path"
+}
+failed=0
+for dir in $(cut -d' ' -f1 "$list" | uniq); do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+    wait -n || failed=1
+  done
+  build "$dir" "$work/$(echo "$dir" | tr '/.' '__').test" &
 done
+while [ "$(jobs -rp | wc -l)" -gt 0 ]; do
+  wait -n || failed=1
+done
+if [ "$failed" -ne 0 ]; then
+  exit 1
+fi
 
 # Run the targets $jobs at a time; stop at the first failure.
-failed=0
 while read -r dir name; do
   bin="$work/$(echo "$dir" | tr '/.' '__').test"
   while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
