@@ -22,6 +22,18 @@ func viaSession(vd *emulator.Device) bool {
 	return len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1].Line, "(")
 }
 
+// ranAs reports whether the phone's log holds cmd run on the session (a
+// line that wraps it in a subshell) or on a stream of its own (the line
+// itself).
+func ranAs(vd *emulator.Device, cmd string, session bool) bool {
+	for _, c := range vd.Android().Commands() {
+		if session && strings.HasPrefix(c.Line, "(") && strings.Contains(c.Line, cmd) || !session && c.Line == cmd {
+			return true
+		}
+	}
+	return false
+}
+
 // freshShell runs cmd on a stream of its own, with shellScript's exit
 // error, for comparison.
 func freshShell(ctx context.Context, d *Device, cmd string) (Result, error) {
@@ -53,12 +65,15 @@ func TestSessionSameResult(t *testing.T) {
 		{"status script", "wm size; echo " + scriptSep + "; dumpsys battery"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			// By the command itself, not the log's last line: the phone
+			// logs a session command when it ends, which may come after the
+			// next subtest's fresh stream has started.
 			want, wantErr := freshShell(ctx, d, tc.cmd)
-			if viaSession(vd) {
-				t.Fatal("the fresh stream ran on the session")
+			if !ranAs(vd, tc.cmd, false) {
+				t.Fatal("the fresh stream did not run the command on its own")
 			}
 			got, err := d.shortScript(ctx, tc.cmd)
-			if !viaSession(vd) {
+			if !ranAs(vd, tc.cmd, true) {
 				t.Fatal("the command did not run on the session")
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
