@@ -22,16 +22,17 @@ func viaSession(vd *emulator.Device) bool {
 	return len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1].Line, "(")
 }
 
-// ranAs reports whether the phone's log holds cmd run on the session (a
-// line that wraps it in a subshell) or on a stream of its own (the line
-// itself).
-func ranAs(vd *emulator.Device, cmd string, session bool) bool {
-	for _, c := range vd.Android().Commands() {
-		if session && strings.HasPrefix(c.Line, "(") && strings.Contains(c.Line, cmd) || !session && c.Line == cmd {
-			return true
-		}
-	}
-	return false
+// ranAs waits until the phone's log holds cmd run on the session (a line
+// that wraps it in a subshell) or on a stream of its own (the line
+// itself): the phone logs a command when it ends, which may be after its
+// output reached the host.
+func ranAs(t *testing.T, vd *emulator.Device, cmd string, session bool) bool {
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	_, err := vd.Android().WaitCommand(ctx, func(c android.Command) bool {
+		return session && strings.HasPrefix(c.Line, "(") && strings.Contains(c.Line, cmd) || !session && c.Line == cmd
+	})
+	return err == nil
 }
 
 // freshShell runs cmd on a stream of its own, with shellScript's exit
@@ -66,14 +67,14 @@ func TestSessionSameResult(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			// By the command itself, not the log's last line: the phone
-			// logs a session command when it ends, which may come after the
-			// next subtest's fresh stream has started.
+			// logs a command when it ends, which may come after the next
+			// one started.
 			want, wantErr := freshShell(ctx, d, tc.cmd)
-			if !ranAs(vd, tc.cmd, false) {
+			if !ranAs(t, vd, tc.cmd, false) {
 				t.Fatal("the fresh stream did not run the command on its own")
 			}
 			got, err := d.shortScript(ctx, tc.cmd)
-			if !ranAs(vd, tc.cmd, true) {
+			if !ranAs(t, vd, tc.cmd, true) {
 				t.Fatal("the command did not run on the session")
 			}
 			if diff := cmp.Diff(want, got); diff != "" {
