@@ -14,23 +14,14 @@ import (
 	"github.com/adb-connector/adb-connector/emulator/android"
 )
 
-// viaSession reports whether the phone's latest command line came through
-// the session (a line wrapping the command) rather than a stream of its
-// own (the bare command line).
-func viaSession(vd *emulator.Device) bool {
-	cmds := vd.Android().Commands()
-	return len(cmds) > 0 && strings.HasPrefix(cmds[len(cmds)-1].Line, "(")
-}
-
 // ranAs waits until the phone's log holds cmd run on the session (a line
-// that wraps it in a subshell) or on a stream of its own (the line
-// itself): the phone logs a command when it ends, which may be after its
+// that wraps it in a subshell) or on a stream of its own: the phone logs a command when it ends, which may be after its
 // output reached the host.
 func ranAs(t *testing.T, vd *emulator.Device, cmd string, session bool) bool {
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer cancel()
 	_, err := vd.Android().WaitCommand(ctx, func(c android.Command) bool {
-		return session && strings.HasPrefix(c.Line, "(") && strings.Contains(c.Line, cmd) || !session && c.Line == cmd
+		return strings.HasPrefix(c.Line, "(") == session && strings.Contains(c.Line, cmd)
 	})
 	return err == nil
 }
@@ -117,32 +108,32 @@ func TestSessionReused(t *testing.T) {
 func TestSessionFallbacks(t *testing.T) {
 	_, vd, d := opsEnv(t)
 	ctx := t.Context()
-	if _, err := d.Shell(ctx, "true"); err != nil || !viaSession(vd) {
-		t.Fatalf("first command: %v, on the session %v", err, viaSession(vd))
+	if _, err := d.Shell(ctx, "echo", "first"); err != nil || !ranAs(t, vd, "first", true) {
+		t.Fatalf("first command: %v, or not on the session", err)
 	}
 	t.Run("busy", func(t *testing.T) {
 		d.sessBusy.Lock()
-		_, err := d.Shell(ctx, "echo", "x")
+		_, err := d.Shell(ctx, "echo", "busy")
 		d.sessBusy.Unlock()
-		if err != nil || viaSession(vd) {
-			t.Errorf("%v, on the session %v", err, viaSession(vd))
+		if err != nil || !ranAs(t, vd, "busy", false) {
+			t.Errorf("%v, or not on a stream of its own", err)
 		}
 	})
 	t.Run("long deadline", func(t *testing.T) {
 		lctx, cancel := context.WithTimeout(ctx, sessionMaxTimeout+time.Minute)
 		defer cancel()
-		if _, err := d.Shell(lctx, "true"); err != nil || viaSession(vd) {
-			t.Errorf("%v, on the session %v", err, viaSession(vd))
+		if _, err := d.Shell(lctx, "echo", "long-deadline"); err != nil || !ranAs(t, vd, "long-deadline", false) {
+			t.Errorf("%v, or not on a stream of its own", err)
 		}
 	})
 	t.Run("long line", func(t *testing.T) {
-		if _, err := d.Shell(ctx, "echo", strings.Repeat("x", sessionMaxLine)); err != nil || viaSession(vd) {
-			t.Errorf("%v, on the session %v", err, viaSession(vd))
+		if _, err := d.Shell(ctx, "echo", strings.Repeat("x", sessionMaxLine)); err != nil || !ranAs(t, vd, strings.Repeat("x", sessionMaxLine), false) {
+			t.Errorf("%v, or not on a stream of its own", err)
 		}
 	})
 	t.Run("session still used", func(t *testing.T) {
-		if _, err := d.Shell(ctx, "true"); err != nil || !viaSession(vd) {
-			t.Errorf("%v, on the session %v", err, viaSession(vd))
+		if _, err := d.Shell(ctx, "echo", "still"); err != nil || !ranAs(t, vd, "still", true) {
+			t.Errorf("%v, or not on the session", err)
 		}
 	})
 }
@@ -245,8 +236,8 @@ func TestSessionFaults(t *testing.T) {
 		}
 		env.WaitState(vd, "device")
 		res, err := d.Shell(ctx, "echo", "back")
-		if err != nil || string(res.Stdout) != "back\n" || !viaSession(vd) {
-			t.Fatalf("after the drop: %q %v (on the session %v)", res.Stdout, err, viaSession(vd))
+		if err != nil || string(res.Stdout) != "back\n" || !ranAs(t, vd, "back", true) {
+			t.Fatalf("after the drop: %q %v", res.Stdout, err)
 		}
 	})
 	t.Run("gone", func(t *testing.T) {
@@ -379,7 +370,7 @@ func TestSessionHangingCommand(t *testing.T) {
 		t.Fatalf("err = %v, want ErrTimeout", err)
 	}
 	vd.Android().HangCommands()
-	if _, err := d.Battery(t.Context()); err != nil || !viaSession(vd) {
-		t.Fatalf("next: %v (on the session %v)", err, viaSession(vd))
+	if _, err := d.Battery(t.Context()); err != nil || !ranAs(t, vd, "dumpsys battery", true) {
+		t.Fatalf("next: %v, or not on the session", err)
 	}
 }

@@ -529,8 +529,8 @@ func TestStreamsClosedWhenIdle(t *testing.T) {
 	t.Parallel()
 	vd, d := touchEnv(t, adbtest.Options{Rooted: true}, Config{NoTracking: true, StreamIdle: 200 * time.Millisecond})
 	ctx := t.Context()
-	if _, err := d.Shell(ctx, "true"); err != nil || !viaSession(vd) {
-		t.Fatalf("first short command: %v, on the session %v", err, viaSession(vd))
+	if _, err := d.Shell(ctx, "echo", "first-short"); err != nil || !ranAs(t, vd, "first-short", true) {
+		t.Fatalf("first short command: %v, or not on the session", err)
 	}
 	if err := d.Tap(ctx, 10, 10); err != nil {
 		t.Fatal(err)
@@ -550,8 +550,8 @@ func TestStreamsClosedWhenIdle(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	if _, err := d.Shell(ctx, "true"); err != nil || !viaSession(vd) {
-		t.Fatalf("short command after the idle close: %v, on a session %v", err, viaSession(vd))
+	if _, err := d.Shell(ctx, "echo", "after-idle"); err != nil || !ranAs(t, vd, "after-idle", true) {
+		t.Fatalf("short command after the idle close: %v, or not on a session", err)
 	}
 	if err := d.Tap(ctx, 10, 10); err != nil {
 		t.Fatal(err)
