@@ -13,9 +13,20 @@ STATICCHECK := .bin/staticcheck
 PROMTOOL := .bin/promtool
 FUZZTIME ?= 1s
 # The build configuration of what we ship (package internal/release builds with CGO off and
-# -trimpath). vet, staticcheck, the release test and the fuzz binaries use it too, so each
-# package is compiled once for all of them; only the race-enabled tests need a build of their own.
+# -trimpath): the staticcheck binary is built this way too, so it shares the standard library's
+# compiled packages with the release test's host build.
 SHIP_ENV := CGO_ENABLED=0 GOFLAGS=-trimpath
+MODULE := github.com/adb-connector/adb-connector
+# The build configuration of the tests: race-enabled, and the module's own packages compiled
+# with the fuzzing instrumentation that `go test -fuzz` adds (coverage counters and comparison
+# hooks that do nothing unless a fuzzer runs). vet (through go test), staticcheck and the fuzz
+# binaries all use it, so each package is compiled once for all of them: the fuzz binaries cost
+# a link each, and nothing but the release test compiles the module a second time.
+TEST_FLAGS := -race -gcflags=$(MODULE)/...=-d=libfuzzer
+# The race detector's pause before a test binary exits, for reports from goroutines still
+# running (default 1 s, paid by every one of about 60 test binaries and every race-enabled
+# server a test starts); goleak already fails a test that leaves goroutines behind.
+RACE_ENV := GORACE=atexit_sleep_ms=100
 RUN_FLAGS ?= --virtual-devices 2
 DIST := dist
 # The commit time: every mtime in the tarballs and the release's build time, so that two
@@ -32,18 +43,20 @@ run: deps build
 	$(BIN) serve $(RUN_FLAGS)
 
 # The whole suite: formatting, vet, staticcheck, race-enabled tests, the release test, a short run
-# of every fuzz target. Two lines of work side by side, one per core on the two-core machines
-# make test must finish on in ten minutes: the race-enabled tests (a build of their own, and tests
-# that wait on phones' modelled timings), and everything built the shipped way, in order, so each
-# step reuses the one before's compiled packages.
+# of every fuzz target. Two lines of work side by side, one per core, on the two-core machines make
+# test must finish on in ten minutes: the race-enabled tests, which compile the module and its
+# dependencies once for the tests, vet, staticcheck and the fuzz binaries (TEST_FLAGS), and wait on
+# the phones' modelled timings; and the shipped line, whose release test compiles the release's
+# own build (and one cross build) before the fuzz targets and staticcheck reuse the tests' build.
 test: test-deps
 	@$(MAKE) --no-print-directory -j2 race shipped
 
-# The shipped-build line of make test: lint, the release test, the fuzz targets, one after another.
-shipped:
-	@$(MAKE) --no-print-directory lint
+# The shipped line of make test, one step after another.
+shipped: fmt-check tidy-check
 	@$(MAKE) --no-print-directory release-test
+	@$(MAKE) --no-print-directory $(STATICCHECK)
 	@$(MAKE) --no-print-directory fuzz
+	@$(MAKE) --no-print-directory staticcheck
 
 # Every test: the race-enabled ones and the release test.
 unit: race release-test
@@ -72,25 +85,27 @@ fmt-check:
 tidy-check:
 	$(GO) mod tidy -diff
 
+# make test vets every package inside the race-enabled run (go test -vet=all: the same checks).
 vet:
-	$(SHIP_ENV) $(GO) vet ./...
+	$(GO) vet $(TEST_FLAGS) ./...
 
 $(STATICCHECK):
 	$(SHIP_ENV) GOBIN=$(CURDIR)/.bin $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 staticcheck: $(STATICCHECK)
-	$(SHIP_ENV) $(STATICCHECK) ./...
+	GOFLAGS="$(TEST_FLAGS)" $(STATICCHECK) ./...
 
 # The race-enabled tests of every package but the release test's, which builds release binaries
-# (no data race to find there) and runs in the shipped line.
+# (no data race to find there) and runs in the shipped line; go vet's checks run on every package.
 race:
-	PROMTOOL=$(CURDIR)/$(PROMTOOL) $(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v '/internal/release$$')
+	$(RACE_ENV) PROMTOOL=$(CURDIR)/$(PROMTOOL) $(GO) test $(TEST_FLAGS) -vet=all -count=1 -timeout 15m \
+		$$($(GO) list ./... | grep -v '/internal/release$$')
 
 release-test:
-	$(SHIP_ENV) $(GO) test -count=1 -timeout 15m ./internal/release/
+	$(SHIP_ENV) $(GO) test -vet=all -count=1 -timeout 15m ./internal/release/
 
 fuzz:
-	@$(SHIP_ENV) FUZZTIME=$(FUZZTIME) scripts/fuzz.sh
+	@$(RACE_ENV) FUZZTIME=$(FUZZTIME) FUZZFLAGS="$(TEST_FLAGS)" scripts/fuzz.sh
 
 # Benchmarks: Go benchmarks plus the scripts under bench/, results in bench/results/.
 bench: deps build

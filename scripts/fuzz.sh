@@ -4,14 +4,15 @@
 #
 # Each package's test binary is built once and run once per target from the
 # package's directory, so its testdata/fuzz/<target> seeds are read and a
-# failing input is written there as `go test -fuzz` would. The package under
-# test is built with the compiler's fuzzing instrumentation (-d=libfuzzer,
-# the flag `go test -fuzz` adds), which guides the fuzzer through the
-# decoder's own branches; `go test -fuzz` would instrument every dependency
-# too (SQLite's translation alone takes a minute to compile), while this way
-# the dependencies are the ones vet and staticcheck already compiled. That,
-# one build per package instead of per target, and targets run side by side
-# with one fuzz worker each keep `make test` inside its time on two cores.
+# failing input is written there as `go test -fuzz` would. The binaries are
+# built with $FUZZFLAGS: by default the module's own packages carry the
+# compiler's fuzzing instrumentation (-d=libfuzzer, the flag `go test -fuzz`
+# adds to every package, SQLite's translation included, which alone takes a
+# minute to compile); `make fuzz` passes the race-enabled tests' flags, which
+# instrument the module the same way, so every package is already compiled
+# and a binary costs its link. That, one build per package instead of per
+# target, and targets run side by side with one fuzz worker each keep
+# `make test` inside its time on two cores.
 #
 # Go 1.26's fuzz coordinator can report "context deadline exceeded" when a
 # duration -fuzztime ends while a worker is mid-input (golang/go#75804, fixed
@@ -21,6 +22,7 @@
 set -euo pipefail
 fuzztime=${FUZZTIME:-1s}
 jobs=${FUZZJOBS:-2}
+flags=${FUZZFLAGS:-"-gcflags=$(go list -m)/...=-d=libfuzzer"}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cache=$(go env GOCACHE)/fuzz
@@ -75,7 +77,8 @@ found=$(wc -l <"$list")
 # One instrumented binary per package, $jobs built at a time: a build is
 # mostly its link, which uses one core.
 build() { # dir bin
-  if ! go test -c -gcflags="$1=-d=libfuzzer" -o "$2" "$1" >"$2.log" 2>&1; then
+  # shellcheck disable=SC2086
+  if ! go test -c -vet=off $flags -o "$2" "$1" >"$2.log" 2>&1; then
     echo "fuzz: building $1's test binary failed"
     cat "$2.log"
     return 1
