@@ -4,15 +4,15 @@
 #
 # Each package's test binary is built once and run once per target from the
 # package's directory, so its testdata/fuzz/<target> seeds are read and a
-# failing input is written there as `go test -fuzz` would. The binaries are
-# built with $FUZZFLAGS: by default the module's own packages carry the
-# compiler's fuzzing instrumentation (-d=libfuzzer, the flag `go test -fuzz`
-# adds to every package, SQLite's translation included, which alone takes a
-# minute to compile); `make fuzz` passes the race-enabled tests' flags, which
-# instrument the module the same way, so every package is already compiled
-# and a binary costs its link. That, one build per package instead of per
-# target, and targets run side by side with one fuzz worker each keep
-# `make test` inside its time on two cores.
+# failing input is written there as `go test -fuzz` would. Only the package
+# under test is built with the compiler's fuzzing instrumentation
+# (-d=libfuzzer, the flag `go test -fuzz` adds to every package, SQLite's
+# translation included, which alone takes a minute to compile), which guides
+# the fuzzer through the decoder's own branches; every other package is built
+# with $FUZZFLAGS, which `make fuzz` sets to the race-enabled tests' flags, so
+# those packages are the ones the tests already compiled. That, one build per
+# package instead of per target, and targets run side by side with one fuzz
+# worker each keep `make test` inside its time on two cores.
 #
 # Go 1.26's fuzz coordinator can report "context deadline exceeded" when a
 # duration -fuzztime ends while a worker is mid-input (golang/go#75804, fixed
@@ -22,7 +22,7 @@
 set -euo pipefail
 fuzztime=${FUZZTIME:-1s}
 jobs=${FUZZJOBS:-2}
-flags=${FUZZFLAGS:-"-gcflags=$(go list -m)/...=-d=libfuzzer"}
+flags=${FUZZFLAGS:-}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cache=$(go env GOCACHE)/fuzz
@@ -78,7 +78,7 @@ found=$(wc -l <"$list")
 # mostly its link, which uses one core.
 build() { # dir bin
   # shellcheck disable=SC2086
-  if ! go test -c -vet=off $flags -o "$2" "$1" >"$2.log" 2>&1; then
+  if ! go test -c -vet=off $flags -gcflags="$1=-d=libfuzzer" -o "$2" "$1" >"$2.log" 2>&1; then
     echo "fuzz: building $1's test binary failed"
     cat "$2.log"
     return 1

@@ -7,8 +7,8 @@ import (
 )
 
 // GoBuild returns the command that builds package pkg (run in dir) into
-// out with the build settings of the running program: -race, -trimpath,
-// -gcflags and CGO_ENABLED as go test (or go run) built it. Built alike, the binary
+// out with the build settings of the running program: -race, -trimpath
+// and CGO_ENABLED as go test (or go run) built it. Built alike, the binary
 // reuses every package the build cache already holds for this program, so
 // it costs a link, not a second compile of every dependency (SQLite's
 // translation alone is a minute on two cores): a test that runs the real
@@ -23,11 +23,6 @@ func GoBuild(dir, pkg, out string) *exec.Cmd {
 				args = append(args, "-race")
 			case s.Key == "-trimpath" && s.Value == "true":
 				args = append(args, "-trimpath")
-			case s.Key == "-gcflags":
-				// make test compiles the module with the fuzzing
-				// instrumentation; without the same flags every one of
-				// its packages would be compiled again.
-				args = append(args, "-gcflags="+s.Value)
 			case s.Key == "CGO_ENABLED":
 				env = append(env, "CGO_ENABLED="+s.Value)
 			}
