@@ -203,8 +203,13 @@ func testScreenshotCaptureModes(t *testing.T, scenario string) {
 		raw, png, rawGz float64 // captures that served the 3 calls
 		phoneRawCalls   int     // raw screencaps the phone ran (with a stopped probe)
 	}{
-		{"fast link", &android.Profile{Name: "test-fast-link", PNGPerMP: time.Second}, false, 2, 1, 0, 2},
-		{"slow link", &android.Profile{Name: "test-slow-link", Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 250_000}}}, false, 0, 3, 0, 1},
+		// A PNG of 2.8 s on the phone against a raw frame's few hundred ms
+		// (adb's capture tests say why so far apart).
+		{"fast link", &android.Profile{Name: "test-fast-link", PNGPerMP: 3 * time.Second}, false, 2, 1, 0, 2},
+		// 400 kB/s: the raw frame takes 9 s, the photo feed's 720 kB PNG
+		// 1.8 s, so the stopped raw probe and the PNG after it fit the
+		// capture's 15 s on a loaded machine (at 250 kB/s they once did not).
+		{"slow link", &android.Profile{Name: "test-slow-link", Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 400_000}}}, false, 0, 3, 0, 1},
 		// PNG, the raw-gzip probe, the raw probe (stopped) served by raw-gzip.
 		{"slow link with gzip", &android.Profile{Name: "test-gzip-link", PNGPerMP: time.Second,
 			Link: adbd.Link{Up: adbd.Direction{BytesPerSec: 1_000_000}}}, true, 0, 1, 2, 1},
