@@ -24,12 +24,6 @@ TEST_FLAGS := -race
 # running (default 1 s, paid by every one of about 60 test binaries and every race-enabled
 # server a test starts); goleak already fails a test that leaves goroutines behind.
 RACE_ENV := GORACE=atexit_sleep_ms=100
-# make test's go commands, the compilers they start and the programs they test collect garbage
-# at 400 % heap growth instead of 100 %: compiling is most of make test's CPU on two cores, and
-# the compiler spends about 15 % less of it this way (a cold build of adb-connector: 158-166
-# CPU-seconds against 182-197), for under 2 GB more memory at the peak. `make run` and releases
-# built outside make test keep Go's default; the compiled bytes do not depend on it.
-TEST_GOGC := GOGC=400
 RUN_FLAGS ?= --virtual-devices 2
 DIST := dist
 # The commit time: every mtime in the tarballs and the release's build time, so that two
@@ -90,29 +84,27 @@ tidy-check:
 
 # make test vets every package inside the race-enabled run (go test -vet=all: the same checks).
 vet:
-	$(TEST_GOGC) $(GO) vet $(TEST_FLAGS) ./...
+	$(GO) vet $(TEST_FLAGS) ./...
 
 $(STATICCHECK):
-	$(TEST_GOGC) $(SHIP_ENV) GOBIN=$(CURDIR)/.bin $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+	$(SHIP_ENV) GOBIN=$(CURDIR)/.bin $(GO) install honnef.co/go/tools/cmd/staticcheck@v0.8.2
 
 staticcheck: $(STATICCHECK)
-	$(TEST_GOGC) GOFLAGS="$(TEST_FLAGS)" $(STATICCHECK) ./...
+	GOFLAGS="$(TEST_FLAGS)" $(STATICCHECK) ./...
 
 # The race-enabled tests of every package but the release test's, which builds release binaries
 # (no data race to find there) and runs in the shipped line. go vet's full set of checks runs on
-# every package here, the release test's too, on the packages these tests compiled. -p 3: a
-# package's tests mostly wait on the phones' modelled timings, and go test counts a running test
-# binary as one of its -p jobs, so at 2 two long test packages would hold up the compiling.
+# every package here, the release test's too, on the packages these tests compiled.
 race:
-	$(TEST_GOGC) $(RACE_ENV) PROMTOOL=$(CURDIR)/$(PROMTOOL) $(GO) test $(TEST_FLAGS) -vet=all -p 3 -count=1 -timeout 15m \
+	$(RACE_ENV) PROMTOOL=$(CURDIR)/$(PROMTOOL) $(GO) test $(TEST_FLAGS) -vet=all -count=1 -timeout 15m \
 		$$($(GO) list ./... | grep -v '/internal/release$$')
-	$(TEST_GOGC) $(GO) vet $(TEST_FLAGS) ./internal/release/
+	$(GO) vet $(TEST_FLAGS) ./internal/release/
 
 release-test:
-	$(TEST_GOGC) $(SHIP_ENV) $(GO) test -vet=off -count=1 -timeout 15m ./internal/release/
+	$(SHIP_ENV) $(GO) test -vet=off -count=1 -timeout 15m ./internal/release/
 
 fuzz:
-	@$(TEST_GOGC) $(RACE_ENV) FUZZTIME=$(FUZZTIME) FUZZFLAGS="$(TEST_FLAGS)" scripts/fuzz.sh
+	@$(RACE_ENV) FUZZTIME=$(FUZZTIME) FUZZFLAGS="$(TEST_FLAGS)" scripts/fuzz.sh
 
 # Benchmarks: Go benchmarks plus the scripts under bench/, results in bench/results/.
 bench: deps build
