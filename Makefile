@@ -30,7 +30,7 @@ DIST := dist
 # releases of the same commit are byte-identical.
 SOURCE_DATE_EPOCH ?= $(shell git log -1 --format=%ct 2>/dev/null)
 
-.PHONY: build run test lint fmt-check tidy-check vet staticcheck unit race shipped release-test fuzz bench soak bench-scale bench-agentstep deps test-deps clean release release-check
+.PHONY: build run test checks lint fmt-check tidy-check vet staticcheck unit race shipped release-test fuzz bench soak bench-scale bench-agentstep deps test-deps clean release release-check
 
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/adb-connector
@@ -43,17 +43,21 @@ run: deps build
 # of every fuzz target. Two lines of work side by side, one per core, on the two-core machines make
 # test must finish on in ten minutes: the race-enabled tests, which compile the module and its
 # dependencies once for the tests, vet, staticcheck and the fuzz binaries (TEST_FLAGS), and wait on
-# the phones' modelled timings; and the shipped line, whose release test compiles the release's
-# own build (and one cross build) before the fuzz targets and staticcheck reuse the tests' build.
+# the phones' modelled timings, then staticcheck; and the shipped line, whose release test compiles
+# the release's own build (and one cross build) before the fuzz targets reuse the tests' build.
 test: test-deps
-	@$(MAKE) --no-print-directory -j2 race shipped
+	@$(MAKE) --no-print-directory -j2 checks shipped
 
-# The shipped line of make test, one step after another.
-shipped: fmt-check tidy-check
-	@$(MAKE) --no-print-directory release-test
-	@$(MAKE) --no-print-directory $(STATICCHECK)
-	@$(MAKE) --no-print-directory fuzz
+# make test's two lines, each one step after another. staticcheck, installed first in the
+# shipped line, runs after the race-enabled tests, so that the two lines end about together.
+checks:
+	@$(MAKE) --no-print-directory race
 	@$(MAKE) --no-print-directory staticcheck
+
+shipped: fmt-check tidy-check
+	@$(MAKE) --no-print-directory $(STATICCHECK)
+	@$(MAKE) --no-print-directory release-test
+	@$(MAKE) --no-print-directory fuzz
 
 # Every test: the race-enabled ones and the release test.
 unit: race release-test
