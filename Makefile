@@ -40,16 +40,15 @@ run: deps build
 	$(BIN) serve $(RUN_FLAGS)
 
 # The whole suite: formatting, vet, staticcheck, race-enabled tests, the release test, a short run
-# of every fuzz target. Two lines of work side by side, one per core, on the two-core machines make
-# test must finish on in ten minutes: the race-enabled tests, which compile the module and its
-# dependencies once for the tests, vet, staticcheck and the fuzz binaries (TEST_FLAGS), and wait on
-# the phones' modelled timings, then staticcheck; and the shipped line, whose release test compiles
-# the release's own build (and one cross build) before the fuzz targets reuse the tests' build.
+# of every fuzz target, in two lines side by side (checks and shipped, one per core) on the
+# two-core machines make test must finish on in ten minutes.
 test: test-deps
 	@$(MAKE) --no-print-directory -j2 checks shipped
 
-# make test's two lines, each one step after another. staticcheck, installed first in the
-# shipped line, runs after the race-enabled tests, so that the two lines end about together.
+# make test's two lines, each one step after another. The race-enabled tests compile every package
+# once for themselves, vet, staticcheck and the fuzz binaries (TEST_FLAGS) and mostly wait on the
+# phones' modelled timings; the release test compiles the shipped build and its one cross build.
+# staticcheck, installed first in the shipped line, follows the tests, so the lines end together.
 checks:
 	@$(MAKE) --no-print-directory race
 	@$(MAKE) --no-print-directory staticcheck
